@@ -1,0 +1,53 @@
+import yargs from 'yargs';
+import * as init from './commands/init.js';
+import * as create from './commands/create.js';
+import * as list from './commands/list.js';
+import * as show from './commands/show.js';
+import * as log from './commands/log.js';
+import * as comment from './commands/comment.js';
+import * as close from './commands/close.js';
+import * as reject from './commands/reject.js';
+import * as reopen from './commands/reopen.js';
+import * as doctor from './commands/doctor.js';
+import { exitCode, setExitCode, outputOf } from './run.js';
+import { reportError } from '../lib/output/emit.js';
+import { usageError } from '../lib/core/errors.js';
+
+// The CLI entry: yargs parses, each command module calls one lifecycle operation.
+// bin/lazy.cjs loads the bundle of this file and calls main().
+
+declare const LAZY_VERSION: string;
+
+const COMMANDS = [init, create, list, show, log, comment, close, reject, reopen, doctor];
+
+export async function main(argv: string[]): Promise<number> {
+  const wantsJson = argv.includes('--json');
+  let usage: string | undefined;
+  const parser = yargs(argv)
+    .scriptName('lazy')
+    .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
+    .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
+    .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' })
+    .command(COMMANDS as never)
+    .demandCommand(1, 'name a command (lazy --help lists them)')
+    .strict()
+    .recommendCommands()
+    .help()
+    .version(typeof LAZY_VERSION === 'string' ? LAZY_VERSION : 'dev')
+    .wrap(null)
+    .exitProcess(false)
+    .fail((msg, err) => {
+      if (err) throw err;
+      usage = msg;
+    });
+  try {
+    await parser.parseAsync();
+  } catch (e) {
+    return reportError(outputOf({ json: wantsJson }), e);
+  }
+  if (usage !== undefined) {
+    if (!wantsJson) process.stderr.write(`${await parser.getHelp()}\n\n`);
+    setExitCode(reportError(outputOf({ json: wantsJson }), usageError(usage)));
+  }
+  return exitCode;
+}

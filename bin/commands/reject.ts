@@ -1,0 +1,14 @@
+import type { Argv } from 'yargs';
+import { run, type GlobalArgs } from '../run.js';
+import { renderTransition } from '../../lib/output/tasks.js';
+
+export const command = 'reject <id>';
+export const describe = 'Reject the work of a task (→ abandoned)';
+export const builder = (y: Argv) => y
+  .positional('id', { type: 'string' })
+  .option('message', { alias: 'm', type: 'string', describe: 'the reason' });
+
+export const handler = (a: GlobalArgs & { id: string; message?: string }) => run(a, async (app) => {
+  const { closeTask } = await import('../../lib/ops/close.js');
+  return closeTask(app, String(a.id), 'reject', { reason: a.message });
+}, renderTransition);

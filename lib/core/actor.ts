@@ -1,0 +1,34 @@
+import { git } from './git.js';
+import { external, usageError } from './errors.js';
+
+// Provenance: who pressed the button (the actor channel) and which person's git
+// identity the commit is authored with. The actor never gates behaviour, except
+// that zombie is reserved for the system actor.
+
+export const ACTORS = ['human', 'builder', 'agent', 'system', 'supervisor'] as const;
+export type Actor = (typeof ACTORS)[number];
+
+export function envActor(): Actor {
+  const raw = process.env.LAZY_ACTOR?.trim();
+  if (!raw) return 'human';
+  if (!(ACTORS as readonly string[]).includes(raw)) {
+    throw usageError(`LAZY_ACTOR must be one of ${ACTORS.join(', ')} (got '${raw}')`);
+  }
+  return raw as Actor;
+}
+
+export interface Person { name: string; email: string }
+export interface Signature extends Person { timestamp: number; timezoneOffset: number }
+
+/** The user's git identity, as git itself resolves it (config, includes, environment). */
+export async function gitPerson(cwd: string): Promise<Signature> {
+  const r = await git(['var', 'GIT_AUTHOR_IDENT'], { cwd, allowFail: true });
+  const m = /^(.*) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(r.stdout.trim());
+  if (r.code !== 0 || !m) {
+    throw external('git_identity_missing',
+      'git has no author identity: set user.name and user.email (git config --global user.name "…")',
+      { stderr: r.stderr.trim() });
+  }
+  const offset = (Number(m[5]) * 60 + Number(m[6])) * (m[4] === '-' ? 1 : -1);
+  return { name: m[1]!, email: m[2]!, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: offset };
+}

@@ -1,0 +1,46 @@
+import { spawn } from 'node:child_process';
+import { external } from './errors.js';
+
+// A thin promise wrapper over child_process.spawn for the git CLI. Hot paths (reads,
+// compare-and-swap) go through here; execa is reserved for agent processes where its
+// kill/stream handling earns its start-up cost.
+
+export interface GitOptions {
+  cwd: string;
+  input?: string | Buffer;
+  env?: NodeJS.ProcessEnv;
+  /** Return the result instead of throwing when git exits non-zero. */
+  allowFail?: boolean;
+}
+
+export interface GitResult { stdout: string; stderr: string; code: number }
+
+export const GIT_ENV: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
+
+export function git(args: string[], opts: GitOptions): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: opts.cwd,
+      env: { ...process.env, ...GIT_ENV, ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      reject(e.code === 'ENOENT'
+        ? external('git_missing', 'git is not installed or not on PATH')
+        : external('git_failed', `could not run git: ${e.message}`));
+    });
+    child.on('close', (code) => {
+      const result = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 128 };
+      if (result.code !== 0 && !opts.allowFail) {
+        reject(external('git_failed', `git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`,
+          { args, exit_code: result.code, stderr: result.stderr.trim() }));
+      } else resolve(result);
+    });
+    child.stdin.on('error', () => { /* git may exit before reading all input; the exit code tells */ });
+    child.stdin.end(opts.input ?? '');
+  });
+}

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+
+// A process is identified by host, boot, pid and start time, never by pid alone:
+// pids are reused, and a kill aimed at a reused pid would hit an innocent process.
+
+export interface ProcIdentity {
+  host: string;
+  boot_id: string | null;
+  pid: number;
+  /** Start time in clock ticks since boot (field 22 of /proc/<pid>/stat). */
+  start_ticks: number | null;
+}
+
+let bootIdCache: string | null | undefined;
+export function bootId(): string | null {
+  if (bootIdCache === undefined) {
+    try { bootIdCache = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(); } catch { bootIdCache = null; }
+  }
+  return bootIdCache;
+}
+
+export const thisHost = () => hostname();
+
+/** State letter and start ticks from /proc/<pid>/stat, or undefined when the pid is gone. */
+function procStat(pid: number): { state: string; start: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may contain spaces and parentheses; fields resume after the last ')'.
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: rest[0]!, start: Number(rest[19]) };
+  } catch {
+    return undefined;
+  }
+}
+
+export function identityOf(pid: number): ProcIdentity {
+  return { host: thisHost(), boot_id: bootId(), pid, start_ticks: procStat(pid)?.start ?? null };
+}
+
+export type Liveness = 'alive' | 'dead' | 'unknown';
+
+/**
+ * 'unknown' means this machine cannot judge: another host, or no /proc to prove
+ * identity. Callers must treat 'unknown' as "leave it alone".
+ */
+export function liveness(id: ProcIdentity): Liveness {
+  if (id.host !== thisHost()) return 'unknown';
+  const boot = bootId();
+  if (boot && id.boot_id && boot !== id.boot_id) return 'dead';
+  if (id.start_ticks === null || boot === null) {
+    try { process.kill(id.pid, 0); return 'unknown'; } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'ESRCH' ? 'dead' : 'unknown';
+    }
+  }
+  const st = procStat(id.pid);
+  if (!st || st.state === 'Z' || st.state === 'X') return 'dead';
+  return st.start === id.start_ticks ? 'alive' : 'dead';
+}
+
+/** Sends a signal only when the process is verifiably the one recorded. */
+export function killVerified(id: ProcIdentity, signal: NodeJS.Signals): boolean {
+  if (liveness(id) !== 'alive') return false;
+  try { process.kill(id.pid, signal); return true; } catch { return false; }
+}

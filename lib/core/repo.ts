@@ -1,0 +1,66 @@
+import { statSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve, isAbsolute } from 'node:path';
+import { git } from './git.js';
+import { LazyError, EXIT } from './errors.js';
+
+// Where the repository lives. Task refs and lazy's local state belong to the common
+// git dir, so every linked worktree (including a task's own) sees the same store.
+export interface Repo {
+  /** Working directory commands run git in. */
+  cwd: string;
+  /** Top of the main working tree (or of the linked worktree lazy was run from). */
+  top: string;
+  /** This checkout's own git dir (differs from commonDir in a linked worktree). */
+  gitDir: string;
+  /** The shared git dir (`.git` of the main checkout). */
+  commonDir: string;
+  /** lazy's local, never-pushed state: `<commonDir>/lazy`. */
+  lazyDir: string;
+}
+
+function findDotGit(start: string): { top: string; dotGit: string } | undefined {
+  let dir = resolve(start);
+  for (;;) {
+    const candidate = join(dir, '.git');
+    try {
+      statSync(candidate);
+      return { top: dir, dotGit: candidate };
+    } catch { /* keep walking up */ }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function fromDotGit(top: string, dotGit: string): Repo | undefined {
+  let gitDir = dotGit;
+  if (statSync(dotGit).isFile()) {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'));
+    if (!m) return undefined;
+    gitDir = isAbsolute(m[1]!.trim()) ? m[1]!.trim() : resolve(top, m[1]!.trim());
+  }
+  let commonDir = gitDir;
+  try {
+    const rel = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
+    commonDir = isAbsolute(rel) ? rel : resolve(gitDir, rel);
+  } catch { /* not a linked worktree */ }
+  try { statSync(join(commonDir, 'HEAD')); } catch { return undefined; }
+  return { cwd: top, top, gitDir, commonDir, lazyDir: join(commonDir, 'lazy') };
+}
+
+/** Finds the repository without spawning git in the common case. */
+export async function openRepo(cwd: string): Promise<Repo> {
+  const env = process.env;
+  if (!env.GIT_DIR && !env.GIT_COMMON_DIR && !env.GIT_WORK_TREE) {
+    const found = findDotGit(cwd);
+    const repo = found && fromDotGit(found.top, found.dotGit);
+    if (repo) return repo;
+  }
+  const r = await git(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-dir'], { cwd, allowFail: true });
+  if (r.code !== 0) {
+    throw new LazyError('not_a_repository', `not inside a git repository: ${cwd}`, EXIT.usage, { cwd });
+  }
+  const [top, common, own] = r.stdout.trim().split('\n');
+  const commonDir = resolve(cwd, common!);
+  return { cwd, top: top!, gitDir: resolve(cwd, own!), commonDir, lazyDir: join(commonDir, 'lazy') };
+}

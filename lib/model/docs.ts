@@ -1,0 +1,87 @@
+import type { Actor, Person } from '../core/actor.js';
+import type { Status } from './status.js';
+import type { Trigger } from './table.js';
+
+// The YAML documents in a task's tree. Mutable documents (task, sessions) carry the
+// Lamport clock of their last write; entries are append-only files named
+// `<clock>-<id>.yaml` so a merge of two histories is the union of their files.
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+export interface TaskDoc {
+  id: string;
+  goal: string;
+  prompt: string | null;
+  acceptance: string[];
+  tags: string[];
+  parent: string | null;
+  agent: string | null;
+  /** The branch the task was created from; a root task's work merges back into it. */
+  base: string | null;
+  created_at: string;
+  created_by: { actor: Actor } & Person;
+  clock: number;
+}
+
+export interface SessionDoc {
+  id: string;
+  agent: string;
+  branch: string;
+  /** Branch this session's work stacks on: the parent task's branch or the task's base. */
+  base: string;
+  base_commit: string;
+  started_at: string;
+  ended_at: string | null;
+  outcome: 'accepted' | 'rejected' | 'closed' | null;
+  clock: number;
+}
+
+interface EntryBase {
+  id: string;
+  clock: number;
+  timestamp: string;
+  actor: Actor;
+  person?: Person;
+}
+
+export type TurnRole = 'human' | 'agent' | 'system';
+export type TurnKind =
+  | 'prompt' | 'feedback' | 'answer' | 'question' | 'comment' | 'resume' | 'pair'
+  | 'result' | 'error';
+
+export interface TurnEntry extends EntryBase {
+  role: TurnRole;
+  kind: TurnKind;
+  content: string;
+  /** Present on turns whose content must reach the agent; consumption is recorded by the consuming turn. */
+  feedback?: 'pending';
+  session?: string;
+  run?: string;
+  /** On a completed agent turn: the feedback turns it consumed. */
+  consumes?: string[];
+  /** Agent-turn details (summary, usage, commands, failure class, …); shape owned by the agents layer. */
+  details?: { [k: string]: Json };
+}
+
+export interface StatusEntry extends EntryBase {
+  from: Status | null;
+  to: Status;
+  trigger: Trigger | 'create';
+  reason: string;
+  host?: string;
+  run?: string;
+  details?: { [k: string]: Json };
+}
+
+export type EntryKind = 'turns' | 'changelog';
+
+/** Everything read from one task ref, validated. */
+export interface TaskDocs {
+  id: string;
+  /** Commit the ref pointed at when read: the expected old value for the next write. */
+  tip: string;
+  task: TaskDoc;
+  sessions: SessionDoc[];
+  turns: TurnEntry[];
+  changelog: StatusEntry[];
+}

@@ -1,0 +1,141 @@
+import type { Actor, Person } from '../core/actor.js';
+import { categoryOf, isTerminal, type Category, type Status } from './status.js';
+import { availableActions, canTransition, type Action } from './table.js';
+import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, Json } from './docs.js';
+
+// Derived state: status, sequence numbers, pending feedback and counters are computed
+// from the append-only entries on every read, never stored.
+
+/** Total order of entries: Lamport clock, ties broken by entry id. Never wall-clock time. */
+export function byClock<T extends { clock: number; id: string }>(a: T, b: T): number {
+  return a.clock - b.clock || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
+export interface Replay {
+  status: Status | null;
+  applied: StatusEntry[];
+  /** Entries the merged history no longer allows (a concurrent, conflicting change). */
+  setAside: StatusEntry[];
+}
+
+/** Replays the changelog through the transition table; an entry applies only from the status it left. */
+export function replayStatus(changelog: readonly StatusEntry[]): Replay {
+  let status: Status | null = null;
+  const applied: StatusEntry[] = [];
+  const setAside: StatusEntry[] = [];
+  for (const e of [...changelog].sort(byClock)) {
+    const ok = status === null
+      ? e.from === null && e.trigger === 'create' && e.to === 'backlog'
+      : e.from === status && e.trigger !== 'create' && canTransition(status, e.to, e.trigger, e.actor);
+    if (ok) { status = e.to; applied.push(e); } else setAside.push(e);
+  }
+  return { status, applied, setAside };
+}
+
+/** Crashes in a row since the last completed turn or human intervention (the circuit breaker's input). */
+export function consecutiveInterruptions(applied: readonly StatusEntry[]): number {
+  let n = 0;
+  for (const e of applied) {
+    if (e.to === 'interrupted' && e.trigger === 'turn_crashed') n++;
+    else if (e.trigger === 'turn_complete' || e.trigger === 'resume' || e.trigger === 'unblock' || e.trigger === 'answer') n = 0;
+  }
+  return n;
+}
+
+export interface TurnView {
+  sequence: number;
+  id: string;
+  clock: number;
+  role: TurnEntry['role'];
+  kind: TurnEntry['kind'];
+  actor: Actor;
+  person: Person | null;
+  content: string;
+  timestamp: string;
+  feedback: 'pending' | 'consumed' | null;
+  session: string | null;
+  run: string | null;
+  details: { [k: string]: Json } | null;
+}
+
+export interface ChangeView {
+  id: string;
+  clock: number;
+  status: Status;
+  from: Status | null;
+  trigger: string;
+  actor: Actor;
+  person: Person | null;
+  timestamp: string;
+  reason: string;
+  host: string | null;
+  details: { [k: string]: Json } | null;
+  set_aside: boolean;
+}
+
+export interface TaskView extends Omit<TaskDoc, 'clock'> {
+  status: Status;
+  category: Category | null;
+  available_actions: Action[];
+  tip: string;
+  clock: number;
+  updated_at: string;
+  session: SessionDoc | null;
+  sessions: SessionDoc[];
+  consecutive_interruptions: number;
+  pending_feedback: string[];
+  /** Status changes a concurrent edit on another clone made that the merged history set aside. */
+  concurrent_changes: ChangeView[];
+  turns: TurnView[];
+  changelog: ChangeView[];
+}
+
+const changeView = (e: StatusEntry, setAside: boolean): ChangeView => ({
+  id: e.id, clock: e.clock, status: e.to, from: e.from, trigger: e.trigger, actor: e.actor,
+  person: e.person ?? null, timestamp: e.timestamp, reason: e.reason, host: e.host ?? null,
+  details: e.details ?? null, set_aside: setAside,
+});
+
+export function maxClock(docs: Pick<TaskDocs, 'task' | 'sessions' | 'turns' | 'changelog'>): number {
+  let m = docs.task.clock;
+  for (const list of [docs.sessions, docs.turns, docs.changelog]) for (const d of list) if (d.clock > m) m = d.clock;
+  return m;
+}
+
+export function foldTask(docs: TaskDocs): TaskView {
+  const replay = replayStatus(docs.changelog);
+  // Invariant: a stored task always has its creation entry, so status is never null here
+  // (the store rejects documents that break it before they reach the fold).
+  const status = replay.status ?? 'backlog';
+  const aside = new Set(replay.setAside.map((e) => e.id));
+  const consumed = new Set(docs.turns.flatMap((t) => t.consumes ?? []));
+  const turns = [...docs.turns].sort(byClock).map((t, i): TurnView => ({
+    sequence: i + 1, id: t.id, clock: t.clock, role: t.role, kind: t.kind, actor: t.actor,
+    person: t.person ?? null, content: t.content, timestamp: t.timestamp,
+    feedback: t.feedback ? (consumed.has(t.id) ? 'consumed' : 'pending') : null,
+    session: t.session ?? null, run: t.run ?? null, details: t.details ?? null,
+  }));
+  const changelog = [...docs.changelog].sort(byClock).map((e) => changeView(e, aside.has(e.id)));
+  const sessions = [...docs.sessions].sort(byClock);
+  const open = sessions.filter((s) => s.ended_at === null);
+  const last = [...changelog, ...turns].sort(byClock).at(-1);
+  const { clock: _clock, ...task } = docs.task;
+  return {
+    ...task,
+    status,
+    category: categoryOf(status),
+    available_actions: availableActions(status),
+    tip: docs.tip,
+    clock: maxClock(docs),
+    updated_at: last?.timestamp ?? docs.task.created_at,
+    session: open.at(-1) ?? null,
+    sessions,
+    consecutive_interruptions: consecutiveInterruptions(replay.applied),
+    pending_feedback: turns.filter((t) => t.feedback === 'pending').map((t) => t.id),
+    concurrent_changes: changelog.filter((c) => c.set_aside),
+    turns,
+    changelog,
+  };
+}
+
+export const isFrozen = (v: Pick<TaskView, 'status'>) => isTerminal(v.status);

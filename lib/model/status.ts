@@ -1,0 +1,27 @@
+// The ten statuses and their three categories. Categories drive guards elsewhere:
+// terminal tasks are frozen, blocked ones wait for a human, active ones own a live
+// worktree that nothing may be merged into.
+
+export const STATUSES = [
+  'backlog', 'working', 'blocked', 'conflict', 'pairing',
+  'interrupted', 'merging', 'zombie', 'complete', 'abandoned',
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+export const TERMINAL: readonly Status[] = ['complete', 'abandoned'];
+export const BLOCKED: readonly Status[] = ['blocked', 'conflict'];
+export const ACTIVE: readonly Status[] = ['working', 'interrupted', 'pairing', 'merging'];
+
+export type Category = 'terminal' | 'blocked' | 'active';
+
+/** backlog and zombie belong to no category. */
+export function categoryOf(s: Status): Category | null {
+  if (TERMINAL.includes(s)) return 'terminal';
+  if (BLOCKED.includes(s)) return 'blocked';
+  if (ACTIVE.includes(s)) return 'active';
+  return null;
+}
+
+export const isTerminal = (s: Status) => TERMINAL.includes(s);
+export const isActive = (s: Status) => ACTIVE.includes(s);
+export const isStatus = (s: unknown): s is Status => (STATUSES as readonly unknown[]).includes(s);

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
+import { usageError, notAllowed } from '../core/errors.js';
+import { isTerminal } from '../model/status.js';
+import { availableActions } from '../model/table.js';
+import type { TaskView } from '../model/fold.js';
+import { resolveTaskId } from '../store/refs.js';
+import { currentBranch, taskBranch } from '../workspace/branch.js';
+import type { App } from './app.js';
+
+export interface CreateInput {
+  goal: string[];
+  prompt?: string;
+  promptFile?: string;
+  stdin?: string;
+  accept?: string[];
+  parent?: string;
+  tags?: string[];
+  agent?: string;
+}
+
+const AGENT_NAME = /^[A-Za-z0-9_.-]+$/;
+const MAX_TEXT_BYTES = 512 * 1024;
+
+/** Human text is never rejected, but a document must stay small enough for every clone to read. */
+export function boundedText(what: string, text: string): string {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_TEXT_BYTES) {
+    throw usageError(`${what} is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES}. Put long material in a file in the repository and refer to it`);
+  }
+  return text;
+}
+
+export const tagOf = (t: string) => sanitizeLine(t.trim()).replace(/[\s,]+/g, '-');
+
+export async function createTask(app: App, input: CreateInput): Promise<TaskView> {
+  const goal = sanitizeLine(input.goal.join(' ').trim());
+  if (!goal) throw usageError('a goal is required: lazy create <goal…>');
+  const sources = [input.prompt !== undefined, input.promptFile !== undefined].filter(Boolean).length;
+  if (sources > 1) throw usageError('give the prompt once: --prompt or --prompt-file');
+  let prompt = input.prompt ?? (input.promptFile !== undefined ? readPromptFile(app.repo.cwd, input.promptFile) : input.stdin);
+  prompt = prompt !== undefined && prompt.trim() ? boundedText('the prompt', sanitizeProse(prompt)) : undefined;
+  if (input.agent !== undefined && !AGENT_NAME.test(input.agent)) throw usageError(`agent name '${input.agent}' may only use letters, digits, '.', '_' and '-'`);
+
+  let parent: string | null = null;
+  let base = currentBranch(app.repo);
+  if (input.parent) {
+    parent = await resolveTaskId(app.repo.cwd, input.parent);
+    const p = await app.store.view(parent);
+    if (isTerminal(p.status)) {
+      throw notAllowed('create', p.status, availableActions(p.status), `parent ${parent} is ${p.status}; a subtask needs a parent that is still open`, { parent });
+    }
+    base = taskBranch(parent);
+  }
+  const tags = [...new Set((input.tags ?? []).map(tagOf).filter(Boolean))];
+  const acceptance = (input.accept ?? []).map((a) => boundedText('a criterion', sanitizeProse(a.trim()))).filter(Boolean);
+  const { view } = await app.store.create({ goal, prompt: prompt ?? null, acceptance, tags, parent, agent: input.agent ?? null, base });
+  return view;
+}
+
+function readPromptFile(cwd: string, file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : resolve(cwd, file), 'utf8');
+  } catch (e) {
+    throw usageError(`cannot read --prompt-file ${file}: ${(e as Error).message}`);
+  }
+}

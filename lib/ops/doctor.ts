@@ -1,0 +1,88 @@
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { LazyError } from '../core/errors.js';
+import { git } from '../core/git.js';
+import { foldTask } from '../model/fold.js';
+import { listTaskRefs } from '../store/refs.js';
+import { listLocks, removeLock } from '../store/lock.js';
+import { TASKS_NS } from '../store/layout.js';
+import { refreshIndex } from '../store/listing.js';
+import type { App } from './app.js';
+
+export interface Finding { level: 'error' | 'warning' | 'info'; code: string; message: string; details: Record<string, unknown> }
+export interface DoctorReport { healthy: boolean; tasks: number; findings: Finding[]; fixed: string[] }
+
+/** Validates every task ref, then looks for leftovers. Healthy means no error-level finding. */
+export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  const fixed: string[] = [];
+  const refs = await listTaskRefs(app.repo.cwd);
+  const read = await app.store.reader.readMany(refs);
+  const ids = new Set(refs.map((r) => r.id));
+  for (const r of refs) {
+    const res = read.get(r.id)!;
+    if (res instanceof LazyError) {
+      findings.push({ level: 'error', code: res.code, message: res.message, details: { task: r.id, ...res.details } });
+      continue;
+    }
+    const v = foldTask(res.docs);
+    if (v.parent && !ids.has(v.parent)) {
+      findings.push({ level: 'warning', code: 'missing_parent', message: `task ${v.id} names parent ${v.parent}, which does not exist here`, details: { task: v.id, parent: v.parent } });
+    }
+    const open = v.sessions.filter((s) => s.ended_at === null);
+    if (open.length > 1) findings.push({ level: 'error', code: 'open_sessions', message: `task ${v.id} has ${open.length} open sessions`, details: { task: v.id } });
+    const turnIds = new Set(v.turns.map((t) => t.id));
+    const dangling = res.docs.turns.flatMap((t) => (t.consumes ?? []).filter((c) => !turnIds.has(c)));
+    if (dangling.length) findings.push({ level: 'error', code: 'dangling_consumes', message: `task ${v.id} consumes turns that do not exist: ${dangling.join(', ')}`, details: { task: v.id } });
+    if (v.concurrent_changes.length) {
+      findings.push({ level: 'info', code: 'concurrent_change', message: `task ${v.id} had ${v.concurrent_changes.length} concurrent status change(s) set aside by a merge`, details: { task: v.id } });
+    }
+    if (v.status === 'merging') {
+      findings.push({ level: 'warning', code: 'merging', message: `task ${v.id} is in merging`, details: { task: v.id } });
+    }
+  }
+
+  for (const l of listLocks(app.repo.lazyDir)) {
+    if (l.state === 'stale') {
+      if (opts.fix) { removeLock(app.repo.lazyDir, l); fixed.push(`removed stale lock ${l.path}`); continue; }
+      findings.push({ level: 'warning', code: 'stale_lock', message: `stale lock on ${l.name} (owner ${l.owner ? `pid ${l.owner.pid} on ${l.owner.host}` : 'unknown'}, ${Math.round(l.age_ms / 1000)} s old)`, details: { lock: l.path, owner: l.owner } });
+    } else {
+      findings.push({ level: 'info', code: 'lock_held', message: `lock on ${l.name} is held by pid ${l.owner?.pid ?? '?'}`, details: { lock: l.path } });
+    }
+  }
+
+  const temps = strayObjectTemps(app.repo.commonDir);
+  if (temps.length) {
+    if (opts.fix) { for (const t of temps) rmSync(t, { force: true }); fixed.push(`removed ${temps.length} half-written object file(s)`); }
+    else findings.push({ level: 'warning', code: 'stray_temp_objects', message: `${temps.length} half-written object file(s) left by an interrupted write`, details: { files: temps.slice(0, 20) } });
+  }
+
+  const loose = looseTaskRefs(app.repo.commonDir);
+  if (loose > 256) {
+    if (opts.fix) { await git(['pack-refs', '--all'], { cwd: app.repo.cwd }); fixed.push(`packed ${loose} loose refs`); }
+    else findings.push({ level: 'info', code: 'loose_refs', message: `${loose} loose task refs slow down listing; lazy doctor --fix packs them`, details: { loose } });
+  }
+
+  await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  return { healthy: !findings.some((f) => f.level === 'error'), tasks: refs.length, findings, fixed };
+}
+
+function strayObjectTemps(commonDir: string): string[] {
+  const out: string[] = [];
+  const objects = join(commonDir, 'objects');
+  let dirs: string[] = [];
+  try { dirs = readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)); } catch { return out; }
+  const cutoff = Date.now() - 60_000;
+  for (const d of dirs) {
+    for (const f of readdirSync(join(objects, d))) {
+      if (!f.includes('.tmp-')) continue;
+      const p = join(objects, d, f);
+      try { if (statSync(p).mtimeMs < cutoff) out.push(p); } catch { /* gone */ }
+    }
+  }
+  return out;
+}
+
+function looseTaskRefs(commonDir: string): number {
+  try { return readdirSync(join(commonDir, TASKS_NS)).length; } catch { return 0; }
+}

@@ -1,0 +1,34 @@
+import { git } from '../core/git.js';
+import { resolveTaskId } from '../store/refs.js';
+import { taskRef } from '../store/layout.js';
+import type { App } from './app.js';
+
+export interface LogLine {
+  commit: string;
+  parents: string[];
+  author: string;
+  email: string;
+  date: string;
+  subject: string;
+  op: string | null;
+  actor: string | null;
+  status: string | null;
+}
+
+const SEP = '\x1f';
+
+/** The task's history straight from `git log` on its ref: one line per commit, merges included. */
+export async function taskLog(app: App, idArg: string): Promise<LogLine[]> {
+  const id = await resolveTaskId(app.repo.cwd, idArg);
+  await app.store.read(id); // exit 3 for a missing task, before git's own error
+  const fmt = ['%H', '%P', '%an', '%ae', '%aI', '%s', '%(trailers:key=Lazy-Op,valueonly,separator=%x2C)',
+    '%(trailers:key=Lazy-Actor,valueonly,separator=%x2C)', '%(trailers:key=Lazy-Status,valueonly,separator=%x2C)'].join(SEP);
+  const r = await git(['log', `--format=${fmt}%x1e`, taskRef(id)], { cwd: app.repo.cwd });
+  return r.stdout.split('\x1e').map((s) => s.trim()).filter(Boolean).map((rec) => {
+    const [commit, parents, author, email, date, subject, op, actor, status] = rec.split(SEP);
+    return {
+      commit: commit!, parents: parents ? parents.split(' ') : [], author: author!, email: email!, date: date!,
+      subject: subject!, op: op || null, actor: actor || null, status: status || null,
+    };
+  });
+}

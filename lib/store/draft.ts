@@ -1,0 +1,105 @@
+import type { Actor, Person } from '../core/actor.js';
+import { randomId } from '../core/ids.js';
+import { notAllowed } from '../core/errors.js';
+import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry } from '../model/docs.js';
+import { foldTask, maxClock, type TaskView } from '../model/fold.js';
+import { availableActions, canTransition, type Trigger } from '../model/table.js';
+import type { Status } from '../model/status.js';
+
+// A draft collects one mutation: the entries it appends and the records it rewrites.
+// Clocks are handed out in call order, so a mutation's own entries keep their order.
+
+export interface Ctx { actor: Actor; person: Person; host: string; now: string }
+
+type TurnInput = Omit<TurnEntry, 'id' | 'clock' | 'timestamp' | 'actor' | 'person'> & { actor?: Actor };
+
+export class Draft {
+  readonly turns: TurnEntry[] = [];
+  readonly changes: StatusEntry[] = [];
+  readonly sessions = new Map<string, SessionDoc>();
+  task: TaskDoc | undefined;
+  op: string;
+  summary: string | undefined;
+  private clock: number;
+  private current: Status;
+
+  constructor(readonly docs: TaskDocs, readonly view: TaskView, readonly ctx: Ctx, op: string) {
+    this.op = op;
+    this.clock = maxClock(docs);
+    this.current = view.status;
+  }
+
+  get status(): Status { return this.current; }
+  get startStatus(): Status { return this.view.status; }
+
+  private tick(): number { return ++this.clock; }
+
+  private stamp(actor?: Actor) {
+    return { id: randomId(), clock: this.tick(), timestamp: this.ctx.now, actor: actor ?? this.ctx.actor, person: this.ctx.person };
+  }
+
+  turn(t: TurnInput): TurnEntry {
+    const { actor, ...rest } = t;
+    const e: TurnEntry = { ...this.stamp(actor), ...rest };
+    this.turns.push(e);
+    return e;
+  }
+
+  /** Appends a status change from the draft's current status; refuses (exit 4) what the table forbids. */
+  transition(to: Status, trigger: Trigger, reason: string, extra: Partial<Pick<StatusEntry, 'run' | 'host' | 'details'>> = {}, actor?: Actor): StatusEntry {
+    const who = actor ?? this.ctx.actor;
+    if (!canTransition(this.current, to, trigger, who)) {
+      throw notAllowed(trigger, this.current, availableActions(this.current),
+        `cannot ${trigger.replace(/_/g, ' ')} a task that is ${this.current} (→ ${to} is not a valid transition)`);
+    }
+    const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...extra };
+    this.changes.push(e);
+    this.current = to;
+    return e;
+  }
+
+  /** The first entry of every task: it enters backlog. */
+  created(): StatusEntry {
+    const e: StatusEntry = { ...this.stamp(), from: null, to: 'backlog', trigger: 'create', reason: 'created' };
+    this.changes.push(e);
+    this.current = 'backlog';
+    return e;
+  }
+
+  setTask(patch: Partial<Omit<TaskDoc, 'id' | 'clock'>>): void {
+    const base = this.task ?? this.docs.task;
+    this.task = { ...base, ...patch, clock: this.tick() };
+  }
+
+  putSession(s: Omit<SessionDoc, 'clock'>): SessionDoc {
+    const doc = { ...s, clock: this.tick() };
+    this.sessions.set(doc.id, doc);
+    return doc;
+  }
+
+  get empty(): boolean {
+    return !this.task && this.turns.length === 0 && this.changes.length === 0 && this.sessions.size === 0;
+  }
+
+  /** The task as it will read after this draft is committed. */
+  preview(): TaskView {
+    const sessions = [...this.docs.sessions.filter((s) => !this.sessions.has(s.id)), ...this.sessions.values()];
+    return foldTask({
+      ...this.docs,
+      task: this.task ?? this.docs.task,
+      sessions,
+      turns: [...this.docs.turns, ...this.turns],
+      changelog: [...this.docs.changelog, ...this.changes],
+    });
+  }
+
+  commitMessage(): string {
+    const id = this.docs.id;
+    const first = `lazy: ${this.op} ${id} (${this.ctx.actor})`;
+    const body = this.summary ? `\n\n${this.summary}` : '';
+    const trailers = [`Lazy-Task: ${id}`, `Lazy-Op: ${this.op}`, `Lazy-Actor: ${this.ctx.actor}`];
+    if (this.changes.length) trailers.push(`Lazy-Status: ${this.changes.map((c) => `${c.from ?? 'new'} -> ${c.to}`).join(', ')}`);
+    trailers.push(`Lazy-Clock: ${this.clock}`);
+    return `${first}${body}\n\n${trailers.join('\n')}\n`;
+  }
+}

@@ -1,0 +1,26 @@
+import type { EntryKind } from '../model/docs.js';
+
+// Where things live. One ref per task; inside its commit tree, the task record,
+// session records, and one append-only file per entry named by Lamport clock and id.
+
+export const TASKS_NS = 'refs/lazy/tasks/';
+export const CONFIG_REF = 'refs/lazy/config';
+export const taskRef = (id: string) => TASKS_NS + id;
+
+export const TASK_FILE = 'task.yaml';
+export const SESSIONS_DIR = 'sessions';
+export const ENTRY_DIRS: readonly EntryKind[] = ['turns', 'changelog'];
+export const CONFIG_FILE = 'config.yaml';
+
+const CLOCK_WIDTH = 10;
+export const entryName = (clock: number, id: string) => `${String(clock).padStart(CLOCK_WIDTH, '0')}-${id}.yaml`;
+export const sessionName = (id: string) => `${id}.yaml`;
+
+const ENTRY_RE = /^(\d{10,})-([0-9a-z]{8})\.yaml$/;
+export function parseEntryName(name: string): { clock: number; id: string } | undefined {
+  const m = ENTRY_RE.exec(name);
+  return m ? { clock: Number(m[1]), id: m[2]! } : undefined;
+}
+
+/** Git's empty tree: the parent of nothing. */
+export const ZERO_OID = '0000000000000000000000000000000000000000';

@@ -1,0 +1,121 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { GIT_ENV } from '../core/git.js';
+import { external } from '../core/errors.js';
+
+// Bulk object reads through one long-lived `git cat-file --batch-command --buffer`.
+// Requests are pipelined: a caller sends every name it needs for one round, then flushes.
+
+export interface GitObject { oid: string; type: string; data: Buffer }
+
+interface Pending { resolve: (o: GitObject | null) => void }
+
+export class ObjectReader {
+  private child: ChildProcessWithoutNullStreams | undefined;
+  private readonly queue: Pending[] = [];
+  private buf: Buffer = Buffer.alloc(0);
+  private failure: Error | undefined;
+
+  constructor(private readonly cwd: string) {}
+
+  private start(): ChildProcessWithoutNullStreams {
+    if (this.child) return this.child;
+    const child = spawn('git', ['cat-file', '--batch-command', '--buffer'], {
+      cwd: this.cwd, env: { ...process.env, ...GIT_ENV }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => this.onData(d));
+    const fail = (e: Error) => {
+      this.failure = e;
+      for (const p of this.queue.splice(0)) p.resolve(null);
+    };
+    child.on('error', (e: NodeJS.ErrnoException) =>
+      fail(e.code === 'ENOENT' ? external('git_missing', 'git is not installed or not on PATH') : e));
+    child.on('close', (code) => {
+      if (this.queue.length) fail(external('git_failed', `git cat-file exited ${code}: ${stderr.trim()}`));
+    });
+    child.stdin.on('error', () => { /* reported through 'close' */ });
+    this.child = child;
+    return child;
+  }
+
+  private onData(chunk: Buffer): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    let pos = 0;
+    while (this.queue.length) {
+      const nl = this.buf.indexOf(10, pos);
+      if (nl < 0) break;
+      const header = this.buf.toString('utf8', pos, nl);
+      const parts = header.split(' ');
+      if (parts.length !== 3) {               // "<name> missing" or "<name> ambiguous"
+        this.queue.shift()!.resolve(null);
+        pos = nl + 1;
+        continue;
+      }
+      const size = Number(parts[2]);
+      if (this.buf.length < nl + 1 + size + 1) break;
+      const data = this.buf.subarray(nl + 1, nl + 1 + size);
+      this.queue.shift()!.resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.from(data) });
+      pos = nl + 1 + size + 1;
+    }
+    this.buf = pos >= this.buf.length ? Buffer.alloc(0) : this.buf.subarray(pos);
+  }
+
+  /** Reads many objects in one round trip; a missing object reads as null. */
+  async readMany(names: readonly string[]): Promise<(GitObject | null)[]> {
+    if (names.length === 0) return [];
+    if (this.failure) throw this.failure;
+    const child = this.start();
+    const results = names.map((name) => {
+      if (/[\n\r]/.test(name)) return Promise.resolve(null);
+      return new Promise<GitObject | null>((resolve) => this.queue.push({ resolve }));
+    });
+    child.stdin.write(names.filter((n) => !/[\n\r]/.test(n)).map((n) => `contents ${n}\n`).join('') + 'flush\n');
+    const out = await Promise.all(results);
+    if (this.failure) throw this.failure;
+    return out;
+  }
+
+  async read(name: string): Promise<GitObject | null> {
+    return (await this.readMany([name]))[0]!;
+  }
+
+  close(): void {
+    this.child?.stdin.end();
+    this.child = undefined;
+  }
+}
+
+export interface TreeEntry { mode: string; name: string; oid: string }
+
+export function parseTree(data: Buffer): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  let i = 0;
+  while (i < data.length) {
+    const sp = data.indexOf(32, i);
+    const nul = data.indexOf(0, sp);
+    if (sp < 0 || nul < 0 || nul + 21 > data.length) throw new Error('malformed tree object');
+    out.push({
+      mode: data.toString('latin1', i, sp),
+      name: data.toString('utf8', sp + 1, nul),
+      oid: data.toString('hex', nul + 1, nul + 21),
+    });
+    i = nul + 21;
+  }
+  return out;
+}
+
+export interface CommitInfo { tree: string; parents: string[]; message: string; author: string }
+
+export function parseCommit(data: Buffer): CommitInfo {
+  const text = data.toString('utf8');
+  const split = text.indexOf('\n\n');
+  const head = split < 0 ? text : text.slice(0, split);
+  const info: CommitInfo = { tree: '', parents: [], message: split < 0 ? '' : text.slice(split + 2), author: '' };
+  for (const line of head.split('\n')) {
+    if (line.startsWith('tree ')) info.tree = line.slice(5);
+    else if (line.startsWith('parent ')) info.parents.push(line.slice(7));
+    else if (line.startsWith('author ')) info.author = line.slice(7);
+  }
+  return info;
+}

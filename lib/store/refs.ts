@@ -1,0 +1,52 @@
+import { git } from '../core/git.js';
+import { ambiguous, notFound, usageError } from '../core/errors.js';
+import { isIdPrefix, isTaskId, MIN_PREFIX } from '../core/ids.js';
+import { TASKS_NS, ZERO_OID } from './layout.js';
+
+// Ref moves go through `git update-ref NEW OLD`: git's own lock file and old-value
+// check make it a true compare-and-swap across processes. Invariant: a task ref is
+// never moved without the value the writer read.
+
+export type CasResult = 'ok' | 'moved';
+
+/** `old` = null means create-only. */
+export async function casRef(cwd: string, ref: string, next: string, old: string | null, reason: string): Promise<CasResult> {
+  const r = await git(['update-ref', '-m', reason, ref, next, old ?? ZERO_OID], { cwd, allowFail: true });
+  if (r.code === 0) return 'ok';
+  // Lost the race (ref moved, or someone holds git's own ref lock): the caller re-reads.
+  if (/cannot lock ref|is at .* but expected|reference already exists|unable to resolve reference/i.test(r.stderr)) return 'moved';
+  await git(['update-ref', '-m', reason, ref, next, old ?? ZERO_OID], { cwd }); // rethrows with git's message
+  return 'ok';
+}
+
+export interface RefTip { id: string; tip: string }
+
+/** One for-each-ref over the task namespace, optionally narrowed by an id prefix. */
+export async function listTaskRefs(cwd: string, prefix = ''): Promise<RefTip[]> {
+  const pattern = prefix ? `${TASKS_NS}${prefix}*` : TASKS_NS;
+  const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', pattern], { cwd });
+  const out: RefTip[] = [];
+  for (const line of r.stdout.split('\n')) {
+    if (!line) continue;
+    const sp = line.indexOf(' ');
+    out.push({ tip: line.slice(0, sp), id: line.slice(sp + 1 + TASKS_NS.length) });
+  }
+  return out;
+}
+
+/** Full id or unique prefix of at least MIN_PREFIX characters → full id. */
+export async function resolveTaskId(cwd: string, input: string): Promise<string> {
+  const wanted = input.trim().toLowerCase();
+  if (!isIdPrefix(wanted)) {
+    if (wanted.length < MIN_PREFIX && /^[0-9a-z]+$/.test(wanted)) {
+      throw usageError(`task id prefix '${input}' is too short: give at least ${MIN_PREFIX} characters`);
+    }
+    throw notFound(`no task '${input}'`, { id: input });
+  }
+  // A full id needs no lookup: reading the ref reports a missing task.
+  if (isTaskId(wanted)) return wanted;
+  const matches = (await listTaskRefs(cwd, wanted)).map((r) => r.id).filter((id) => isTaskId(id));
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw notFound(`no task matches '${input}'`, { id: input });
+  throw ambiguous(wanted, matches.sort());
+}

@@ -1,0 +1,128 @@
+import { gitPerson, envActor, type Actor, type Signature } from '../core/actor.js';
+import { thisHost } from '../core/proc.js';
+import { randomId } from '../core/ids.js';
+import { LazyError, EXIT } from '../core/errors.js';
+import type { Repo } from '../core/repo.js';
+import type { TaskDoc, TaskDocs } from '../model/docs.js';
+import { foldTask, type TaskView } from '../model/fold.js';
+import { Draft, type Ctx } from './draft.js';
+import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
+import { ObjectWriter, type TreeItem } from './writer.js';
+import { casRef } from './refs.js';
+import { withLock } from './lock.js';
+import { entryName, sessionName, SESSIONS_DIR, TASK_FILE, taskRef } from './layout.js';
+import { writeDoc, type DocKind } from './validate.js';
+import type { TreeEntry } from './objects.js';
+
+// The write protocol. Under the task's lock: read the tip, plan the mutation against
+// the folded state, write objects, then move the ref with compare-and-swap from the
+// tip that was read. A lost race re-reads and re-plans; an update is never lost.
+
+const MAX_ATTEMPTS = 20;
+
+export type Planner = (d: Draft) => void | Promise<void>;
+
+export interface Committed { view: TaskView; tip: string; draft: Draft }
+
+export class Store {
+  private reader_: TaskReader | undefined;
+  private writer_: ObjectWriter | undefined;
+  private person_: Promise<Signature> | undefined;
+  readonly actor: Actor;
+
+  constructor(readonly repo: Repo, actor?: Actor) {
+    this.actor = actor ?? envActor();
+  }
+
+  get reader(): TaskReader { return (this.reader_ ??= new TaskReader(this.repo.cwd)); }
+  private get writer(): ObjectWriter { return (this.writer_ ??= new ObjectWriter(this.repo.commonDir)); }
+  person(): Promise<Signature> { return (this.person_ ??= gitPerson(this.repo.cwd)); }
+
+  close(): void { this.reader_?.close(); }
+
+  async read(id: string): Promise<TaskRead> { return this.reader.readOne(id); }
+
+  async view(id: string): Promise<TaskView> { return foldTask((await this.read(id)).docs); }
+
+  private async ctx(actor?: Actor): Promise<{ ctx: Ctx; sig: Signature }> {
+    const sig = await this.person();
+    const now = new Date();
+    return {
+      ctx: { actor: actor ?? this.actor, person: { name: sig.name, email: sig.email }, host: thisHost(), now: now.toISOString() },
+      sig: { ...sig, timestamp: Math.floor(now.getTime() / 1000) },
+    };
+  }
+
+  /** Creates a task: one commit with task.yaml and its backlog entry, on a create-only ref. */
+  async create(fields: Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>, plan?: Planner): Promise<Committed> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const id = randomId();
+      const { ctx, sig } = await this.ctx();
+      const task: TaskDoc = { id, ...fields, created_at: ctx.now, created_by: { actor: ctx.actor, ...ctx.person }, clock: 1 };
+      const docs: TaskDocs = { id, tip: '', task, sessions: [], turns: [], changelog: [] };
+      const draft = new Draft(docs, foldTask(docs), ctx, 'create');
+      draft.summary = task.goal;
+      draft.created();
+      if (plan) await plan(draft);
+      const tip = await this.writeCommit(draft, undefined, sig, true);
+      if (await casRef(this.repo.cwd, taskRef(id), tip, null, `lazy: create ${id}`) === 'ok') {
+        return { view: { ...draft.preview(), tip }, tip, draft };
+      }
+      // Id collision with an existing task: draw a new id.
+    }
+    throw new LazyError('id_exhausted', 'could not allocate a unique task id', EXIT.unexpected);
+  }
+
+  /** Applies one mutation to a task under its lock; re-plans on a lost compare-and-swap. */
+  async mutate(id: string, op: string, plan: Planner, opts: { actor?: Actor; allowEmpty?: boolean } = {}): Promise<Committed> {
+    return withLock(this.repo.lazyDir, id, async () => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const [read, { ctx, sig }] = await Promise.all([this.read(id), this.ctx(opts.actor)]);
+        const view = foldTask(read.docs);
+        const draft = new Draft(read.docs, view, ctx, op);
+        await plan(draft);
+        if (draft.empty && !opts.allowEmpty) return { view, tip: read.docs.tip, draft };
+        const tip = await this.writeCommit(draft, read, sig, false);
+        const reason = `lazy: ${op} ${id}`;
+        if (await casRef(this.repo.cwd, taskRef(id), tip, read.docs.tip, reason) === 'ok') {
+          return { view: { ...draft.preview(), tip }, tip, draft };
+        }
+      }
+      throw new LazyError('contention', `task ${id} kept changing under this write; try again`, EXIT.busy, { id });
+    });
+  }
+
+  /** Objects first: new blobs, then the trees that hold them, then the commit. */
+  private async writeCommit(draft: Draft, read: TaskRead | undefined, sig: Signature, creating: boolean): Promise<string> {
+    const ref = taskRef(draft.docs.id);
+    const w = this.writer;
+    const blob = (kind: DocKind, file: string, doc: object) => w.blob(writeDoc(kind, doc, { ref, file }));
+    const snap: TreeSnapshot = read?.snap ?? { tree: '', root: [], dirs: new Map() };
+
+    const dirAdds = new Map<string, Promise<TreeEntry>[]>();
+    const add = (dir: string, name: string, oid: Promise<string>) => {
+      const list = dirAdds.get(dir) ?? [];
+      list.push(oid.then((o) => ({ mode: '100644', name, oid: o })));
+      dirAdds.set(dir, list);
+    };
+    for (const t of draft.turns) add('turns', entryName(t.clock, t.id), blob('turn', `turns/${entryName(t.clock, t.id)}`, t));
+    for (const c of draft.changes) add('changelog', entryName(c.clock, c.id), blob('statusChange', `changelog/${entryName(c.clock, c.id)}`, c));
+    for (const s of draft.sessions.values()) add(SESSIONS_DIR, sessionName(s.id), blob('session', `${SESSIONS_DIR}/${sessionName(s.id)}`, s));
+    const taskDoc = draft.task ?? (creating ? draft.docs.task : undefined);
+    const taskOid = taskDoc ? blob('task', TASK_FILE, taskDoc) : undefined;
+
+    const rootItems = new Map<string, TreeItem>();
+    for (const e of snap.root) {
+      rootItems.set(e.name, { mode: e.mode === '40000' ? '040000' : '100644', path: e.name, oid: e.oid, type: e.mode === '40000' ? 'tree' : 'blob' });
+    }
+    await Promise.all([...dirAdds].map(async ([dir, adds]) => {
+      const merged = new Map((snap.dirs.get(dir) ?? []).map((e) => [e.name, e]));
+      for (const e of await Promise.all(adds)) merged.set(e.name, e); // sessions are replaced; entries are new names
+      const oid = await w.tree([...merged.values()].map((e) => ({ mode: '100644', path: e.name, oid: e.oid, type: 'blob' })));
+      rootItems.set(dir, { mode: '040000', path: dir, oid, type: 'tree' });
+    }));
+    if (taskOid) rootItems.set(TASK_FILE, { mode: '100644', path: TASK_FILE, oid: await taskOid, type: 'blob' });
+    const tree = await w.tree([...rootItems.values()]);
+    return w.commit({ tree, parents: read ? [read.docs.tip] : [], message: draft.commitMessage(), author: sig });
+  }
+}

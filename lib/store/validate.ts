@@ -1,0 +1,62 @@
+import * as validators from '#validators';
+import type { Validator } from '#validators';
+import { invalidData, LazyError } from '../core/errors.js';
+import { decodeYaml, encodeYaml, YamlError } from './yaml.js';
+import type { Json } from '../model/docs.js';
+
+// Invariant: no document is committed or believed without passing its schema.
+
+export type DocKind = 'task' | 'session' | 'turn' | 'statusChange' | 'config';
+
+const byKind: Record<DocKind, Validator> = validators;
+
+/** Where a document lives, so an error can name the ref, the object and the failing path. */
+export interface Where { ref: string; object?: string; file: string }
+
+export function schemaError(kind: DocKind, where: Where): LazyError | undefined {
+  const v = byKind[kind];
+  const err = v.errors?.[0];
+  if (!err) return undefined;
+  const path = err.instancePath || '/';
+  const hint = err.keyword === 'additionalProperties' ? ` '${String(err.params.additionalProperty)}'` : '';
+  return invalidData(
+    `${where.ref}:${where.file} fails the ${kind} schema at ${path}: ${err.message ?? err.keyword}${hint}`,
+    { ref: where.ref, object: where.object ?? null, file: where.file, path, error: `${err.message ?? err.keyword}${hint}` },
+  );
+}
+
+export function checkDoc(kind: DocKind, doc: unknown, where: Where): void {
+  if (!byKind[kind](doc)) throw schemaError(kind, where);
+}
+
+/** Parse + validate a stored YAML document. */
+export async function readDoc<T>(kind: DocKind, text: string, where: Where): Promise<T> {
+  let doc: Json;
+  try {
+    doc = await decodeYaml(text);
+  } catch (e) {
+    const line = e instanceof YamlError && e.line ? ` (line ${e.line})` : '';
+    throw invalidData(`${where.ref}:${where.file} is not valid YAML${line}: ${(e as Error).message}`,
+      { ref: where.ref, object: where.object ?? null, file: where.file, path: '/', error: (e as Error).message });
+  }
+  checkDoc(kind, doc, where);
+  return doc as T;
+}
+
+/** Drops undefined members so optional fields are absent rather than invalid. */
+function compact(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(compact);
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = compact(x);
+    return out;
+  }
+  return v;
+}
+
+/** Validate + serialise a document about to be written. */
+export function writeDoc(kind: DocKind, doc: object, where: Where): string {
+  const clean = compact(doc);
+  checkDoc(kind, clean, where);
+  return encodeYaml(clean as { [k: string]: Json });
+}

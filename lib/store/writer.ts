@@ -1,0 +1,49 @@
+import { promises as fsp } from 'node:fs';
+import { writeFileAtomic } from '../core/fsutil.js';
+import type { Signature } from '../core/actor.js';
+
+// Object writes through isomorphic-git, in process. isomorphic-git writes loose
+// objects in place and skips any path that exists, so a crash mid-write would leave a
+// torn object that is never repaired. Invariant: objects are only ever renamed into place.
+
+type IsoGit = typeof import('./isogit.js');
+let iso: Promise<IsoGit> | undefined;
+const loadIso = () => (iso ??= (() => {
+  // isomorphic-git prefers the web CompressionStream when it exists, which drags in
+  // Node's fetch implementation (~25 ms measured) for every write; its pako path is
+  // fast for objects this small. Nothing else in lazy uses CompressionStream.
+  Object.defineProperty(globalThis, 'CompressionStream', { value: undefined, configurable: true, writable: true });
+  return import('./isogit.js');
+})());
+
+const atomicFs = {
+  promises: {
+    ...fsp,
+    writeFile: (path: string, data: Uint8Array | string) =>
+      path.includes('/objects/') ? writeFileAtomic(path, data) : fsp.writeFile(path, data),
+  },
+};
+
+export interface TreeItem { mode: '100644' | '040000'; path: string; oid: string; type: 'blob' | 'tree' }
+
+export class ObjectWriter {
+  constructor(private readonly gitdir: string) {}
+
+  async blob(content: string): Promise<string> {
+    const g = await loadIso();
+    return g.writeBlob({ fs: atomicFs, gitdir: this.gitdir, blob: Buffer.from(content, 'utf8') });
+  }
+
+  async tree(entries: TreeItem[]): Promise<string> {
+    const g = await loadIso();
+    return g.writeTree({ fs: atomicFs, gitdir: this.gitdir, tree: entries });
+  }
+
+  async commit(c: { tree: string; parents: string[]; message: string; author: Signature; committer?: Signature }): Promise<string> {
+    const g = await loadIso();
+    return g.writeCommit({
+      fs: atomicFs, gitdir: this.gitdir,
+      commit: { tree: c.tree, parent: c.parents, message: c.message, author: c.author, committer: c.committer ?? c.author },
+    });
+  }
+}

@@ -1,0 +1,48 @@
+// Build: precompile every JSON Schema into standalone validators, then bundle the CLI
+// into one CommonJS file that bin/lazy.cjs loads through V8's code cache.
+import { readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const schemaDir = join(root, 'schemas');
+
+function compileValidators() {
+  const ajv = new Ajv({ code: { source: true, esm: true }, strict: true, allErrors: false });
+  const exportsMap = {};
+  for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.schema.json')).sort()) {
+    const schema = JSON.parse(readFileSync(join(schemaDir, file), 'utf8'));
+    ajv.addSchema(schema);
+    const name = file.replace('.schema.json', '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+    if (name !== 'defs') exportsMap[name] = schema.$id;
+  }
+  mkdirSync(join(root, 'build'), { recursive: true });
+  writeFileSync(join(root, 'build', 'validators.js'), standaloneCode(ajv, exportsMap));
+  return Object.keys(exportsMap);
+}
+
+async function bundle() {
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  await build({
+    entryPoints: [join(root, 'bin', 'cli.ts')],
+    outfile: join(root, 'dist', 'cli.cjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minify: process.env.LAZY_NO_MINIFY !== "1",
+    sourcemap: 'linked',
+    legalComments: 'none',
+    // Bundled ESM packages read import.meta.url; give them this file's URL in CommonJS.
+    define: { 'import.meta.url': '__lazyImportMetaUrl', LAZY_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) },
+    banner: { js: "var __lazyImportMetaUrl=require('url').pathToFileURL(__filename).href;" },
+    logLevel: 'warning',
+  });
+}
+
+const names = compileValidators();
+await bundle();
+console.log(`built dist/cli.cjs (validators: ${names.join(', ')})`);
