@@ -9,7 +9,7 @@ import * as close from './commands/close.js';
 import * as reject from './commands/reject.js';
 import * as reopen from './commands/reopen.js';
 import * as doctor from './commands/doctor.js';
-import { exitCode, setExitCode, outputOf } from './run.js';
+import { exitCode, outputOf } from './run.js';
 import { reportError } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
 
@@ -22,7 +22,6 @@ const COMMANDS = [init, create, list, show, log, comment, close, reject, reopen,
 
 export async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes('--json');
-  let usage: string | undefined;
   const parser = yargs(argv)
     .scriptName('lazy')
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
@@ -37,17 +36,12 @@ export async function main(argv: string[]): Promise<number> {
     .wrap(null)
     .exitProcess(false)
     .fail((msg, err) => {
-      if (err) throw err;
-      usage = msg;
+      throw err ?? usageError(msg, { hint: 'lazy --help lists the commands; lazy <command> --help their options' });
     });
   try {
     await parser.parseAsync();
   } catch (e) {
     return reportError(outputOf({ json: wantsJson }), e);
-  }
-  if (usage !== undefined) {
-    if (!wantsJson) process.stderr.write(`${await parser.getHelp()}\n\n`);
-    setExitCode(reportError(outputOf({ json: wantsJson }), usageError(usage)));
   }
   return exitCode;
 }

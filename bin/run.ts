@@ -39,11 +39,11 @@ export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: 
   }
 }
 
-/** Piped or redirected stdin, never a terminal or an inherited socket we might block on. */
+/** Piped or redirected stdin (pipe, socket or file); never a terminal or /dev/null. */
 export function readStdinText(): string | undefined {
   try {
     const st = fstatSync(0);
-    if (!st.isFIFO() && !st.isFile()) return undefined;
+    if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return undefined;
     const text = readFileSync(0, 'utf8');
     return text.length ? text : undefined;
   } catch {

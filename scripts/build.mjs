@@ -20,7 +20,15 @@ function compileValidators() {
     if (name !== 'defs') exportsMap[name] = schema.$id;
   }
   mkdirSync(join(root, 'build'), { recursive: true });
-  writeFileSync(join(root, 'build', 'validators.js'), standaloneCode(ajv, exportsMap));
+  // ajv's standalone ESM output still calls require() for its runtime helpers; turn
+  // those into imports so the module loads under plain ESM (tests) and in the bundle.
+  const imports = new Map();
+  const code = standaloneCode(ajv, exportsMap).replace(/require\("([^"]+)"\)/g, (_, mod) => {
+    if (!imports.has(mod)) imports.set(mod, `__ajv${imports.size}`);
+    return imports.get(mod);
+  });
+  const header = [...imports].map(([mod, name]) => `import ${name} from ${JSON.stringify(mod + '.js')};`).join('\n');
+  writeFileSync(join(root, 'build', 'validators.js'), `${header}\n${code.replace(/^"use strict";/, '')}`);
   return Object.keys(exportsMap);
 }
 

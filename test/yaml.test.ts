@@ -109,6 +109,42 @@ function makeGen(seed: number) {
   return { doc, str, int, pick, rand };
 }
 
+// First, so the timings see warm but monomorphic code, as a real index rebuild would.
+t.test('speed (informational)', async (t) => {
+  const task: Obj = {
+    id: 'lz-01HZX3K9QW7',
+    title: 'Make index rebuild resumable after a crash',
+    status: 'in_progress',
+    priority: 2,
+    created: '2025-03-14T09:26:53Z',
+    updated: '2025-03-15T17:02:11Z',
+    assignee: 'alice',
+    labels: ['index', 'reliability'],
+    deps: [{ id: 'lz-01HZX2A1B2C', kind: 'blocks' }],
+    estimate: 1.5,
+    archived: false,
+    parent: null,
+    description: 'When the process dies mid-rebuild the index is left\nhalf-written. Record progress and resume.\n',
+  };
+  const text = encodeYaml(task);
+  console.log(`typical document: ${Buffer.byteLength(text)} bytes`);
+  const time = (n: number, fn: () => unknown) => {
+    for (let i = 0; i < Math.min(n, 500); i++) fn();
+    const start = performance.now();
+    for (let i = 0; i < n; i++) fn();
+    return ((performance.now() - start) / n) * 1000; // microseconds per op
+  };
+  const fast = time(50_000, () => fastDecodeYaml(text));
+  const parse = time(3_000, () => YAML.parse(text));
+  const json = time(50_000, () => JSON.parse(JSON.stringify(task)));
+  const enc = time(50_000, () => encodeYaml(task));
+  const str = time(3_000, () => YAML.stringify(task));
+  console.log(`fastDecodeYaml ${fast.toFixed(2)} us, YAML.parse ${parse.toFixed(2)} us => ${(parse / fast).toFixed(0)}x faster`);
+  console.log(`encodeYaml ${enc.toFixed(2)} us, YAML.stringify ${str.toFixed(2)} us => ${(str / enc).toFixed(0)}x faster`);
+  console.log(`(JSON.parse(JSON.stringify) round trip for scale: ${json.toFixed(2)} us)`);
+  t.pass('timings printed');
+});
+
 t.test('round trip: encode -> fast / full / yaml library all agree', async (t) => {
   const gen = makeGen(SEED);
   const failures: string[] = [];
@@ -319,6 +355,8 @@ t.test('safety', async (t) => {
     t.equal(dup.line, 3, 'duplicate key');
     const multi = await rejects('a: 1\n---\nb: 2\n');
     t.equal(multi.line, 2, 'multiple documents');
+    t.equal((await rejects('a:\n  - {x: 1, x: 2}\n')).line, 2, 'duplicate in a flow map');
+    t.equal((await rejects(': v\n? \n: w\n')).line, 2, 'duplicate empty key');
     const bad = await rejects('a: 1\n  b: 2\n');
     t.type(bad.line, 'number', 'bad indentation');
   });
@@ -330,6 +368,21 @@ t.test('safety', async (t) => {
     }
     t.same(await decodeYaml('a: !!str 2001-12-14\n'), { a: '2001-12-14' });
     t.same(await decodeYaml('a: 2001-12-14\n'), { a: '2001-12-14' }, 'dates stay strings');
+  });
+
+  t.test('fallback cost stays bounded', async (t) => {
+    for (const src of ['a: ' + '['.repeat(20_000), '- '.repeat(2_000) + 'x\n', 'a: ' + '{'.repeat(20_000) + '}'.repeat(20_000)]) {
+      const start = performance.now();
+      t.match((await rejects(src)).message, /nests too deeply/);
+      t.ok(performance.now() - start < 200, 'deep nesting refused before the library sees it');
+    }
+    const keys = Array.from({ length: 40_000 }, (_, i) => `k${i}: v${i}`);
+    const start = performance.now();
+    const v = await decodeYaml(`# not canonical\n${keys.join('\n')}\n`);
+    const ms = performance.now() - start;
+    t.equal(Object.keys(v as Obj).length, 40_000);
+    t.ok(ms < 5000, `40k keys through the fallback in ${ms.toFixed(0)} ms (the library's own uniqueKeys takes ~10 s)`);
+    t.equal((await rejects(`# x\n${keys.join('\n')}\nk7: again\n`)).line, 40_002, 'duplicate found with its line');
   });
 
   t.test('merge keys are not merged', async (t) => {
@@ -410,39 +463,4 @@ t.test('encoder format', async (t) => {
 t.test('yaml is only loaded lazily', async (t) => {
   const src = readFileSync(new URL('../lib/store/yaml.ts', import.meta.url), 'utf8');
   t.notMatch(src, /^import (?!type )[^\n]*from 'yaml'/m, 'no static value import of yaml');
-});
-
-t.test('speed (informational)', async (t) => {
-  const task: Obj = {
-    id: 'lz-01HZX3K9QW7',
-    title: 'Make index rebuild resumable after a crash',
-    status: 'in_progress',
-    priority: 2,
-    created: '2025-03-14T09:26:53Z',
-    updated: '2025-03-15T17:02:11Z',
-    assignee: 'alice',
-    labels: ['index', 'reliability'],
-    deps: [{ id: 'lz-01HZX2A1B2C', kind: 'blocks' }],
-    estimate: 1.5,
-    archived: false,
-    parent: null,
-    description: 'When the process dies mid-rebuild the index is left\nhalf-written. Record progress and resume.\n',
-  };
-  const text = encodeYaml(task);
-  console.log(`typical document: ${Buffer.byteLength(text)} bytes`);
-  const time = (n: number, fn: () => unknown) => {
-    for (let i = 0; i < Math.min(n, 500); i++) fn();
-    const start = performance.now();
-    for (let i = 0; i < n; i++) fn();
-    return ((performance.now() - start) / n) * 1000; // microseconds per op
-  };
-  const fast = time(50_000, () => fastDecodeYaml(text));
-  const parse = time(3_000, () => YAML.parse(text));
-  const json = time(50_000, () => JSON.parse(JSON.stringify(task)));
-  const enc = time(50_000, () => encodeYaml(task));
-  const str = time(3_000, () => YAML.stringify(task));
-  console.log(`fastDecodeYaml ${fast.toFixed(2)} us, YAML.parse ${parse.toFixed(2)} us => ${(parse / fast).toFixed(0)}x faster`);
-  console.log(`encodeYaml ${enc.toFixed(2)} us, YAML.stringify ${str.toFixed(2)} us => ${(str / enc).toFixed(0)}x faster`);
-  console.log(`(JSON.parse(JSON.stringify) round trip for scale: ${json.toFixed(2)} us)`);
-  t.pass('timings printed');
 });

@@ -1,11 +1,12 @@
 import { join } from 'node:path';
-import { mkdirSync, writeFileSync, readdirSync, readFileSync, statSync, unlinkSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readdirSync, readFileSync, statSync, unlinkSync, rmSync, rmdirSync } from 'node:fs';
 import { busy } from '../core/errors.js';
 import { identityOf, liveness, type ProcIdentity } from '../core/proc.js';
 
 // Per-task writer lock (proper-lockfile) in .git/lazy/locks, outside refs/ so it never
 // collides with git's own <ref>.lock. The lock only serialises writers to avoid retry
-// storms; correctness comes from the compare-and-swap on the ref.
+// storms; correctness comes from the compare-and-swap on the ref, so taking over a
+// lock whose owner is verifiably dead can never lose an update.
 
 export const STALE_MS = 5000;
 
@@ -15,6 +16,28 @@ export function lockTimeoutMs(): number {
 }
 
 export const locksDir = (lazyDir: string) => join(lazyDir, 'locks');
+
+/** Who holds a lock, beside the lock dir (proper-lockfile removes the dir with rmdir). */
+interface Owner extends ProcIdentity { inode: number }
+const ownerPath = (dir: string, name: string) => join(dir, `${name}.owner.json`);
+
+function readOwner(dir: string, name: string): Owner | null {
+  try { return JSON.parse(readFileSync(ownerPath(dir, name), 'utf8')) as Owner; } catch { return null; }
+}
+
+/**
+ * A SIGKILLed writer leaves its lock behind; waiting out the mtime staleness would stall
+ * every later command for seconds. The inode check makes sure the owner record
+ * describes this very lock dir, not an older one.
+ */
+function breakDeadLock(dir: string, name: string): void {
+  const path = join(dir, `${name}.lock`);
+  let inode: number;
+  try { inode = statSync(path).ino; } catch { return; }
+  const owner = readOwner(dir, name);
+  if (!owner || owner.inode !== inode || liveness(owner) !== 'dead') return;
+  try { rmdirSync(path); } catch { /* someone else broke it first */ }
+}
 
 type Lockfile = typeof import('proper-lockfile');
 let lf: Promise<Lockfile> | undefined;
@@ -28,6 +51,7 @@ export async function withLock<T>(lazyDir: string, name: string, fn: () => Promi
   const lockfilePath = `${target}.lock`;
   const timeout = lockTimeoutMs();
   const lockfile = await loadLockfile();
+  breakDeadLock(dir, name);
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(target, {
@@ -46,38 +70,40 @@ export async function withLock<T>(lazyDir: string, name: string, fn: () => Promi
     }
     throw e;
   }
-  // Who holds it, for doctor. Kept beside the lock dir: proper-lockfile removes the dir with rmdir.
-  const ownerFile = `${target}.owner.json`;
-  try { writeFileSync(ownerFile, JSON.stringify(identityOf(process.pid))); } catch { /* informational only */ }
+  try {
+    const owner: Owner = { ...identityOf(process.pid), inode: statSync(lockfilePath).ino };
+    writeFileSync(ownerPath(dir, name), JSON.stringify(owner));
+  } catch { /* informational only */ }
   try {
     return await fn();
   } finally {
-    try { unlinkSync(ownerFile); } catch { /* already gone */ }
+    try { unlinkSync(ownerPath(dir, name)); } catch { /* already gone */ }
     await release().catch(() => {});
   }
 }
 
 export interface LockInfo { name: string; path: string; owner: ProcIdentity | null; age_ms: number; state: 'held' | 'stale' }
 
-/** Leftover locks for doctor: held by a live process, or stale (owner dead or mtime too old). */
+/** Locks present on disk, for doctor: held by a live process, or stale (owner dead or mtime too old). */
 export function listLocks(lazyDir: string): LockInfo[] {
   const dir = locksDir(lazyDir);
   let names: string[] = [];
   try { names = readdirSync(dir).filter((n) => n.endsWith('.lock')); } catch { return []; }
   const out: LockInfo[] = [];
   for (const n of names) {
+    const name = n.slice(0, -'.lock'.length);
     const path = join(dir, n);
-    let owner: ProcIdentity | null = null;
-    try { owner = JSON.parse(readFileSync(join(dir, `${n.slice(0, -'.lock'.length)}.owner.json`), 'utf8')) as ProcIdentity; } catch { /* no owner file */ }
-    let age = 0;
-    try { age = Date.now() - statSync(path).mtimeMs; } catch { continue; }
-    const dead = owner ? liveness(owner) === 'dead' : false;
-    out.push({ name: n.slice(0, -'.lock'.length), path, owner, age_ms: Math.round(age), state: dead || age > STALE_MS ? 'stale' : 'held' });
+    let st;
+    try { st = statSync(path); } catch { continue; }
+    const owner = readOwner(dir, name);
+    const dead = owner?.inode === st.ino && liveness(owner) === 'dead';
+    const age = Date.now() - st.mtimeMs;
+    out.push({ name, path, owner, age_ms: Math.round(age), state: dead || age > STALE_MS ? 'stale' : 'held' });
   }
   return out;
 }
 
 export function removeLock(lazyDir: string, l: LockInfo): void {
   rmSync(l.path, { recursive: true, force: true });
-  rmSync(join(locksDir(lazyDir), `${l.name}.owner.json`), { force: true });
+  rmSync(ownerPath(locksDir(lazyDir), l.name), { force: true });
 }

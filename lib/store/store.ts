@@ -22,6 +22,8 @@ const MAX_ATTEMPTS = 20;
 
 export type Planner = (d: Draft) => void | Promise<void>;
 
+export interface MutateOptions { actor?: Actor; allowEmpty?: boolean }
+
 export interface Committed { view: TaskView; tip: string; draft: Draft }
 
 export class Store {
@@ -74,22 +76,24 @@ export class Store {
   }
 
   /** Applies one mutation to a task under its lock; re-plans on a lost compare-and-swap. */
-  async mutate(id: string, op: string, plan: Planner, opts: { actor?: Actor; allowEmpty?: boolean } = {}): Promise<Committed> {
-    return withLock(this.repo.lazyDir, id, async () => {
-      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const [read, { ctx, sig }] = await Promise.all([this.read(id), this.ctx(opts.actor)]);
-        const view = foldTask(read.docs);
-        const draft = new Draft(read.docs, view, ctx, op);
-        await plan(draft);
-        if (draft.empty && !opts.allowEmpty) return { view, tip: read.docs.tip, draft };
-        const tip = await this.writeCommit(draft, read, sig, false);
-        const reason = `lazy: ${op} ${id}`;
-        if (await casRef(this.repo.cwd, taskRef(id), tip, read.docs.tip, reason) === 'ok') {
-          return { view: { ...draft.preview(), tip }, tip, draft };
-        }
+  mutate(id: string, op: string, plan: Planner, opts: MutateOptions = {}): Promise<Committed> {
+    return withLock(this.repo.lazyDir, id, () => this.mutateUnlocked(id, op, plan, opts));
+  }
+
+  /** The same protocol without the lock; the compare-and-swap alone keeps it correct. */
+  async mutateUnlocked(id: string, op: string, plan: Planner, opts: MutateOptions = {}): Promise<Committed> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const [read, { ctx, sig }] = await Promise.all([this.read(id), this.ctx(opts.actor)]);
+      const view = foldTask(read.docs);
+      const draft = new Draft(read.docs, view, ctx, op);
+      await plan(draft);
+      if (draft.empty && !opts.allowEmpty) return { view, tip: read.docs.tip, draft };
+      const tip = await this.writeCommit(draft, read, sig, false);
+      if (await casRef(this.repo.cwd, taskRef(id), tip, read.docs.tip, `lazy: ${op} ${id}`) === 'ok') {
+        return { view: { ...draft.preview(), tip }, tip, draft };
       }
-      throw new LazyError('contention', `task ${id} kept changing under this write; try again`, EXIT.busy, { id });
-    });
+    }
+    throw new LazyError('contention', `task ${id} kept changing under this write; try again`, EXIT.busy, { id });
   }
 
   /** Objects first: new blobs, then the trees that hold them, then the commit. */

@@ -109,9 +109,7 @@ function encodeValue(v: Json, ind: string, depth: number): string {
     case 'object':
       if (depth >= MAX_DEPTH) throw new YamlError(`nesting deeper than ${MAX_DEPTH} levels`);
       if (Array.isArray(v)) return v.length === 0 ? ' []\n' : '\n' + encodeSeq(v, ind + '  ', depth + 1);
-      if (isPlainObject(v)) {
-        return Object.keys(v).length === 0 ? ' {}\n' : '\n' + encodeMap(v, ind + '  ', depth + 1);
-      }
+      if (isPlainObject(v)) return Object.keys(v).length === 0 ? ' {}\n' : '\n' + encodeMap(v, ind + '  ', depth + 1);
   }
   throw new YamlError(`cannot encode ${typeof v} value`);
 }
@@ -137,9 +135,7 @@ function encodeString(s: string, ind: string): string {
 
 /** Thrown inside the fast decoder when the text leaves the canonical subset. */
 const NOT_CANONICAL = Symbol('not canonical');
-function bail(): never {
-  throw NOT_CANONICAL;
-}
+const bail: () => never = () => { throw NOT_CANONICAL; };
 
 interface Cursor {
   lines: string[];
@@ -288,10 +284,7 @@ function readBlock(c: Cursor, header: string, n: number): string {
     else break;
   }
   let trailing = 0;
-  while (body.length > 0 && body[body.length - 1] === '') {
-    body.pop();
-    trailing++;
-  }
+  for (; body.length > 0 && body[body.length - 1] === ''; trailing++) body.pop();
   // The indentation indicator is present exactly when the first line starts with a space.
   const first = body[0];
   if (first === undefined || first === '' || (first.charCodeAt(0) === 32) !== (m[1] === '2')) bail();
@@ -304,7 +297,8 @@ function readBlock(c: Cursor, header: string, n: number): string {
 
 // ---------------------------------------------------------------- full-parser fallback
 
-let yamlModule: Promise<typeof import('yaml')> | undefined;
+type YamlModule = typeof import('yaml');
+let yamlModule: Promise<YamlModule> | undefined;
 
 /** Fallback parse options; each one closes a way for a document to mean more than JSON data. */
 const SAFE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
@@ -312,12 +306,17 @@ const SAFE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   schema: 'core',
   merge: false, // `<<` stays an ordinary key
   resolveKnownTags: false, // !!binary, !!timestamp, !!set, !!omap ... become unresolved-tag warnings
-  uniqueKeys: true,
+  uniqueKeys: false, // the library's check is quadratic (60k keys: 22 s); findDuplicateKey does it linearly
   stringKeys: true, // keys are read as strings; collection keys are errors
   strict: true,
   intAsBigInt: false,
   logLevel: 'error', // warnings come back to us instead of process.emitWarning ('silent' would drop MULTIPLE_DOCS)
 };
+
+/** The library spends ~1 KB and a stack frame per nesting level (1 MiB of `[` costs ~9 s and ~1 GB),
+ *  so the fallback refuses text that could nest deeply. Canonical documents never get here. */
+const MAX_FLOW_OPENERS = 10_000;
+const MAX_INDICATORS_PER_LINE = 1_000;
 
 export async function decodeYaml(text: string, opts: { maxBytes?: number } = {}): Promise<Json> {
   const max = opts.maxBytes ?? MAX_DOCUMENT_BYTES;
@@ -327,33 +326,63 @@ export async function decodeYaml(text: string, opts: { maxBytes?: number } = {})
   }
   const fast = fastDecodeYaml(text);
   if (fast !== undefined) return fast;
-
+  checkNestingBudget(text);
   const YAML = await (yamlModule ??= import('yaml'));
-  const doc = YAML.parseDocument(text, SAFE_OPTIONS);
-  const problem = doc.errors[0] ?? doc.warnings[0];
-  if (problem) throw new YamlError(problem.message, problem.linePos?.[0].line);
-  // A %YAML 1.1 directive would not change how we read the text, so refuse rather than misread.
-  if (doc.directives?.yaml.version !== '1.2') throw new YamlError('only YAML 1.2 documents are supported');
+  const lineCounter = new YAML.LineCounter();
   let value: unknown;
   try {
+    const doc = YAML.parseDocument(text, { ...SAFE_OPTIONS, lineCounter });
+    const problem = doc.errors[0] ?? doc.warnings[0];
+    if (problem) throw new YamlError(problem.message, problem.linePos?.[0].line);
+    // A %YAML 1.1 directive would not change how we read the text, so refuse rather than misread.
+    if (doc.directives?.yaml.version !== '1.2') throw new YamlError('only YAML 1.2 documents are supported');
+    const dup = findDuplicateKey(YAML, doc);
+    if (dup) throw new YamlError(`duplicate key ${JSON.stringify(dup.key)}`, lineCounter.linePos(dup.offset).line);
     value = doc.toJS({ maxAliasCount: 0 }); // 0 = any alias throws, so alias bombs cannot expand
   } catch (e) {
-    throw new YamlError(e instanceof Error ? e.message : String(e));
+    throw e instanceof YamlError ? e : new YamlError(e instanceof Error ? e.message : String(e));
   }
   assertJson(value);
   return value;
 }
 
+function checkNestingBudget(text: string): void {
+  let openers = 0;
+  let indicators = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 91 || c === 123) openers++; // [ {
+    else if (c === 10) indicators = 0;
+    else if ((c === 45 || c === 58 || c === 63) && !(text.charCodeAt(i + 1) > 32)) indicators++; // - : ? before blank/EOF
+    if (openers > MAX_FLOW_OPENERS || indicators > MAX_INDICATORS_PER_LINE) {
+      throw new YamlError('document nests too deeply (too many collection indicators)', text.slice(0, i).split('\n').length);
+    }
+  }
+}
+
+/** Keys are all strings here (stringKeys), so a Set per mapping finds repeats in linear time. */
+function findDuplicateKey(YAML: YamlModule, doc: ReturnType<YamlModule['parseDocument']>) {
+  let dup: { key: unknown; offset: number } | undefined;
+  YAML.visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const { key } of map.items) {
+        const k = YAML.isScalar(key) ? key.value : key;
+        if (seen.has(k)) {
+          dup = { key: k, offset: YAML.isNode(key) ? (key.range?.[0] ?? 0) : 0 };
+          return YAML.visit.BREAK;
+        }
+        seen.add(k);
+      }
+      return undefined;
+    },
+  });
+  return dup;
+}
+
+/** Core-schema output is JSON data except for .inf/.nan; this also guards against library surprises. */
 function assertJson(v: unknown): asserts v is Json {
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return;
-  if (typeof v === 'number') {
-    if (Number.isFinite(v)) return;
-    throw new YamlError(`${v} is not a JSON number`);
-  }
-  if (Array.isArray(v)) {
-    for (const x of v) assertJson(x);
-    return;
-  }
-  if (!isPlainObject(v)) throw new YamlError(`${Object.prototype.toString.call(v)} is not JSON data`);
-  for (const x of Object.values(v)) assertJson(x);
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v)) return;
+  if (Array.isArray(v) || isPlainObject(v)) for (const x of Object.values(v)) assertJson(x);
+  else throw new YamlError(`${typeof v === 'number' ? v : Object.prototype.toString.call(v)} is not JSON data`);
 }

@@ -1,0 +1,102 @@
+import t, { type Test } from 'tap';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { sandbox, cli } from './helpers/env.js';
+import { cloneTask } from './helpers/plant.js';
+
+// The exit code and the JSON error of each failure class.
+
+const errorShape = (t: Test, v: any, code: string) => {
+  t.same(Object.keys(v), ['error'], 'only an error object on stdout');
+  t.equal(v.error.code, code);
+  t.type(v.error.message, 'string');
+  t.type(v.error.details, 'object');
+};
+
+t.test('usage errors exit 2', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const l = cli(sb);
+  for (const args of [['frobnicate'], ['create'], ['show', 'ab'], ['list', '--status', 'bogus'], ['comment']]) {
+    const r = await l.json(...args);
+    t.equal(r.run.code, 2, `lazy ${args.join(' ')} → 2`);
+    errorShape(t, r.value, 'usage');
+  }
+  const id = await l.create('x');
+  const noText = await l.json('comment', id);
+  t.equal(noText.run.code, 2, 'a comment with no text is a usage error');
+  const text = await l('frobnicate');
+  t.equal(text.stdout, '', 'text mode keeps stdout clean on failure');
+  t.match(text.stderr, /Unknown argument: frobnicate/);
+});
+
+t.test('no such task, ambiguous and unique prefixes exit 3 or resolve', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const l = cli(sb);
+  const id = await l.create('the original');
+  const unknown = await l.json('show', 'zzzzzzzz');
+  t.equal(unknown.run.code, 3);
+  errorShape(t, unknown.value, 'task_not_found');
+  const unknownPrefix = await l.json('show', id[0] === 'z' ? 'yyyy' : 'zzzz');
+  t.equal(unknownPrefix.run.code, 3, 'an unknown prefix');
+
+  const twin = id.slice(0, 5) + (id.slice(5) === 'zzz' ? 'yyy' : 'zzz');
+  cloneTask(sb, id, twin);
+  const amb = await l.json('show', id.slice(0, 4));
+  t.equal(amb.run.code, 3, 'an ambiguous prefix');
+  errorShape(t, amb.value, 'ambiguous_id');
+  t.same(amb.value.error.details.candidates, [id, twin].sort(), 'lists the candidates');
+  t.match((await l('show', id.slice(0, 4))).stderr, new RegExp(`${id}.*${twin}|${twin}.*${id}`));
+  t.equal((await l.json('show', id.slice(0, 6))).value.id, id, 'a longer unique prefix resolves');
+  t.equal((await l.json('show', twin)).value.goal, 'the original', 'the planted twin is a valid task');
+  t.equal((await l.json('show', id.toUpperCase())).value.id, id, 'ids are case-insensitive on input');
+});
+
+t.test('action not allowed exits 4 with status and available actions', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const l = cli(sb);
+  const id = await l.create('x');
+  const r = await l.json('reject', id);
+  t.equal(r.run.code, 4);
+  errorShape(t, r.value, 'action_not_allowed');
+  t.equal(r.value.error.details.status, 'backlog');
+  t.same(r.value.error.details.available_actions, ['start', 'close', 'comment', 'edit']);
+});
+
+t.test('a held lock exits 5 after a bounded wait', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const l = cli(sb, { LAZY_LOCK_TIMEOUT_MS: '300' });
+  const id = await l.create('x');
+  mkdirSync(join(sb.dir, '.git', 'lazy', 'locks', `${id}.lock`), { recursive: true });
+  const started = Date.now();
+  const r = await l.json('comment', id, '-m', 'blocked by the lock');
+  t.equal(r.run.code, 5);
+  errorShape(t, r.value, 'busy');
+  t.ok(Date.now() - started < 5000, 'gives up after the configured wait');
+  t.equal((await l.json('show', id)).value.turns.length, 0, 'nothing was written');
+});
+
+t.test('a missing git exits 7', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const id = await cli(sb).create('x');
+  const l = cli(sb, { PATH: '/nonexistent' });
+  const r = await l.json('show', id);
+  t.equal(r.run.code, 7);
+  errorShape(t, r.value, 'git_missing');
+});
+
+t.test('a missing git identity exits 7 and writes nothing', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const env = { ...sb.env };
+  for (const k of ['GIT_AUTHOR_NAME', 'GIT_AUTHOR_EMAIL', 'GIT_COMMITTER_NAME', 'GIT_COMMITTER_EMAIL']) delete env[k];
+  const l = cli({ ...sb, env }, { EMAIL: '', GIT_AUTHOR_NAME: '', GIT_AUTHOR_EMAIL: '' });
+  const r = await l.json('create', 'x');
+  t.equal(r.run.code, 7);
+  errorShape(t, r.value, 'git_identity_missing');
+  t.same((await cli(sb).json('list', '--all')).value, []);
+});

@@ -1,0 +1,93 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+// Real git repositories in temporary folders, and the built CLI spawned as a user would.
+
+export const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+export const LAZY = join(ROOT, 'bin', 'lazy.cjs');
+
+/** A hermetic git environment: no user or system config, a fixed identity. */
+export function testEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of Object.keys(env)) if (k.startsWith('GIT_') || k.startsWith('LAZY_')) delete env[k];
+  return {
+    ...env,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
+    GIT_AUTHOR_NAME: 'Ada Lovelace',
+    GIT_AUTHOR_EMAIL: 'ada@example.com',
+    GIT_COMMITTER_NAME: 'Ada Lovelace',
+    GIT_COMMITTER_EMAIL: 'ada@example.com',
+    COLUMNS: '120',
+    ...extra,
+  };
+}
+
+export interface Sandbox { dir: string; home: string; env: NodeJS.ProcessEnv; cleanup(): void }
+
+/** A temp dir holding a fresh repository (`repo/`) with one commit on main. */
+export function sandbox(name = 'lazy-test'): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), `${name}-`));
+  const home = join(root, 'home');
+  const dir = join(root, 'repo');
+  spawnSync('mkdir', ['-p', home, dir]);
+  writeFileSync(join(home, '.gitconfig'), '[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n');
+  const env = testEnv(home);
+  gitSync(dir, env, ['init', '-q', '-b', 'main']);
+  writeFileSync(join(dir, 'README.md'), '# sandbox\n');
+  gitSync(dir, env, ['add', 'README.md']);
+  gitSync(dir, env, ['commit', '-q', '-m', 'initial commit']);
+  return { dir, home, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+}
+
+export function gitSync(cwd: string, env: NodeJS.ProcessEnv, args: string[], input?: string): string {
+  const r = spawnSync('git', args, { cwd, env, input, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+export interface Run { code: number; stdout: string; stderr: string; signal: NodeJS.Signals | null }
+
+export interface RunOptions { cwd: string; env: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number }
+
+/** Spawns the built CLI; stdin is always closed (empty unless input is given). */
+export function lazy(args: string[], o: RunOptions): Promise<Run> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [LAZY, ...args], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 60_000);
+    child.on('error', rej);
+    child.on('close', (code, signal) => { clearTimeout(timer); res({ code: code ?? -1, stdout, stderr, signal }); });
+    child.stdin.end(o.input ?? '');
+  });
+}
+
+/** Runs the CLI with --json and parses stdout. */
+export async function lazyJson<T = any>(args: string[], o: RunOptions): Promise<{ run: Run; value: T }> {
+  const run = await lazy([...args, '--json'], o);
+  let value: T;
+  try { value = JSON.parse(run.stdout) as T; } catch { throw new Error(`not JSON (exit ${run.code}): ${run.stdout}\n${run.stderr}`); }
+  return { run, value };
+}
+
+/** A Sandbox-bound runner: `const l = cli(sb); await l('create', 'goal')`. */
+export function cli(sb: Sandbox, extraEnv: NodeJS.ProcessEnv = {}) {
+  const o = () => ({ cwd: sb.dir, env: { ...sb.env, ...extraEnv } });
+  const run = (...args: string[]) => lazy(args, o());
+  run.json = <T = any>(...args: string[]) => lazyJson<T>(args, o());
+  run.input = (input: string, ...args: string[]) => lazy(args, { ...o(), input });
+  /** Creates a task and returns its id, failing loudly otherwise. */
+  run.create = async (...args: string[]) => {
+    const r = await lazy(['create', ...args], o());
+    if (r.code !== 0) throw new Error(`create failed: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  return run;
+}

@@ -1,0 +1,44 @@
+import { gitSync, type Sandbox } from './env.js';
+
+// Writes task refs with plain git plumbing, bypassing lazy entirely: how a corrupt
+// clone, a hand edit or a hostile remote would put data in front of lazy.
+
+/** Builds a commit whose tree holds exactly these files and points ref at it. */
+export function plantTree(sb: Sandbox, ref: string, files: Record<string, string>, parent?: string): string {
+  const dirs = new Map<string, string[]>();
+  const root: string[] = [];
+  for (const [path, content] of Object.entries(files)) {
+    const oid = gitSync(sb.dir, sb.env, ['hash-object', '-w', '--stdin'], content).trim();
+    const slash = path.indexOf('/');
+    if (slash < 0) root.push(`100644 blob ${oid}\t${path}`);
+    else {
+      const d = path.slice(0, slash);
+      dirs.set(d, [...(dirs.get(d) ?? []), `100644 blob ${oid}\t${path.slice(slash + 1)}`]);
+    }
+  }
+  for (const [d, lines] of dirs) {
+    const oid = gitSync(sb.dir, sb.env, ['mktree'], lines.join('\n') + '\n').trim();
+    root.push(`040000 tree ${oid}\t${d}`);
+  }
+  const tree = gitSync(sb.dir, sb.env, ['mktree'], root.join('\n') + '\n').trim();
+  const commit = gitSync(sb.dir, sb.env, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'planted'], '').trim();
+  gitSync(sb.dir, sb.env, ['update-ref', ref, commit]);
+  return commit;
+}
+
+/** Every file of a task ref, by path. */
+export function readTaskFiles(sb: Sandbox, id: string): Record<string, string> {
+  const ref = `refs/lazy/tasks/${id}`;
+  const out: Record<string, string> = {};
+  for (const path of gitSync(sb.dir, sb.env, ['ls-tree', '-r', '--name-only', ref]).trim().split('\n')) {
+    out[path] = gitSync(sb.dir, sb.env, ['show', `${ref}:${path}`]);
+  }
+  return out;
+}
+
+/** A valid copy of task `from` under a new id (its task.yaml says the new id). */
+export function cloneTask(sb: Sandbox, from: string, to: string): void {
+  const files = readTaskFiles(sb, from);
+  files['task.yaml'] = files['task.yaml']!.replace(`id: ${from}`, `id: ${to}`);
+  plantTree(sb, `refs/lazy/tasks/${to}`, files);
+}

@@ -1,0 +1,67 @@
+import t from 'tap';
+import { STATUSES, type Status, categoryOf } from '../lib/model/status.js';
+import { canTransition, availableActions, EDGES, ACTIONS } from '../lib/model/table.js';
+
+// The expected table, transcribed independently from the reference state machine
+// (submitted is a forge status lazy does not have).
+const ALLOWED: Record<Status, Status[]> = {
+  backlog: ['working', 'abandoned', 'zombie'],
+  working: ['blocked', 'conflict', 'interrupted', 'zombie'],
+  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'backlog', 'zombie'],
+  conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
+  interrupted: ['working', 'pairing', 'abandoned', 'zombie'],
+  pairing: ['blocked', 'conflict', 'zombie'],
+  merging: ['complete', 'blocked', 'conflict', 'zombie'],
+  zombie: ['complete'],
+  complete: ['blocked', 'backlog'],
+  abandoned: ['backlog', 'blocked'],
+};
+
+t.test('every allowed and every refused transition', async (t) => {
+  let allowed = 0;
+  let refused = 0;
+  for (const from of STATUSES) {
+    for (const to of STATUSES) {
+      const expected = ALLOWED[from].includes(to);
+      const actor = to === 'zombie' ? 'system' : 'human';
+      t.equal(canTransition(from, to, undefined, actor), expected, `${from} → ${to} ${expected ? 'allowed' : 'refused'}`);
+      expected ? allowed++ : refused++;
+    }
+  }
+  t.equal(allowed + refused, 100);
+  t.equal(EDGES.length, allowed, 'the table has exactly the expected edges');
+});
+
+t.test('zombie is reachable only by the system actor', async (t) => {
+  for (const from of STATUSES.filter((s) => ALLOWED[s].includes('zombie'))) {
+    for (const actor of ['human', 'builder', 'agent', 'supervisor'] as const) {
+      t.notOk(canTransition(from, 'zombie', 'zombie', actor), `${actor} cannot move ${from} → zombie`);
+    }
+    t.ok(canTransition(from, 'zombie', 'zombie', 'system'), `system can move ${from} → zombie`);
+  }
+});
+
+t.test('terminal statuses are frozen except for reopen', async (t) => {
+  for (const s of ['complete', 'abandoned'] as const) {
+    t.same(availableActions(s), ['reopen'], `${s} offers only reopen`);
+    t.equal(categoryOf(s), 'terminal');
+  }
+});
+
+t.test('categories', async (t) => {
+  t.same(STATUSES.filter((s) => categoryOf(s) === 'active'), ['working', 'pairing', 'interrupted', 'merging']);
+  t.same(STATUSES.filter((s) => categoryOf(s) === 'blocked'), ['blocked', 'conflict']);
+  t.same(STATUSES.filter((s) => categoryOf(s) === null), ['backlog', 'zombie']);
+});
+
+t.test('available actions are derived from the edges', async (t) => {
+  t.same(availableActions('backlog'), ['start', 'close', 'comment', 'edit']);
+  t.same(availableActions('working'), ['stop', 'comment', 'edit']);
+  t.same(availableActions('blocked'), ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
+  t.same(availableActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
+  t.same(availableActions('zombie'), ['comment', 'edit']);
+  // Every action except the status-neutral ones appears on at least one edge.
+  for (const a of ACTIONS.filter((a) => a !== 'comment' && a !== 'edit')) {
+    t.ok(EDGES.some((e) => e.on.includes(a)), `${a} drives some transition`);
+  }
+});
