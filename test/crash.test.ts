@@ -22,7 +22,7 @@ t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
     const text = `attempt-${i}`;
     attempted.push(text);
     const op = rand() < 0.2 ? ['create', text] : ['comment', id, '-m', text];
-    const delay = Math.floor(rand() * 260);
+    const delay = Math.floor(rand() * 450);
     const r = await new Promise<{ code: number | null; signal: string | null }>((res) => {
       const c = spawn(process.execPath, [LAZY, ...op], { cwd: sb.dir, env: sb.env, stdio: 'ignore' });
       const timer = setTimeout(() => c.kill('SIGKILL'), delay);
@@ -33,9 +33,10 @@ t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
     const after = await l.json('show', id);
     t.equal(after.run.code, 0, `round ${i}: the task is readable after the kill at ${delay} ms`);
   }
-  t.ok(killed > 5, `most rounds were killed mid-flight (${killed}/${ROUNDS})`);
+  t.ok(killed > 5, `many rounds were killed mid-flight (${killed}/${ROUNDS})`);
   const v = (await l.json('show', id)).value;
   const contents = v.turns.map((x: any) => x.content);
+  t.ok(contents.length > 0, `some writes landed before or despite the kills (${contents.length})`);
   t.equal(new Set(contents).size, contents.length, 'no entry was applied twice');
   t.ok(contents.every((c: string) => attempted.includes(c)), 'every entry is one that was attempted');
   const commits = Number(gitSync(sb.dir, sb.env, ['rev-list', '--count', `refs/lazy/tasks/${id}`]).trim());

@@ -1,0 +1,68 @@
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sandbox, cli } from './helpers/env.js';
+import { sanitizeLine, sanitizeProse } from '../lib/core/sanitize.js';
+
+const NOTE = /\n\n\[lazy: \d+ control characters? (was|were) replaced with printable \\uXXXX escapes\]$/;
+
+t.test('the sanitizer escapes C0 (but tab, LF, CR), DEL and C1', async (t) => {
+  t.equal(sanitizeLine('a\u0000b'), 'a\\u0000b', 'NUL becomes six printable characters');
+  t.equal(sanitizeLine('\u0001\u001b[31m\u007f\u0085\u009f'), '\\u0001\\u001b[31m\\u007f\\u0085\\u009f');
+  t.equal(sanitizeLine('tab\tlf\ncr\r'), 'tab\tlf\ncr\r', 'tab, LF and CR pass through');
+  t.equal(sanitizeLine('naïve 日本 🎉 \u00a0'), 'naïve 日本 🎉 \u00a0', 'ordinary text passes byte-for-byte');
+  t.equal(sanitizeProse('plain'), 'plain', 'no note when nothing changed');
+  t.match(sanitizeProse('a\u0000b'), NOTE);
+  t.ok(sanitizeProse('a\u0000b').startsWith('a\\u0000b'));
+});
+
+t.test('NUL and control characters in every text intake are escaped, never rejected', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const l = cli(sb);
+  const ctl = 'x\u0001y\u001bz\u007f\u0085';
+  const esc = 'x\\u0001y\\u001bz\\u007f\\u0085';
+
+  // argv cannot carry NUL, so NUL arrives through stdin and files; other controls through argv.
+  const c1 = await l.json('create', `goal ${ctl}`, '--prompt', `prompt ${ctl}`, '--accept', `crit ${ctl}`, '--tag', `tag${ctl}`);
+  t.equal(c1.run.code, 0, 'create accepts control characters');
+  const v = c1.value;
+  t.equal(v.goal, `goal ${esc}`, 'goal: escaped, no note (single-line field)');
+  t.match(v.prompt, new RegExp(`^prompt ${esc.replace(/\\/g, '\\\\')}`));
+  t.match(v.prompt, NOTE, 'prompt: escaped with a note');
+  t.match(v.acceptance[0], NOTE, 'criterion: escaped with a note');
+  t.equal(v.tags[0], `tag${esc}`, 'tag: escaped, no note');
+
+  const file = join(sb.home, 'prompt.txt');
+  writeFileSync(file, 'from a file \u0000 with NUL');
+  const c2 = await l.json('create', 'file prompt', '--prompt-file', file);
+  t.match(c2.value.prompt, /^from a file \\u0000 with NUL/);
+  t.match(c2.value.prompt, NOTE);
+
+  const c3 = await lStdin(l, 'stdin prompt \u0000 NUL\n', 'create', 'stdin goal', '--json');
+  t.match(JSON.parse(c3.stdout).prompt, /^stdin prompt \\u0000 NUL/, 'prompt on stdin');
+
+  const id = v.id;
+  t.equal((await l.input('comment \u0000 NUL\n', 'comment', id)).code, 0, 'comment with NUL on stdin');
+  t.equal((await l('comment', id, '-m', `comment ${ctl}`)).code, 0, 'comment with controls in -m');
+  const turns = (await l.json('show', id)).value.turns;
+  t.match(turns[0].content, /^comment \\u0000 NUL\n/);
+  t.match(turns[0].content, NOTE);
+  t.match(turns[1].content, new RegExp(`^comment ${esc.replace(/\\/g, '\\\\')}`));
+
+  const closed = await l.json('close', id, '-m', `reason ${ctl}`);
+  t.match(closed.value.changelog.at(-1).reason, NOTE, 'close reason');
+  const reopened = await l.json('reopen', id, '--reason', `again ${ctl}`);
+  t.match(reopened.value.changelog.at(-1).reason, NOTE, 'reopen reason');
+  const id2 = (await l.json('create', 'r')).value.id;
+  await l('close', id2);
+  await l('reopen', id2);
+  t.equal((await l.json('show', id2)).value.status, 'backlog');
+
+  // Everything stored still reads back cleanly.
+  t.equal((await l('doctor')).code, 0);
+});
+
+function lStdin(l: ReturnType<typeof cli>, input: string, ...args: string[]) {
+  return l.input(input, ...args);
+}
