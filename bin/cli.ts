@@ -9,6 +9,7 @@ import * as close from './commands/close.js';
 import * as reject from './commands/reject.js';
 import * as reopen from './commands/reopen.js';
 import * as doctor from './commands/doctor.js';
+import * as demo from './commands/demo.js';
 import { exitCode, outputOf } from './run.js';
 import { reportError } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
@@ -18,7 +19,7 @@ import { usageError } from '../lib/core/errors.js';
 
 declare const LAZY_VERSION: string;
 
-const COMMANDS = [init, create, list, show, log, comment, close, reject, reopen, doctor];
+const COMMANDS = [init, create, list, show, log, comment, close, reject, reopen, doctor, demo];
 
 export async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes('--json');
