@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../core/fsutil.js';
+import { usageError, LazyError, EXIT } from '../core/errors.js';
+import type { Signature } from '../core/actor.js';
+import type { Repo } from '../core/repo.js';
+import type { Json } from '../model/docs.js';
+import { CONFIG_FILE, CONFIG_REF } from './layout.js';
+import { casRef } from './refs.js';
+import { readDoc, writeDoc } from './validate.js';
+import { ObjectWriter } from './writer.js';
+import type { ObjectReader } from './objects.js';
+import { parseCommit, parseTree } from './objects.js';
+import { withLock } from './lock.js';
+
+// Shared settings live in refs/lazy/config (validated, versioned, pushed with the
+// tasks); per-clone overrides in .git/lazy/config.yaml are never pushed. A read
+// merges the two, local winning.
+
+export type Config = {
+  agent?: string;
+  agents?: Record<string, { command?: string; adapter?: 'claude' | 'codex' | 'command'; args?: string; permission_mode?: string; interactive?: string }>;
+  protected?: string[];
+  worktree_dir?: string;
+  watchdog_ms?: number;
+  stop_grace_ms?: number;
+  retry_base_ms?: number;
+  retry_unreachable_max?: number;
+  retry_transient_max?: number;
+  crash_window_ms?: number;
+};
+
+const INT_KEYS = new Set(['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_unreachable_max', 'retry_transient_max', 'crash_window_ms']);
+const LIST_KEYS = new Set(['protected']);
+const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive']);
+
+export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
+
+export interface ConfigSnapshot { shared: Config; local: Config; merged: Config; tip: string | null }
+
+async function readShared(repo: Repo, objects: ObjectReader): Promise<{ config: Config; tip: string | null }> {
+  const commit = await objects.read(CONFIG_REF);
+  if (!commit) return { config: {}, tip: null };
+  const tree = commit.type === 'commit' ? await objects.read(parseCommit(commit.data).tree) : null;
+  const entry = tree ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
+  const blob = entry ? await objects.read(entry.oid) : null;
+  if (!blob) throw new LazyError('invalid_data', `${CONFIG_REF} has no ${CONFIG_FILE}`, EXIT.invalidData, { ref: CONFIG_REF, object: commit.oid, path: '/' });
+  const config = await readDoc<Config>('config', blob.data.toString('utf8'), { ref: CONFIG_REF, object: blob.oid, file: CONFIG_FILE });
+  return { config, tip: commit.oid };
+}
+
+async function readLocal(repo: Repo): Promise<Config> {
+  let text: string;
+  try { text = readFileSync(localConfigPath(repo), 'utf8'); } catch { return {}; }
+  return readDoc<Config>('config', text, { ref: '(local)', file: localConfigPath(repo) });
+}
+
+function merge(a: Config, b: Config): Config {
+  const agents: NonNullable<Config['agents']> = { ...a.agents };
+  for (const [k, v] of Object.entries(b.agents ?? {})) agents[k] = { ...agents[k], ...v };
+  return { ...a, ...b, ...(a.agents || b.agents ? { agents } : {}) };
+}
+
+export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<ConfigSnapshot> {
+  const [{ config: shared, tip }, local] = await Promise.all([readShared(repo, objects), readLocal(repo)]);
+  return { shared, local, merged: merge(shared, local), tip };
+}
+
+/** Parses `agents.<name>.<field>` and top-level keys into a path, refusing unknown ones. */
+export function keyPath(key: string): string[] {
+  const parts = key.split('.');
+  if (parts.length === 1 && (INT_KEYS.has(key) || LIST_KEYS.has(key) || key === 'agent' || key === 'worktree_dir')) return parts;
+  if (parts.length === 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(parts[1]!) && AGENT_FIELDS.has(parts[2]!)) return parts;
+  throw usageError(`unknown setting '${key}' (see lazy config --help for the keys)`);
+}
+
+function coerce(key: string, value: string): Json {
+  if (INT_KEYS.has(key)) {
+    if (!/^\d+$/.test(value.trim())) throw usageError(`${key} takes a whole number (got '${value}')`);
+    return Number(value.trim());
+  }
+  if (LIST_KEYS.has(key)) return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value;
+}
+
+export function getPath(c: Config, path: string[]): Json | undefined {
+  let cur: unknown = c;
+  for (const p of path) cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[p] : undefined;
+  return cur as Json | undefined;
+}
+
+function setPath(c: Config, path: string[], value: Json | undefined): Config {
+  const out = structuredClone(c) as Record<string, any>;
+  let cur = out;
+  for (const p of path.slice(0, -1)) cur = cur[p] ??= {};
+  if (value === undefined) delete cur[path.at(-1)!];
+  else cur[path.at(-1)!] = value;
+  if (path[0] === 'agents' && value === undefined && Object.keys(out.agents?.[path[1]!] ?? {}).length === 0) delete out.agents[path[1]!];
+  return out as Config;
+}
+
+/** Sets (or with value undefined, unsets) one key in the shared ref or the local file. */
+export async function writeConfig(repo: Repo, objects: ObjectReader, person: () => Promise<Signature>, key: string, value: string | undefined, local: boolean): Promise<Config> {
+  const path = keyPath(key);
+  const json = value === undefined ? undefined : coerce(key, value);
+  if (local) {
+    const next = setPath(await readLocal(repo), path, json);
+    await writeFileAtomic(localConfigPath(repo), writeDoc('config', next, { ref: '(local)', file: localConfigPath(repo) }));
+    return next;
+  }
+  return withLock(repo.lazyDir, 'config', async () => {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const { config, tip } = await readShared(repo, objects);
+      const next = setPath(config, path, json);
+      const w = new ObjectWriter(repo.commonDir);
+      const blob = await w.blob(writeDoc('config', next, { ref: CONFIG_REF, file: CONFIG_FILE }));
+      const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
+      const what = value === undefined ? `unset ${key}` : `set ${key}`;
+      const commit = await w.commit({ tree, parents: tip ? [tip] : [], message: `lazy: config ${what}\n\nLazy-Op: config\n`, author: await person() });
+      if (await casRef(repo.cwd, CONFIG_REF, commit, tip, `lazy: config ${what}`) === 'ok') return next;
+    }
+    throw new LazyError('contention', 'the shared config kept changing under this write; try again', EXIT.busy);
+  });
+}
