@@ -10,6 +10,16 @@ import * as reject from './commands/reject.js';
 import * as reopen from './commands/reopen.js';
 import * as doctor from './commands/doctor.js';
 import * as demo from './commands/demo.js';
+import * as start from './commands/start.js';
+import * as unblock from './commands/unblock.js';
+import * as answer from './commands/answer.js';
+import * as resume from './commands/resume.js';
+import * as ask from './commands/ask.js';
+import * as stop from './commands/stop.js';
+import * as wait from './commands/wait.js';
+import * as pair from './commands/pair.js';
+import * as config from './commands/config.js';
+import * as supervise from './commands/supervise.js';
 import { exitCode, outputOf } from './run.js';
 import { reportError } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
@@ -19,7 +29,10 @@ import { usageError } from '../lib/core/errors.js';
 
 declare const LAZY_VERSION: string;
 
-const COMMANDS = [init, create, list, show, log, comment, close, reject, reopen, doctor, demo];
+const COMMANDS = [
+  init, create, list, show, log, comment, start, unblock, answer, resume, ask, stop, wait, pair,
+  close, reject, reopen, config, doctor, demo, supervise,
+];
 
 export async function main(argv: string[]): Promise<number> {
   const wantsJson = argv.includes('--json');

@@ -9,6 +9,8 @@ const vm = require('node:vm');
 const Module = require('node:module');
 
 const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
+// Supervisors are started through this same entry point.
+process.env.LAZY_CLI = process.env.LAZY_CLI || __filename;
 const cacheFile = `${file}.${process.version}-${process.arch}.cache`;
 
 let source;

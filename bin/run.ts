@@ -1,5 +1,8 @@
-import { fstatSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { fstatSync, readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
 import { emit, reportError, type Output } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
@@ -14,11 +17,11 @@ export const setExitCode = (code: number) => { exitCode = code; };
 
 export const outputOf = (a: GlobalArgs): Output => ({ json: !!a.json });
 
-export async function run<T>(a: GlobalArgs, op: (app: App) => Promise<T>, text: (v: T) => string, exit?: (v: T) => number): Promise<void> {
+export async function run<T>(a: GlobalArgs, op: (app: App) => Promise<T>, text: (v: T) => string, exit?: (v: T) => number, opts: { reconcile?: boolean } = {}): Promise<void> {
   const out = outputOf(a);
   let app: App | undefined;
   try {
-    app = await openApp({ cwd: resolve(a.C ?? process.cwd()), json: out.json });
+    app = await openApp({ cwd: resolve(a.C ?? process.cwd()), json: out.json, reconcile: opts.reconcile });
     const value = await op(app);
     emit(out, value, text);
     if (exit) exitCode = exit(value);
@@ -51,9 +54,30 @@ export function readStdinText(): string | undefined {
   }
 }
 
-/** -m TEXT, else stdin; a required text that is missing is a usage error. */
+/** -m TEXT, else stdin, else $EDITOR on a terminal; a required text that is missing is a usage error. */
 export function messageArg(m: string | undefined, what: string, required: boolean): string | undefined {
-  const text = m ?? readStdinText();
-  if (required && (text === undefined || !text.trim())) throw usageError(`${what} is required: pass -m TEXT or pipe it on stdin`);
+  const text = m ?? readStdinText() ?? (required ? fromEditor(what) : undefined);
+  if (required && (text === undefined || !text.trim())) throw usageError(`${what} is required: pass -m TEXT, pipe it on stdin, or set $EDITOR`);
   return text;
+}
+
+/** Opens $EDITOR on a terminal; lines starting with '#' are instructions and are dropped. */
+function fromEditor(what: string): string | undefined {
+  const editor = process.env.VISUAL || process.env.EDITOR;
+  if (!editor || !process.stdin.isTTY) return undefined;
+  const file = join(mkdtempSync(join(tmpdir(), 'lazy-')), 'MESSAGE.txt');
+  writeFileSync(file, `\n# Write ${what} above. Lines starting with '#' are ignored; an empty message aborts.\n`);
+  const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
+  if (r.status !== 0) return undefined;
+  return readFileSync(file, 'utf8').split('\n').filter((l) => !l.startsWith('#')).join('\n').trim() || undefined;
+}
+
+export interface FollowArgs { follow?: boolean }
+
+/** --follow: stream the turn's output until the task leaves working, then report where it landed. */
+export async function maybeFollow<T extends { task: TaskView }>(app: App, a: GlobalArgs & FollowArgs, r: T): Promise<T> {
+  if (!a.follow || r.task.status !== 'working') return r;
+  const { followTask } = await import('../lib/ops/follow.js');
+  const task = await followTask(app, r.task.id, (s) => { if (!a.json) process.stdout.write(s); });
+  return { ...r, task };
 }

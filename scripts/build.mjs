@@ -53,4 +53,9 @@ async function bundle() {
 
 const names = compileValidators();
 await bundle();
+// bin/lazy.cjs runs the bundle through vm.Script, which cannot serve a real import():
+// every dynamic import must have been bundled into a lazy require.
+if (/\bimport\(/.test(readFileSync(join(root, 'dist', 'cli.cjs'), 'utf8'))) {
+  throw new Error('dist/cli.cjs contains a dynamic import() esbuild did not bundle (a node: builtin imported dynamically?)');
+}
 console.log(`built dist/cli.cjs (validators: ${names.join(', ')})`);

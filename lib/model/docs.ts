@@ -73,7 +73,25 @@ export interface StatusEntry extends EntryBase {
   details?: { [k: string]: Json };
 }
 
-export type EntryKind = 'turns' | 'changelog';
+/** A turn's commits touched a protected path; pending until a human decides. */
+export interface ViolationEntry extends EntryBase {
+  file: string;
+  pattern?: string;
+  run: string;
+  commit: string;
+  /** The task branch before the run; a revert restores the file from here. */
+  base: string;
+}
+
+/** An explicit approve/revert of one protected file; sticky once made. */
+export interface DecisionEntry extends EntryBase {
+  file: string;
+  decision: 'approve' | 'revert';
+  /** The commit that restored the file, for a revert. */
+  commit?: string;
+}
+
+export type EntryKind = 'turns' | 'changelog' | 'violations' | 'decisions';
 
 /** Everything read from one task ref, validated. */
 export interface TaskDocs {
@@ -84,4 +102,6 @@ export interface TaskDocs {
   sessions: SessionDoc[];
   turns: TurnEntry[];
   changelog: StatusEntry[];
+  violations: ViolationEntry[];
+  decisions: DecisionEntry[];
 }

@@ -1,13 +1,14 @@
 import type { Actor, Person } from '../core/actor.js';
 import { categoryOf, isTerminal, type Category, type Status } from './status.js';
 import { availableActions, canTransition, type Action } from './table.js';
-import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, Json } from './docs.js';
+import { attentionOf, type Attention } from './attention.js';
+import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry, Json } from './docs.js';
 
 // Derived state: status, sequence numbers, pending feedback and counters are computed
 // from the append-only entries on every read, never stored.
 
 /** Total order of entries: Lamport clock, ties broken by entry id. Never wall-clock time. */
-export function byClock<T extends { clock: number; id: string }>(a: T, b: T): number {
+export function byClock(a: { clock: number; id: string }, b: { clock: number; id: string }): number {
   return a.clock - b.clock || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
@@ -84,6 +85,14 @@ export interface TaskView extends Omit<TaskDoc, 'clock'> {
   sessions: SessionDoc[];
   consecutive_interruptions: number;
   pending_feedback: string[];
+  /** What a human must do about the task, when anything; derived, never stored. */
+  attention: Attention | null;
+  /** Protected files a turn touched that still wait for an approve/revert decision. */
+  pending_violations: PendingViolation[];
+  /** The run the latest move into working launched (what an outcome must match). */
+  current_run: string | null;
+  /** The agent's own session id, as the latest agent turn reported it (resume target). */
+  agent_session_id: string | null;
   /** Status changes a concurrent edit on another clone made that the merged history set aside. */
   concurrent_changes: ChangeView[];
   turns: TurnView[];
@@ -96,9 +105,9 @@ const changeView = (e: StatusEntry, setAside: boolean): ChangeView => ({
   details: e.details ?? null, set_aside: setAside,
 });
 
-export function maxClock(docs: Pick<TaskDocs, 'task' | 'sessions' | 'turns' | 'changelog'>): number {
+export function maxClock(docs: Omit<TaskDocs, 'id' | 'tip'>): number {
   let m = docs.task.clock;
-  for (const list of [docs.sessions, docs.turns, docs.changelog]) for (const d of list) if (d.clock > m) m = d.clock;
+  for (const list of [docs.sessions, docs.turns, docs.changelog, docs.violations, docs.decisions]) for (const d of list) if (d.clock > m) m = d.clock;
   return m;
 }
 
@@ -120,6 +129,7 @@ export function foldTask(docs: TaskDocs): TaskView {
   const open = sessions.filter((s) => s.ended_at === null);
   const last = [...changelog, ...turns].sort(byClock).at(-1);
   const { clock: _clock, ...task } = docs.task;
+  const crashes = consecutiveInterruptions(replay.applied);
   return {
     ...task,
     status,
@@ -130,12 +140,38 @@ export function foldTask(docs: TaskDocs): TaskView {
     updated_at: last?.timestamp ?? docs.task.created_at,
     session: open.at(-1) ?? null,
     sessions,
-    consecutive_interruptions: consecutiveInterruptions(replay.applied),
+    consecutive_interruptions: crashes,
+    attention: attentionOf(status, changelog.filter((c) => !c.set_aside), turns, crashes),
     pending_feedback: turns.filter((t) => t.feedback === 'pending').map((t) => t.id),
+    pending_violations: pendingViolations(docs),
+    current_run: [...replay.applied].reverse().find((e) => e.to === 'working')?.run ?? null,
+    agent_session_id: latestSessionId(turns),
     concurrent_changes: changelog.filter((c) => c.set_aside),
     turns,
     changelog,
   };
+}
+
+export interface PendingViolation { file: string; run: string; commit: string; base: string; since: string }
+
+/** A file is pending while its latest violation has no decision after it; decisions are sticky. */
+export function pendingViolations(docs: Pick<TaskDocs, 'violations' | 'decisions'>): PendingViolation[] {
+  const latest = new Map<string, ViolationEntry>();
+  for (const v of [...docs.violations].sort(byClock)) latest.set(v.file, v);
+  const out: PendingViolation[] = [];
+  for (const [file, v] of latest) {
+    const decided = docs.decisions.some((d) => d.file === file && byClock(d, v) > 0);
+    if (!decided) out.push({ file, run: v.run, commit: v.commit, base: v.base, since: v.timestamp });
+  }
+  return out.sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+function latestSessionId(turns: TurnView[]): string | null {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const sid = turns[i]!.details?.agent_session_id;
+    if (typeof sid === 'string') return sid;
+  }
+  return null;
 }
 
 export const isFrozen = (v: Pick<TaskView, 'status'>) => isTerminal(v.status);

@@ -1,15 +1,42 @@
 import { openRepo, type Repo } from '../core/repo.js';
 import { Store } from '../store/store.js';
+import { loadConfig, type Config } from '../store/config.js';
 import type { Output } from '../output/emit.js';
+import { warn } from '../output/emit.js';
 
-// What every command runs with: the repository, the store, and how to print.
-export interface App { repo: Repo; store: Store; out: Output }
+// What every command runs with: the repository, the store, the merged config (read on
+// first use), and how to print.
+export interface App {
+  repo: Repo;
+  store: Store;
+  out: Output;
+  /** The entry point supervisors are started through. */
+  cliPath: string;
+  config(): Promise<Config>;
+}
 
-export interface AppOptions { cwd: string; json: boolean }
+export interface AppOptions { cwd: string; json: boolean; reconcile?: boolean }
 
 export async function openApp(o: AppOptions): Promise<App> {
   const repo = await openRepo(o.cwd);
-  return { repo, store: new Store(repo), out: { json: o.json } };
+  const store = new Store(repo);
+  let config: Promise<Config> | undefined;
+  const app: App = {
+    repo, store, out: { json: o.json },
+    cliPath: process.env.LAZY_CLI ?? process.argv[1]!,
+    config: () => (config ??= loadConfig(repo, store.reader.objects).then((c) => c.merged)),
+  };
+  if (o.reconcile !== false) await reconcileNow(app);
+  return app;
+}
+
+/** The reconcile pass every command starts with; cheap (one readdir) when nothing runs here. */
+export async function reconcileNow(app: App): Promise<void> {
+  const { listActive } = await import('../agents/runs.js');
+  if (listActive(app.repo.lazyDir).length === 0) return;
+  const { reconcile } = await import('../reconcile/reconcile.js');
+  const actions = await reconcile({ repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config });
+  for (const a of actions) if (a.action === 'skipped') warn(`reconcile skipped task ${a.task}: ${a.detail}`);
 }
 
 export function closeApp(app: App): void {

@@ -1,10 +1,9 @@
 import { mkdirSync, readFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { App } from './app.js';
+import { WORKTREES_DIR } from '../workspace/worktree.js';
 
 export interface InitReport { repository: string; lazy_dir: string; actions: string[] }
-
-export const WORKTREES_DIR = '.lazy';
 
 /** Prepares the repository; every step checks before it acts, so rerunning is safe. */
 export async function initRepo(app: App): Promise<InitReport> {

@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
 import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
@@ -25,7 +26,40 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
     .map((r) => ({ ...r, available_actions: availableActions(r.status as Status), category: categoryOf(r.status as Status) }));
 }
 
-export async function showTask(app: App, idArg: string): Promise<TaskView> {
+/** show's view: the task plus what only this machine knows (worktree, the running turn's log). */
+export interface ShownTask extends TaskView {
+  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+  interrupt: { [k: string]: unknown } | null;
+  worktree: string | null;
+  run: { id: string; host: string | null; heartbeat_age_s: number | null; log: string[] } | null;
+}
+
+export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
-  return app.store.view(id);
+  const v = await app.store.view(id);
+  const usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+  for (const t of v.turns) {
+    const u = t.details?.usage as Record<string, unknown> | undefined;
+    if (u) { usage.input_tokens += Number(u.input_tokens) || 0; usage.output_tokens += Number(u.output_tokens) || 0; }
+    usage.cost_usd += Number(t.details?.cost_usd) || 0;
+  }
+  const lastInterrupt = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'interrupted');
+  const lastRun = [...v.turns].reverse().find((t) => t.run)?.run ?? null;
+  const runId = v.current_run ?? lastRun;
+  let run: ShownTask['run'] = null;
+  if (runId) {
+    const { readRun, logTail, runDir, runFiles } = await import('../agents/runs.js');
+    const rec = readRun(app.repo.lazyDir, runId);
+    let age: number | null = null;
+    try { age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000); } catch { /* not here */ }
+    run = { id: runId, host: rec?.host ?? null, heartbeat_age_s: age, log: logTail(app.repo.lazyDir, runId, 20) };
+  }
+  const { worktreePath } = await import('../workspace/worktree.js');
+  const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
+  return {
+    ...v, usage,
+    interrupt: lastInterrupt ? { at: lastInterrupt.timestamp, reason: lastInterrupt.reason, trigger: lastInterrupt.trigger, ...(lastInterrupt.details ?? {}) } : null,
+    worktree: wt && existsSync(wt) ? wt : null,
+    run,
+  };
 }

@@ -13,7 +13,7 @@ export function renderList(rows: ListedTask[]): string {
   );
 }
 
-const who = (actor: string, person: { name: string } | null) => (person && actor !== 'system' ? `${person.name} (${actor})` : actor);
+const who = (actor: string, person: { name: string } | null) => (person && actor !== 'system' && actor !== 'agent' ? `${person.name} (${actor})` : actor);
 
 function turnLine(t: TurnView): string {
   const mark = t.feedback === 'pending' ? ' [feedback pending]' : t.feedback === 'consumed' ? ' [feedback delivered]' : '';

@@ -1,7 +1,7 @@
 import type { Actor, Person } from '../core/actor.js';
 import { randomId } from '../core/ids.js';
 import { notAllowed } from '../core/errors.js';
-import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry } from '../model/docs.js';
+import type { DecisionEntry, SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry } from '../model/docs.js';
 import { foldTask, maxClock, type TaskView } from '../model/fold.js';
 import { availableActions, canTransition, type Trigger } from '../model/table.js';
 import type { Status } from '../model/status.js';
@@ -16,6 +16,8 @@ type TurnInput = Omit<TurnEntry, 'id' | 'clock' | 'timestamp' | 'actor' | 'perso
 export class Draft {
   readonly turns: TurnEntry[] = [];
   readonly changes: StatusEntry[] = [];
+  readonly violations: ViolationEntry[] = [];
+  readonly decisions: DecisionEntry[] = [];
   readonly sessions = new Map<string, SessionDoc>();
   task: TaskDoc | undefined;
   op: string;
@@ -40,7 +42,10 @@ export class Draft {
 
   turn(t: TurnInput): TurnEntry {
     const { actor, ...rest } = t;
-    const e: TurnEntry = { ...this.stamp(actor), ...rest };
+    const stamp = this.stamp(actor);
+    // An agent's own reply is not a person's action: it carries no git identity.
+    if (t.role === 'agent') delete (stamp as { person?: unknown }).person;
+    const e: TurnEntry = { ...stamp, ...rest };
     this.turns.push(e);
     return e;
   }
@@ -55,6 +60,18 @@ export class Draft {
     const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...extra };
     this.changes.push(e);
     this.current = to;
+    return e;
+  }
+
+  violation(v: Omit<ViolationEntry, 'id' | 'clock' | 'timestamp' | 'actor' | 'person'>): ViolationEntry {
+    const e: ViolationEntry = { ...this.stamp('system'), ...v };
+    this.violations.push(e);
+    return e;
+  }
+
+  decide(v: Omit<DecisionEntry, 'id' | 'clock' | 'timestamp' | 'actor' | 'person'>): DecisionEntry {
+    const e: DecisionEntry = { ...this.stamp(), ...v };
+    this.decisions.push(e);
     return e;
   }
 
@@ -78,7 +95,7 @@ export class Draft {
   }
 
   get empty(): boolean {
-    return !this.task && this.turns.length === 0 && this.changes.length === 0 && this.sessions.size === 0;
+    return !this.task && this.sessions.size === 0 && this.turns.length + this.changes.length + this.violations.length + this.decisions.length === 0;
   }
 
   /** The task as it will read after this draft is committed. */
@@ -90,6 +107,8 @@ export class Draft {
       sessions,
       turns: [...this.docs.turns, ...this.turns],
       changelog: [...this.docs.changelog, ...this.changes],
+      violations: [...this.docs.violations, ...this.violations],
+      decisions: [...this.docs.decisions, ...this.decisions],
     });
   }
 

@@ -9,7 +9,7 @@ export const taskRef = (id: string) => TASKS_NS + id;
 
 export const TASK_FILE = 'task.yaml';
 export const SESSIONS_DIR = 'sessions';
-export const ENTRY_DIRS: readonly EntryKind[] = ['turns', 'changelog'];
+export const ENTRY_DIRS: readonly EntryKind[] = ['turns', 'changelog', 'violations', 'decisions'];
 export const CONFIG_FILE = 'config.yaml';
 
 const CLOCK_WIDTH = 10;

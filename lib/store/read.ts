@@ -1,9 +1,9 @@
 import { invalidData, LazyError, notFound } from '../core/errors.js';
-import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry } from '../model/docs.js';
+import type { EntryKind, SessionDoc, TaskDoc, TaskDocs } from '../model/docs.js';
 import { replayStatus } from '../model/fold.js';
 import { ObjectReader, parseCommit, parseTree, type TreeEntry } from './objects.js';
 import { ENTRY_DIRS, parseEntryName, SESSIONS_DIR, TASK_FILE, taskRef } from './layout.js';
-import { readDoc, type DocKind } from './validate.js';
+import { ENTRY_SCHEMA, readDoc, type DocKind } from './validate.js';
 
 // Reads task trees in rounds (commits, root trees, subtrees, blobs), many tasks per
 // round, through one cat-file process. Every document is schema-checked; a bad task
@@ -100,16 +100,17 @@ export class TaskReader {
       ...[...w.snap!.dirs].flatMap(([dir, entries]) => entries.map((x) => ({ w, file: `${dir}/${x.name}`, oid: x.oid }))),
     ]);
     const blobObjs = await this.objects.readMany(blobs.map((b) => b.oid));
-    const docsOf = new Map<Work, { task?: TaskDoc; sessions: SessionDoc[]; turns: TurnEntry[]; changelog: StatusEntry[] }>();
+    type Collected = Omit<TaskDocs, 'id' | 'tip' | 'task'> & { task?: TaskDoc };
+    const docsOf = new Map<Work, Collected>();
     await Promise.all(blobs.map(async (b, i) => {
       if (b.w.error) return;
       const o = blobObjs[i];
       if (!o || o.type !== 'blob') return fail(b.w, `${b.file} is missing`, { object: b.oid, file: b.file });
       const where = { ref: b.w.ref, object: b.oid, file: b.file };
       let d = docsOf.get(b.w);
-      if (!d) docsOf.set(b.w, (d = { sessions: [], turns: [], changelog: [] }));
+      if (!d) docsOf.set(b.w, (d = { sessions: [], turns: [], changelog: [], violations: [], decisions: [] }));
       const dir = b.file.includes('/') ? b.file.slice(0, b.file.indexOf('/')) : '';
-      const kind: DocKind = dir === '' ? 'task' : dir === SESSIONS_DIR ? 'session' : dir === 'turns' ? 'turn' : 'statusChange';
+      const kind: DocKind = dir === '' ? 'task' : dir === SESSIONS_DIR ? 'session' : ENTRY_SCHEMA[dir as EntryKind];
       try {
         const doc = await readDoc<{ id: string; clock: number }>(kind, o.data.toString('utf8'), where);
         const name = b.file.slice(dir.length + 1);
@@ -122,7 +123,7 @@ export class TaskReader {
           if (!named || named.id !== doc.id || named.clock !== doc.clock) {
             throw invalidData(`${b.w.ref}:${b.file} does not match its id/clock (${doc.id}@${doc.clock})`, { ...where, path: '/id' });
           }
-          (kind === 'turn' ? d.turns : d.changelog).push(doc as never);
+          (d[dir as EntryKind] as unknown[]).push(doc);
         }
       } catch (e) {
         b.w.error ??= e instanceof LazyError ? e : invalidData(String(e), where);
@@ -138,7 +139,7 @@ export class TaskReader {
       }
       if (w.error) { out.set(w.id, w.error); continue; }
       out.set(w.id, {
-        docs: { id: w.id, tip: w.tip!, task: d!.task!, sessions: d!.sessions, turns: d!.turns, changelog: d!.changelog },
+        docs: { ...d!, id: w.id, tip: w.tip!, task: d!.task! },
         snap: w.snap!,
       });
     }

@@ -3,7 +3,7 @@ import { thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { LazyError, EXIT } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
-import type { TaskDoc, TaskDocs } from '../model/docs.js';
+import type { EntryKind, TaskDoc, TaskDocs } from '../model/docs.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import { Draft, type Ctx } from './draft.js';
 import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
@@ -11,7 +11,7 @@ import { ObjectWriter, type TreeItem } from './writer.js';
 import { casRef } from './refs.js';
 import { withLock } from './lock.js';
 import { entryName, sessionName, SESSIONS_DIR, TASK_FILE, taskRef } from './layout.js';
-import { writeDoc, type DocKind } from './validate.js';
+import { ENTRY_SCHEMA, writeDoc, type DocKind } from './validate.js';
 import type { TreeEntry } from './objects.js';
 
 // The write protocol. Under the task's lock: read the tip, plan the mutation against
@@ -61,7 +61,7 @@ export class Store {
       const id = randomId();
       const { ctx, sig } = await this.ctx();
       const task: TaskDoc = { id, ...fields, created_at: ctx.now, created_by: { actor: ctx.actor, ...ctx.person }, clock: 1 };
-      const docs: TaskDocs = { id, tip: '', task, sessions: [], turns: [], changelog: [] };
+      const docs: TaskDocs = { id, tip: '', task, sessions: [], turns: [], changelog: [], violations: [], decisions: [] };
       const draft = new Draft(docs, foldTask(docs), ctx, 'create');
       draft.summary = task.goal;
       draft.created();
@@ -109,8 +109,12 @@ export class Store {
       list.push(oid.then((o) => ({ mode: '100644', name, oid: o })));
       dirAdds.set(dir, list);
     };
-    for (const t of draft.turns) add('turns', entryName(t.clock, t.id), blob('turn', `turns/${entryName(t.clock, t.id)}`, t));
-    for (const c of draft.changes) add('changelog', entryName(c.clock, c.id), blob('statusChange', `changelog/${entryName(c.clock, c.id)}`, c));
+    const entries: [EntryKind, { clock: number; id: string }[]][] = [
+      ['turns', draft.turns], ['changelog', draft.changes], ['violations', draft.violations], ['decisions', draft.decisions],
+    ];
+    for (const [dir, list] of entries) {
+      for (const e of list) add(dir, entryName(e.clock, e.id), blob(ENTRY_SCHEMA[dir], `${dir}/${entryName(e.clock, e.id)}`, e));
+    }
     for (const s of draft.sessions.values()) add(SESSIONS_DIR, sessionName(s.id), blob('session', `${SESSIONS_DIR}/${sessionName(s.id)}`, s));
     const taskDoc = draft.task ?? (creating ? draft.docs.task : undefined);
     const taskOid = taskDoc ? blob('task', TASK_FILE, taskDoc) : undefined;

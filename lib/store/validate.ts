@@ -2,13 +2,16 @@ import * as validators from '#validators';
 import type { Validator } from '#validators';
 import { invalidData, LazyError } from '../core/errors.js';
 import { decodeYaml, encodeYaml, YamlError } from './yaml.js';
-import type { Json } from '../model/docs.js';
+import type { EntryKind, Json } from '../model/docs.js';
 
 // Invariant: no document is committed or believed without passing its schema.
 
-export type DocKind = 'task' | 'session' | 'turn' | 'statusChange' | 'config';
+export type DocKind = 'task' | 'session' | 'turn' | 'statusChange' | 'violation' | 'decision' | 'config';
 
 const byKind: Record<DocKind, Validator> = validators;
+
+/** The schema of each append-only entry directory. */
+export const ENTRY_SCHEMA: Record<EntryKind, DocKind> = { turns: 'turn', changelog: 'statusChange', violations: 'violation', decisions: 'decision' };
 
 /** Where a document lives, so an error can name the ref, the object and the failing path. */
 export interface Where { ref: string; object?: string; file: string }

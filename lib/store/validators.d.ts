@@ -6,3 +6,6 @@ export const session: Validator;
 export const turn: Validator;
 export const statusChange: Validator;
 export const config: Validator;
+export const envelope: Validator;
+export const violation: Validator;
+export const decision: Validator;

@@ -1,0 +1,12 @@
+import type { Argv } from 'yargs';
+import { run, type GlobalArgs } from '../run.js';
+import { renderStopped } from '../../lib/output/turns.js';
+
+export const command = 'stop <id>';
+export const describe = 'Stop a running turn: SIGTERM, then SIGKILL after a grace period; no auto-resume';
+export const builder = (y: Argv) => y.positional('id', { type: 'string' });
+
+export const handler = (a: GlobalArgs & { id: string }) => run(a, async (app) => {
+  const { stopTask } = await import('../../lib/ops/stop.js');
+  return stopTask(app, String(a.id));
+}, renderStopped);

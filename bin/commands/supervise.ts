@@ -1,0 +1,19 @@
+import type { Argv } from 'yargs';
+import { resolve } from 'node:path';
+import { setExitCode } from '../run.js';
+
+// Hidden: the detached per-turn supervisor that lazy start/unblock/resume launch.
+export const command = '__supervise <run>';
+export const describe = false;
+export const builder = (y: Argv) => y.positional('run', { type: 'string' });
+
+export const handler = async (a: { run: string }) => {
+  const { openApp, closeApp } = await import('../../lib/ops/app.js');
+  const { supervise } = await import('../../lib/agents/supervisor.js');
+  const app = await openApp({ cwd: resolve(process.cwd()), json: false, reconcile: false });
+  try {
+    setExitCode(await supervise({ lazyDir: app.repo.lazyDir, store: app.store, config: await app.config() }, String(a.run)));
+  } finally {
+    closeApp(app);
+  }
+};

@@ -1,0 +1,117 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Repo } from '../core/repo.js';
+import { identityOf, thisHost } from '../core/proc.js';
+import { randomId } from '../core/ids.js';
+import { external } from '../core/errors.js';
+import type { Actor } from '../core/actor.js';
+import type { Store } from '../store/store.js';
+import type { Draft } from '../store/draft.js';
+import type { Config } from '../store/config.js';
+import type { TaskView } from '../model/fold.js';
+import type { Status } from '../model/status.js';
+import { taskBranch } from '../workspace/branch.js';
+import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace/worktree.js';
+import { resolveAgent } from './registry.js';
+import type { AgentSpec } from './adapter.js';
+import { withEnvelope } from './prompt.js';
+import { clearActive, markActive, runDir, runFiles, writeRun, type RunKind, type RunRecord } from './runs.js';
+import { resolveExecutable } from './which.js';
+
+// Launching a turn: prepare the worktree, mark the run active on this machine, commit
+// the turn that starts it (feedback is recorded before anything runs), then start a
+// detached supervisor and return. Nothing waits for the agent.
+
+export interface TurnPlan {
+  /** The agent's prompt, built from the draft after the planner's own turns. */
+  prompt: string;
+  restore?: Status;
+  /** Merge the task's upstream into its branch first (only on a clean worktree). */
+  mergeUpstream?: boolean;
+  /** Feedback turns the prompt delivers (default: everything pending). */
+  consumes?: string[];
+}
+
+export interface LaunchInput {
+  id: string;
+  op: string;
+  actor?: Actor;
+  kind?: RunKind;
+  agent?: string;
+  config: Config;
+  /** Adds the launching turn and the move into working; receives the run id to stamp. */
+  plan(d: Draft, run: { id: string; host: string; session: string }): TurnPlan;
+}
+
+export interface Launched { view: TaskView; run: RunRecord }
+
+/** The branch a task's work stacks on: its parent's branch, or the branch it was created from. */
+export const upstreamOf = (v: Pick<TaskView, 'parent' | 'base'>, fallback: string) => (v.parent ? taskBranch(v.parent) : v.base ?? fallback);
+
+export async function launchTurn(repo: Repo, store: Store, cliPath: string, input: LaunchInput): Promise<Launched> {
+  const before = await store.view(input.id);
+  const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
+  if (!resolveExecutable(agent.command[0]!, process.env.PATH)) {
+    throw external('agent_missing', `the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`, { agent: agent.name, program: agent.command[0] });
+  }
+  const upstream = upstreamOf(before, 'main');
+  const path = worktreePath(repo, input.id, input.config.worktree_dir);
+  const baseCommit = await revParse(repo.cwd, upstream);
+  if (!baseCommit) throw external('base_branch_missing', `the branch this task builds on, '${upstream}', does not exist`, { branch: upstream });
+  await ensureWorktree(repo, { path, branch: taskBranch(input.id), base: upstream });
+  const dirty = (await dirtyFiles(path)).length > 0;
+
+  const runId = randomId();
+  const host = thisHost();
+  const launcher = identityOf(process.pid);
+  markActive(repo.lazyDir, { task: input.id, run: runId, kind: 'turn', since: new Date().toISOString(), owner: launcher });
+  let rec: RunRecord | undefined;
+  try {
+    const { view } = await store.mutate(input.id, input.op, (d) => {
+      const session = d.view.session ?? d.putSession({
+        id: randomId(), agent: agent.name, branch: taskBranch(input.id), base: upstream, base_commit: baseCommit,
+        started_at: d.ctx.now, ended_at: null, outcome: null,
+      });
+      const plan = input.plan(d, { id: runId, host, session: session.id });
+      const preview = d.preview();
+      const launching = d.turns.at(-1);
+      rec = {
+        id: runId, task: input.id, kind: input.kind ?? 'work',
+        turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
+        session: session.id, agent, agent_session_id: preview.agent_session_id, worktree: path,
+        merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
+        consumes: plan.consumes ?? preview.pending_feedback, restore: plan.restore ?? null,
+        created_at: d.ctx.now, host, launcher, supervisor: null,
+      };
+      writeRun(repo.lazyDir, rec, withEnvelope(plan.prompt, resultPathOf(path, runId)));
+    }, { actor: input.actor });
+    rec!.supervisor = spawnSupervisor(repo, cliPath, rec!);
+    writeRun(repo.lazyDir, rec!);
+    return { view, run: rec! };
+  } catch (e) {
+    clearActive(repo.lazyDir, input.id, runId);
+    if (!rec?.supervisor) rmSync(runDir(repo.lazyDir, runId), { recursive: true, force: true });
+    throw e;
+  }
+}
+
+export const resultPathOf = (worktree: string, run: string) => join(worktree, '.lazy', `result-${run}.json`);
+
+/** Starts `lazy __supervise <run>` in its own session, detached from this command. */
+function spawnSupervisor(repo: Repo, cliPath: string, rec: RunRecord) {
+  const dir = runDir(repo.lazyDir, rec.id);
+  mkdirSync(dir, { recursive: true });
+  const fd = openSync(join(dir, 'supervisor.log'), 'a');
+  try {
+    const child = spawn(process.execPath, [cliPath, '__supervise', rec.id], {
+      cwd: repo.top, detached: true, stdio: ['ignore', fd, fd], env: process.env,
+    });
+    child.unref();
+    return identityOf(child.pid!);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export { runFiles };

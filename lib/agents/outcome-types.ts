@@ -1,0 +1,38 @@
+import type { Json } from '../model/docs.js';
+import type { FailureClass } from './taxonomy.js';
+
+// What a run ended with, written once to the run directory before it is recorded in
+// the task ref, so whoever records it (the supervisor or a later reconcile) records
+// the same thing exactly once.
+
+export type OutcomeKind = 'completed' | 'decision_required' | 'blocked' | 'failed' | 'interrupted';
+
+export interface Review {
+  head: string;
+  base_commit: string;
+  commits: number;
+  changed_files: string[];
+  diffstat: string;
+  auto_commit: string | null;
+}
+
+export interface Outcome {
+  run: string;
+  task: string;
+  kind: OutcomeKind;
+  ended_at: string;
+  attempts: number;
+  summary: string;
+  question?: string;
+  risks?: string[];
+  commands?: { command: string; exit_code: number }[];
+  failure?: { class: FailureClass; reason: string };
+  interrupt?: { reason: string; exit_code: number | null; signal: string | null; logs: string[]; at: string; user_stopped?: boolean };
+  agent_session_id?: string;
+  usage?: { [k: string]: Json };
+  cost_usd?: number;
+  review?: Review;
+  /** Protected files this run's commits touched. */
+  violations?: { file: string; commit: string; base: string }[];
+  upstream?: { status: string; detail: string; files: string[] };
+}

@@ -1,0 +1,72 @@
+import type { Store } from '../store/store.js';
+import type { Draft } from '../store/draft.js';
+import { parkStatus } from '../model/park.js';
+import type { Json } from '../model/docs.js';
+import type { Outcome } from './outcome-types.js';
+import type { RunRecord } from './runs.js';
+
+// Records a run's outcome in the task ref. The supervisor calls this when the agent
+// ends; reconcile calls it for a supervisor that died after writing outcome.json.
+// Invariant: a run's outcome is recorded exactly once, identified by its run id, and is
+// never taken for another run's.
+
+const TURN_KIND = { completed: 'result', decision_required: 'question', blocked: 'question', failed: 'error', interrupted: 'error' } as const;
+
+export function outcomeText(o: Outcome): string {
+  if (o.kind === 'decision_required' || o.kind === 'blocked') return o.question ?? o.summary;
+  if (o.kind === 'failed') return `${o.failure?.class ?? 'failure'}: ${o.failure?.reason ?? o.summary}`;
+  if (o.kind === 'interrupted') return `interrupted: ${o.interrupt?.reason ?? o.summary}`;
+  return o.summary;
+}
+
+function details(o: Outcome, run: RunRecord): { [k: string]: Json } {
+  return JSON.parse(JSON.stringify({
+    outcome: o.kind, mode: run.kind, agent: run.agent.name, attempts: o.attempts, summary: o.summary,
+    question: o.question, risks: o.risks, commands: o.commands,
+    failure_class: o.failure?.class, failure_reason: o.failure?.reason,
+    exit_code: o.interrupt?.exit_code, signal: o.interrupt?.signal,
+    agent_session_id: o.agent_session_id, usage: o.usage, cost_usd: o.cost_usd, review: o.review, upstream: o.upstream,
+  })) as { [k: string]: Json };
+}
+
+/** Applies the outcome to a draft of the task; a no-op when it is already recorded. */
+export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
+  if (d.view.turns.some((t) => t.run === run.id && t.role === 'agent')) return;
+  const normal = o.kind === 'completed' || o.kind === 'decision_required' || o.kind === 'blocked';
+  const pending = new Set(d.view.pending_feedback);
+  const consumes = normal ? run.consumes.filter((id) => pending.has(id)) : [];
+  d.turn({
+    role: 'agent', kind: TURN_KIND[o.kind], actor: 'agent', content: outcomeText(o),
+    run: run.id, session: run.session, ...(consumes.length ? { consumes } : {}), details: details(o, run),
+  });
+  for (const v of o.violations ?? []) d.violation({ file: v.file, run: run.id, commit: v.commit, base: v.base });
+  d.summary = `${o.kind}: ${outcomeText(o).split('\n')[0]!.slice(0, 72)}`;
+  const ours = d.view.current_run === run.id;
+  const park = () => run.restore ?? parkStatus(d.preview());
+  const reason = outcomeText(o).split('\n')[0]!.slice(0, 500);
+
+  if (d.status === 'interrupted' && ours && normal && d.view.changelog.at(-1)?.trigger !== 'stop') {
+    // The interrupted-response sweep: an outcome that arrived after the task was marked
+    // interrupted is still the run's real result.
+    d.transition('working', 'stale_response', 'a late outcome of the interrupted run arrived', { run: run.id }, 'system');
+  }
+  if (d.status !== 'working' || !ours) return; // the task moved on: keep the turn, change nothing
+  if (run.restore) {
+    // ask is status-neutral: whatever happened, the task returns to where it was.
+    d.transition(run.restore, 'turn_complete', `ask ${o.kind}: back to ${run.restore}`, { run: run.id }, 'system');
+  } else if (normal) {
+    d.transition(park(), 'turn_complete', reason, { run: run.id }, 'system');
+  } else if (o.kind === 'failed') {
+    d.transition('blocked', 'turn_failed', reason, { run: run.id, details: { failure_class: o.failure?.class ?? 'unknown', attempts: o.attempts } }, 'system');
+  } else {
+    const i = o.interrupt!;
+    d.transition('interrupted', i.user_stopped ? 'stop' : 'turn_crashed', i.reason, {
+      run: run.id, host: run.host,
+      details: { reason: i.reason, exit_code: i.exit_code, signal: i.signal, logs: i.logs, at: i.at, ...(i.user_stopped ? { user_stopped: true } : {}) },
+    }, 'system');
+  }
+}
+
+export async function recordOutcome(store: Store, run: RunRecord, o: Outcome): Promise<void> {
+  await store.mutate(run.task, 'turn', (d) => applyOutcome(d, run, o), { actor: 'system' });
+}

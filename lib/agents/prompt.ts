@@ -1,0 +1,42 @@
+import type { TaskView, TurnView } from '../model/fold.js';
+
+// Every prompt lazy sends an agent. Human text is delivered verbatim; lazy's own words
+// are framed around it so the agent can tell them apart.
+
+export function resultInstructions(resultPath: string): string {
+  return [
+    'When you end this turn, commit your work on the current branch, then write a JSON result',
+    `envelope to the file named by the LAZY_RESULT environment variable (${resultPath}):`,
+    '{"status": "completed" | "decision_required" | "blocked", "summary": "what you did",',
+    ' "question": "only when you need a decision or are blocked", "risks": ["known risks or unfinished work"],',
+    ' "commands": [{"command": "npm test", "exit_code": 0}]}',
+  ].join('\n');
+}
+
+export function taskPrompt(v: Pick<TaskView, 'goal' | 'prompt' | 'acceptance'>): string {
+  const parts = [`Task: ${v.goal}`];
+  if (v.prompt && v.prompt.trim() !== v.goal.trim()) parts.push(v.prompt.trim());
+  if (v.acceptance.length) parts.push(['Acceptance criteria:', ...v.acceptance.map((a) => `- ${a}`)].join('\n'));
+  return parts.join('\n\n');
+}
+
+/** The newest pending feedback verbatim, and a count of older pending items. */
+export function feedbackBlock(pending: TurnView[], lead: string): string {
+  const newest = pending.at(-1);
+  if (!newest) return '';
+  const older = pending.slice(0, -1);
+  const more = older.length
+    ? `\n\n(${older.length} older feedback message${older.length > 1 ? 's are' : ' is'} also pending and was not acted on: ${older.map((t) => `#${t.sequence}`).join(', ')}. Consider them too.)`
+    : '';
+  return `${lead}\n\n${newest.content}${more}`;
+}
+
+export function crashContext(dirty: boolean, upstream: string | null): string {
+  return dirty
+    ? 'You are being resumed after a crash. There are uncommitted changes in your worktree from your interrupted turn. Review them, decide what to keep, commit or discard, then continue your work.'
+    : `You are being resumed after a crash.${upstream ? ` Upstream (${upstream}) has been merged into your branch since your last turn.` : ''} Don't assume your previous state is intact — verify before continuing.`;
+}
+
+export function withEnvelope(body: string, resultPath: string): string {
+  return `${body.trimEnd()}\n\n---\n${resultInstructions(resultPath)}\n`;
+}

@@ -1,0 +1,32 @@
+import { usageError } from '../core/errors.js';
+import type { Config } from '../store/config.js';
+import type { Adapter, AdapterName, AgentSpec } from './adapter.js';
+import { claude } from './claude.js';
+import { codex } from './codex.js';
+import { command } from './command.js';
+import { splitCommand } from './split.js';
+
+// Resolves an agent name to its adapter and command line from the merged config.
+
+export const ADAPTERS: Record<AdapterName, Adapter> = { claude, codex, command };
+
+export const DEFAULT_AGENT = 'claude';
+
+export function resolveAgent(config: Config, name: string | null | undefined): AgentSpec {
+  const agentName = name ?? config.agent ?? DEFAULT_AGENT;
+  const entry = config.agents?.[agentName];
+  const builtin = agentName === 'claude' || agentName === 'codex' ? agentName : undefined;
+  if (!entry?.command && !builtin) {
+    throw usageError(`no agent named '${agentName}': define it with lazy config set agents.${agentName}.command "<command line>"`);
+  }
+  const adapter: AdapterName = entry?.adapter ?? builtin ?? 'command';
+  const cmd = splitCommand(entry?.command ?? agentName);
+  const extra = entry?.args ? splitCommand(entry.args) : [];
+  return {
+    name: agentName,
+    adapter,
+    command: [...cmd, ...extra],
+    ...(entry?.permission_mode ? { permissionMode: entry.permission_mode } : {}),
+    ...(entry?.interactive ? { interactive: splitCommand(entry.interactive) } : {}),
+  };
+}

@@ -1,0 +1,106 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomicSync } from '../core/fsutil.js';
+import type { ProcIdentity } from '../core/proc.js';
+import type { Status } from '../model/status.js';
+import type { AgentSpec } from './adapter.js';
+import type { Outcome } from './outcome-types.js';
+
+// Local, never-pushed bookkeeping for turns running on this machine: one directory per
+// run (record, prompt, output log, heartbeat, outcome) and one active marker per task.
+// The task ref stays the truth about status; these files hold what only this host can
+// know (process identities, logs) and let reconcile find its runs without a scan.
+
+export type RunKind = 'work' | 'ask';
+
+export interface RunRecord {
+  id: string;
+  task: string;
+  kind: RunKind;
+  /** Sequence of the turn that launched this run, exposed to the agent as LAZY_TURN. */
+  turn: number;
+  session: string;
+  agent: AgentSpec;
+  agent_session_id: string | null;
+  worktree: string;
+  /** Merge this branch into the task branch before the agent starts (clean worktree only). */
+  merge_upstream: string | null;
+  /** Feedback turns this run's prompt delivers; consumed only if it completes normally. */
+  consumes: string[];
+  /** For ask: the status to restore when the turn ends, however it ends. */
+  restore: Status | null;
+  created_at: string;
+  host: string;
+  launcher: ProcIdentity;
+  supervisor: ProcIdentity | null;
+}
+
+export interface ActiveMarker { task: string; run: string; kind: 'turn' | 'pair' | 'accept'; since: string; owner: ProcIdentity }
+
+export const runsDir = (lazyDir: string) => join(lazyDir, 'runs');
+export const runDir = (lazyDir: string, run: string) => join(runsDir(lazyDir), run);
+export const activeDir = (lazyDir: string) => join(lazyDir, 'active');
+
+export const runFiles = (dir: string) => ({
+  record: join(dir, 'run.json'),
+  prompt: join(dir, 'prompt.txt'),
+  log: join(dir, 'output.log'),
+  heartbeat: join(dir, 'heartbeat'),
+  agent: join(dir, 'agent.json'),
+  outcome: join(dir, 'outcome.json'),
+  stop: join(dir, 'stop'),
+  session: join(dir, 'session.txt'),
+});
+
+function readJson<T>(path: string): T | undefined {
+  try { return JSON.parse(readFileSync(path, 'utf8')) as T; } catch { return undefined; }
+}
+
+export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void {
+  const dir = runDir(lazyDir, rec.id);
+  mkdirSync(dir, { recursive: true });
+  if (prompt !== undefined) writeFileAtomicSync(runFiles(dir).prompt, prompt);
+  writeFileAtomicSync(runFiles(dir).record, JSON.stringify(rec, null, 2));
+}
+
+export const readRun = (lazyDir: string, run: string) => readJson<RunRecord>(runFiles(runDir(lazyDir, run)).record);
+export const readOutcome = (lazyDir: string, run: string) => readJson<Outcome>(runFiles(runDir(lazyDir, run)).outcome);
+export const readAgentIdentity = (lazyDir: string, run: string) => readJson<ProcIdentity & { attempt: number }>(runFiles(runDir(lazyDir, run)).agent);
+
+export function writeOutcome(lazyDir: string, o: Outcome): void {
+  writeFileAtomicSync(runFiles(runDir(lazyDir, o.run)).outcome, JSON.stringify(o, null, 2));
+}
+
+export function touch(path: string): void {
+  const now = new Date();
+  try { utimesSync(path, now, now); } catch { writeFileSync(path, ''); }
+}
+
+/** Last n lines of a run's output log. */
+export function logTail(lazyDir: string, run: string, n = 50): string[] {
+  let text = '';
+  try { text = readFileSync(runFiles(runDir(lazyDir, run)).log, 'utf8'); } catch { return []; }
+  const lines = text.replace(/\n$/, '').split('\n');
+  return text ? lines.slice(-n) : [];
+}
+
+export function markActive(lazyDir: string, m: ActiveMarker): void {
+  writeFileAtomicSync(join(activeDir(lazyDir), `${m.task}.json`), JSON.stringify(m));
+}
+
+export function readActive(lazyDir: string, task: string): ActiveMarker | undefined {
+  return readJson<ActiveMarker>(join(activeDir(lazyDir), `${task}.json`));
+}
+
+/** Removes the marker only if it still names this run (a newer run may own it). */
+export function clearActive(lazyDir: string, task: string, run: string): void {
+  const m = readActive(lazyDir, task);
+  if (m && m.run === run) rmSync(join(activeDir(lazyDir), `${task}.json`), { force: true });
+}
+
+/** Every active marker on this machine: reconcile's whole work list. */
+export function listActive(lazyDir: string): ActiveMarker[] {
+  let names: string[];
+  try { names = readdirSync(activeDir(lazyDir)); } catch { return []; }
+  return names.filter((n) => n.endsWith('.json')).map((n) => readJson<ActiveMarker>(join(activeDir(lazyDir), n))).filter((m): m is ActiveMarker => !!m);
+}

@@ -1,0 +1,157 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Store } from '../store/store.js';
+import type { Config } from '../store/config.js';
+import { identityOf } from '../core/proc.js';
+import { commitAll, headOf, mergeUpstream, type MergeResult } from '../workspace/worktree.js';
+import { branchDiff, protectedChanges } from '../workspace/review.js';
+import { ADAPTERS } from './registry.js';
+import type { StreamState } from './adapter.js';
+import { readEnvelope } from './envelope.js';
+import { decide, DEFAULT_RETRY, type Attempt, type RetryConfig } from './retry.js';
+import type { Outcome } from './outcome-types.js';
+import { recordOutcome } from './outcome.js';
+import { clearActive, logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from './runs.js';
+import { resultPathOf } from './launch.js';
+import { runAgentOnce, type AttemptResult } from './attempt.js';
+
+// The per-turn supervisor (`lazy __supervise <run>`): a short-lived detached process that
+// runs the agent, keeps a heartbeat and a log, retries transient failures inside the
+// turn, and records the outcome. It is the only process that waits on the agent.
+
+export interface SuperviseContext { lazyDir: string; store: Store; config: Config }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function supervise(ctx: SuperviseContext, runId: string): Promise<number> {
+  const rec = readRun(ctx.lazyDir, runId);
+  if (!rec) { process.stderr.write(`lazy: no run ${runId}\n`); return 1; }
+  const files = runFiles(runDir(ctx.lazyDir, runId));
+  rec.supervisor = identityOf(process.pid);
+  writeRun(ctx.lazyDir, rec);
+  const note = (msg: string) => appendFileSync(files.log, `[lazy ${new Date().toISOString()}] ${msg}\n`);
+  touch(files.heartbeat);
+  // A reconcile that judged this run dead may already have moved on; never run a
+  // second agent in the same worktree.
+  const v = await ctx.store.view(rec.task);
+  if (v.status !== 'working' || v.current_run !== rec.id) {
+    note(`the task is ${v.status} with run ${v.current_run ?? 'none'}; this run was superseded and will not start`);
+    return 0;
+  }
+  const beat = setInterval(() => touch(files.heartbeat), 2000);
+  try {
+    const outcome = await runTurn(ctx, rec, note);
+    writeOutcome(ctx.lazyDir, outcome);
+    note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
+    await recordOutcome(ctx.store, rec, outcome);
+    // A crash keeps the marker: the next command's reconcile decides on auto-resume.
+    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped) clearActive(ctx.lazyDir, rec.task, rec.id);
+    return 0;
+  } finally {
+    clearInterval(beat);
+  }
+}
+
+function retryConfig(c: Config): RetryConfig {
+  return {
+    baseMs: c.retry_base_ms ?? DEFAULT_RETRY.baseMs,
+    transientMax: c.retry_transient_max ?? DEFAULT_RETRY.transientMax,
+    unreachableMax: c.retry_unreachable_max ?? DEFAULT_RETRY.unreachableMax,
+    crashWindowMs: c.crash_window_ms ?? DEFAULT_RETRY.crashWindowMs,
+  };
+}
+
+async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) => void): Promise<Outcome> {
+  const files = runFiles(runDir(ctx.lazyDir, rec.id));
+  const base = { run: rec.id, task: rec.task };
+  let upstream: MergeResult | undefined;
+  if (rec.merge_upstream) {
+    upstream = await mergeUpstream(rec.worktree, rec.merge_upstream);
+    note(`upstream: ${upstream.detail}${upstream.files.length ? ` (${upstream.files.join(', ')})` : ''}`);
+  }
+  let prompt = readFileSync(files.prompt, 'utf8');
+  if (upstream?.status === 'conflict') {
+    prompt = `Merging ${rec.merge_upstream} into your branch produced conflicts in: ${upstream.files.join(', ')}. Resolve them and commit the merge before anything else.\n\n${prompt}`;
+  }
+  const startHead = await headOf(rec.worktree);
+  const adapter = ADAPTERS[rec.agent.adapter];
+  const cfg = retryConfig(ctx.config);
+  const history: Attempt[] = [];
+  let sessionId = rec.agent_session_id;
+  const resultPath = resultPathOf(rec.worktree, rec.id);
+  mkdirSync(dirname(resultPath), { recursive: true });
+
+  for (let attempt = 1; ; attempt++) {
+    rmSync(resultPath, { force: true });
+    const state: StreamState = {};
+    note(`attempt ${attempt}: ${rec.agent.name} (${rec.agent.adapter})${sessionId ? ` resuming session ${sessionId}` : ''}`);
+    const r: AttemptResult = await runAgentOnce({
+      adapter, spec: rec.agent, input: { prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work' }, state,
+      cwd: rec.worktree, logPath: files.log, agentFile: files.agent, stopFile: files.stop, attempt,
+      env: { LAZY_TASK_ID: rec.task, LAZY_TURN: String(rec.turn), LAZY_RESULT: resultPath },
+      watchdogMs: ctx.config.watchdog_ms ?? 30 * 60_000, graceMs: ctx.config.stop_grace_ms ?? 10_000,
+      unreachableMax: cfg.unreachableMax,
+    });
+    if (state.sessionId) { sessionId = state.sessionId; writeFileSync(files.session, sessionId); }
+    const common = { ...base, ended_at: new Date().toISOString(), attempts: attempt, ...(sessionId ? { agent_session_id: sessionId } : {}),
+      ...(state.usage ? { usage: state.usage } : {}), ...(state.costUsd !== undefined ? { cost_usd: state.costUsd } : {}), ...(upstream ? { upstream } : {}) };
+    const interrupted = (reason: string, extra: { user_stopped?: boolean } = {}): Outcome => ({
+      ...common, kind: 'interrupted', summary: reason,
+      interrupt: { reason, exit_code: r.exitCode, signal: r.signal, logs: logTail(ctx.lazyDir, rec.id, 50), at: new Date().toISOString(), ...extra },
+    });
+
+    if (r.stopped) return interrupted('stopped by the user', { user_stopped: true });
+    if (r.watchdog) return interrupted(`no progress for ${Math.round((ctx.config.watchdog_ms ?? 1_800_000) / 1000)} s: the watchdog killed the agent`);
+    if (r.spawnError) return { ...common, kind: 'failed', summary: r.spawnError, failure: { class: 'fatal_config', reason: r.spawnError } };
+    if (r.signal && !r.gaveUp) return interrupted(`the agent was killed by ${r.signal}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''}`);
+
+    if (r.exitCode === 0 && !state.isError && !r.gaveUp) {
+      const env = readEnvelope(resultPath);
+      if (env.kind === 'malformed') return interrupted(`the agent broke its result contract: ${env.error}`);
+      const finish = await finishWork(ctx, rec, startHead, note);
+      if (env.kind === 'ok') {
+        const e = env.envelope;
+        return { ...common, ...finish, kind: e.status, summary: e.summary, ...(e.question ? { question: e.question } : {}),
+          ...(e.risks ? { risks: e.risks } : {}), ...(e.commands ? { commands: e.commands } : {}) };
+      }
+      return { ...common, ...finish, kind: 'completed', summary: adapter.resultText(state, r.tail) ?? '(the agent printed nothing)' };
+    }
+
+    const failure = { exitCode: r.exitCode, signal: r.signal, state, tail: r.tail };
+    if (sessionId && adapter.sessionMissing(failure)) {
+      note(`session ${sessionId} is gone on this machine; starting a fresh session`);
+      sessionId = null;
+      continue;
+    }
+    const c = r.gaveUp ? { cls: 'transient_unreachable' as const, reason: r.gaveUp } : adapter.classify(failure);
+    history.push({ cls: c.cls, durationMs: r.durationMs });
+    const d = decide(history, cfg);
+    if (d.action === 'retry') {
+      note(`attempt ${attempt} failed (${c.cls}): ${c.reason}; retrying in ${Math.round(d.delayMs / 100) / 10} s`);
+      if (await sleepUnlessStopped(d.delayMs, files.stop)) return interrupted('stopped by the user', { user_stopped: true });
+      continue;
+    }
+    if (d.outcome === 'failed') return { ...common, kind: 'failed', summary: c.reason, failure: { class: c.cls, reason: `${c.reason} (${d.why})` } };
+    return interrupted(`${d.why}: ${c.reason}`);
+  }
+}
+
+async function sleepUnlessStopped(ms: number, stopFile: string): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (existsSync(stopFile)) return true;
+    await sleep(Math.min(200, until - Date.now()));
+  }
+  return existsSync(stopFile);
+}
+
+/** After a normal end: commit what the agent left uncommitted, then collect the review facts. */
+async function finishWork(ctx: SuperviseContext, rec: RunRecord, startHead: string, note: (m: string) => void): Promise<Partial<Outcome>> {
+  const auto = await commitAll(rec.worktree, `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`).catch(() => null);
+  if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
+  const head = await headOf(rec.worktree);
+  const session = (await ctx.store.view(rec.task)).sessions.find((s) => s.id === rec.session);
+  const diff = await branchDiff(rec.worktree, session?.base ?? rec.merge_upstream ?? 'HEAD', head);
+  const violations = (await protectedChanges(rec.worktree, startHead, head, ctx.config.protected ?? [])).map((v) => ({ ...v, base: startHead }));
+  return { review: { ...diff, auto_commit: auto }, ...(violations.length ? { violations } : {}) };
+}

@@ -1,0 +1,61 @@
+import type { Draft } from '../store/draft.js';
+import type { Actor } from '../core/actor.js';
+import type { Trigger } from '../model/table.js';
+import type { TurnView } from '../model/fold.js';
+import { crashContext, feedbackBlock, taskPrompt } from './prompt.js';
+import type { TurnPlan } from './launch.js';
+
+// The planners for every kind of turn: each records the turn that starts it (feedback
+// before anything runs), moves the task into working stamped with the run, and builds
+// the prompt from what is pending.
+
+export interface RunRef { id: string; host: string; session: string }
+
+const pendingTurns = (d: Draft): TurnView[] => {
+  const v = d.preview();
+  return v.turns.filter((t) => t.feedback === 'pending');
+};
+
+/** The first turn: the task itself is the feedback the agent must act on. */
+export function planStart(d: Draft, run: RunRef, trigger: 'start' | 'answer' = 'start'): TurnPlan {
+  d.turn({ role: 'human', kind: 'prompt', content: taskPrompt(d.task ?? d.view), feedback: 'pending', run: run.id, session: run.session });
+  d.transition('working', trigger, trigger === 'start' ? 'started' : 'answered: the first turn starts', { run: run.id, host: run.host });
+  return { prompt: feedbackBlock(pendingTurns(d), 'Work on this task in the current directory (a git worktree on the task branch).') };
+}
+
+/** unblock and answer: human text goes in first, then the move into working. */
+export function planFeedback(d: Draft, run: RunRef, trigger: 'unblock' | 'answer', text: string): TurnPlan {
+  d.turn({ role: 'human', kind: trigger === 'answer' ? 'answer' : 'feedback', content: text, feedback: 'pending', run: run.id, session: run.session });
+  d.transition('working', trigger, trigger === 'answer' ? 'answered' : 'feedback given', { run: run.id, host: run.host });
+  const lead = trigger === 'answer' ? 'The human answered your question:' : 'The human reviewed your work and asks for changes:';
+  return { prompt: feedbackBlock(pendingTurns(d), lead), mergeUpstream: true };
+}
+
+/** A resume after a crash, by the reconciler (system) or by `lazy resume` (human). */
+export function planResume(d: Draft, run: RunRef, o: { actor: Actor; trigger: Extract<Trigger, 'auto_resume' | 'resume'>; dirty: boolean; upstream: string }): TurnPlan {
+  const auto = o.trigger === 'auto_resume';
+  d.turn({
+    role: 'system', kind: 'resume', actor: o.actor, run: run.id, session: run.session,
+    content: auto ? '[system] Session interrupted and auto-resumed' : '[system] Resumed by hand after an interruption',
+  });
+  const n = d.view.consecutive_interruptions;
+  d.transition('working', o.trigger, auto ? `auto-resume after crash ${n} of 3` : 'resumed', { run: run.id, host: run.host }, o.actor);
+  const pending = pendingTurns(d);
+  const context = crashContext(o.dirty, o.dirty ? null : o.upstream);
+  const body = pending.length
+    ? feedbackBlock(pending, 'Feedback that your interrupted turn had not acted on yet, verbatim:')
+    : `Continue the task.\n\n${taskPrompt(d.task ?? d.view)}`;
+  return { prompt: `${context}\n\n${body}`, mergeUpstream: !o.dirty };
+}
+
+/** ask: a read-only question; the task returns to its status when the answer is in. */
+export function planAsk(d: Draft, run: RunRef, question: string): TurnPlan {
+  const before = d.status as 'blocked' | 'conflict';
+  const q = d.turn({ role: 'human', kind: 'question', content: question, feedback: 'pending', run: run.id, session: run.session });
+  d.transition('working', 'ask', 'question asked', { run: run.id, host: run.host });
+  return {
+    prompt: `Answer this question about the task. Do not change any files.\n\n${question}`,
+    restore: before,
+    consumes: [q.id],
+  };
+}

@@ -1,0 +1,51 @@
+import type { ChangeView, TurnView } from './fold.js';
+import type { Status } from './status.js';
+
+// What kind of human attention a task needs, derived from its history. Only tasks
+// that really wait for a person carry one; queued work, running turns and automatic
+// recovery never do.
+
+export type AttentionKind = 'review' | 'decision' | 'failure' | 'conflict' | 'interrupted' | 'merging';
+
+export interface Attention { kind: AttentionKind; reason: string; since: string }
+
+export const CLARIFY_QUESTION = 'What observable condition will show this task is done? Your answer becomes an acceptance criterion.';
+
+const firstLine = (s: string) => (s.trim().split('\n')[0] ?? '').slice(0, 200);
+
+/** The breaker trips at this many crashes in a row. */
+export const MAX_CONSECUTIVE_INTERRUPTIONS = 3;
+
+export function attentionOf(status: Status, applied: readonly ChangeView[], turns: readonly TurnView[], crashes: number): Attention | null {
+  const last = applied.at(-1);
+  if (!last) return null;
+  const since = last.timestamp;
+  switch (status) {
+    case 'blocked': {
+      if (last.trigger === 'turn_failed') return { kind: 'failure', reason: firstLine(last.reason), since };
+      if (last.trigger === 'clarify') return { kind: 'decision', reason: CLARIFY_QUESTION, since };
+      const q = pendingQuestion(turns);
+      if (q) return { kind: 'decision', reason: firstLine(q.content), since };
+      const result = [...turns].reverse().find((t) => t.role === 'agent');
+      return { kind: 'review', reason: result ? firstLine(result.content) : firstLine(last.reason), since };
+    }
+    case 'conflict':
+      return { kind: 'conflict', reason: 'protected files need an approve or revert decision', since };
+    case 'interrupted':
+      if (last.trigger === 'stop') return { kind: 'interrupted', reason: 'stopped by the user', since };
+      if (crashes >= MAX_CONSECUTIVE_INTERRUPTIONS) return { kind: 'interrupted', reason: `circuit breaker: ${crashes} crashes in a row`, since };
+      return null;
+    default:
+      return null;
+  }
+}
+
+/** The agent's question, when its latest turn asked one and nothing has answered it yet. */
+export function pendingQuestion(turns: readonly TurnView[]): TurnView | undefined {
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    if (t.role === 'agent') return t.kind === 'question' ? t : undefined;
+    if (t.kind === 'answer' || t.kind === 'feedback') return undefined;
+  }
+  return undefined;
+}

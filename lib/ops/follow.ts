@@ -1,0 +1,42 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import type { TaskView } from '../model/fold.js';
+import { runDir, runFiles } from '../agents/runs.js';
+import { waitFor } from './wait.js';
+import type { App } from './app.js';
+
+/**
+ * Streams the output of the task's running turn as it is written, following an
+ * auto-resumed run onto its successor, until the task leaves working.
+ */
+export async function followTask(app: App, id: string, write: (s: string) => void): Promise<TaskView> {
+  let run: string | null = null;
+  let offset = 0;
+  const drain = () => {
+    if (!run) return;
+    const path = runFiles(runDir(app.repo.lazyDir, run)).log;
+    let size = 0;
+    try { size = statSync(path).size; } catch { return; }
+    if (size <= offset) return;
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(size - offset);
+      readSync(fd, buf, 0, buf.length, offset);
+      offset = size;
+      write(buf.toString('utf8'));
+    } finally {
+      closeSync(fd);
+    }
+  };
+  return waitFor(app, id, {
+    until: (v) => v.status !== 'working',
+    onTick: (v) => {
+      drain();
+      if (v.current_run && v.current_run !== run) {
+        if (run) write(`\n[lazy] following run ${v.current_run}\n`);
+        run = v.current_run;
+        offset = 0;
+        drain();
+      }
+    },
+  }).finally(drain);
+}

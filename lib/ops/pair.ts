@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { identityOf } from '../core/proc.js';
+import { randomId } from '../core/ids.js';
+import { assertAllowed } from '../model/table.js';
+import { parkStatus } from '../model/park.js';
+import type { TaskView } from '../model/fold.js';
+import { resolveAgent } from '../agents/registry.js';
+import { clearActive, markActive } from '../agents/runs.js';
+import { taskBranch } from '../workspace/branch.js';
+import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
+import { upstreamOf } from '../agents/launch.js';
+import { git } from '../core/git.js';
+import { taskArg } from './resolve.js';
+import type { App } from './app.js';
+
+export interface Paired { task: TaskView; command: string[]; exit_code: number | null; commits: number; dirty: string[] }
+
+/**
+ * An interactive session in the task's worktree: the agent's configured interactive
+ * command (resuming its session where it can), or $SHELL. The active marker is the
+ * pairing lock; if this process dies, reconcile's stale-pairing sweep parks the task.
+ */
+export async function pairTask(app: App, idArg: string): Promise<Paired> {
+  const { id, view } = await taskArg(app, idArg);
+  assertAllowed('pair', view.status);
+  const config = await app.config();
+  const path = worktreePath(app.repo, id, config.worktree_dir);
+  await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: upstreamOf(view, 'main') });
+  const command = interactiveCommand(app, view, config);
+  const run = randomId();
+  markActive(app.repo.lazyDir, { task: id, run, kind: 'pair', since: new Date().toISOString(), owner: identityOf(process.pid) });
+  try {
+    await app.store.mutate(id, 'pair', (d) => {
+      assertAllowed('pair', d.status);
+      d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
+    });
+    const before = await headOf(path);
+    const exit = await new Promise<number | null>((res) => {
+      const child = spawn(command[0]!, command.slice(1), { cwd: path, stdio: 'inherit', env: { ...process.env, LAZY_TASK_ID: id } });
+      child.on('error', () => res(127));
+      child.on('exit', (code) => res(code));
+    });
+    const after = await headOf(path);
+    const commits = Number((await git(['rev-list', '--count', `${before}..${after}`], { cwd: path })).stdout.trim()) || 0;
+    const dirty = await dirtyFiles(path);
+    const { view: task } = await app.store.mutate(id, 'pair-end', (d) => {
+      if (d.status !== 'pairing') return;
+      d.turn({ role: 'human', kind: 'pair', content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : ''}.` });
+      d.transition(parkStatus(d.preview()), 'pair_end', 'pairing ended');
+    });
+    return { task, command, exit_code: exit, commits, dirty };
+  } finally {
+    clearActive(app.repo.lazyDir, id, run);
+  }
+}
+
+function interactiveCommand(app: App, view: TaskView, config: Awaited<ReturnType<App['config']>>): string[] {
+  const name = view.session?.agent ?? view.agent ?? config.agent;
+  if (name) {
+    try {
+      const spec = resolveAgent(config, name);
+      if (spec.interactive) return withSession(spec.interactive, view.agent_session_id);
+    } catch { /* fall back to a shell */ }
+  }
+  return [process.env.SHELL || '/bin/sh'];
+}
+
+/** Fills {session} with the agent's session id; without one, drops it and the flag before it. */
+export function withSession(argv: string[], session: string | null): string[] {
+  if (session) return argv.map((a) => a.replaceAll('{session}', session));
+  const out: string[] = [];
+  for (const a of argv) {
+    if (a.includes('{session}')) { if (out.at(-1)?.startsWith('-')) out.pop(); continue; }
+    out.push(a);
+  }
+  return out;
+}

@@ -1,0 +1,40 @@
+import { assertAllowed } from '../model/table.js';
+import { CLARIFY_QUESTION } from '../model/attention.js';
+import type { TaskView } from '../model/fold.js';
+import { launchTurn } from '../agents/launch.js';
+import { planStart } from '../agents/turns.js';
+import type { RunRecord } from '../agents/runs.js';
+import { taskArg } from './resolve.js';
+import type { App } from './app.js';
+
+export interface Started { task: TaskView; run: RunRecord | null }
+
+/**
+ * backlog → working. A task with no non-empty acceptance criterion launches no agent:
+ * it parks as blocked with a decision asking for an observable completion condition.
+ */
+export async function startTask(app: App, idArg: string, o: { agent?: string }): Promise<Started> {
+  const { id, view } = await taskArg(app, idArg);
+  assertAllowed('start', view.status);
+  const config = await app.config();
+  if (!view.acceptance.some((a) => a.trim())) {
+    const { view: task } = await app.store.mutate(id, 'start', (d) => {
+      assertAllowed('start', d.status);
+      if (o.agent) d.setTask({ agent: o.agent });
+      d.transition('working', 'start', 'started');
+      d.turn({ role: 'system', kind: 'question', actor: 'system', content: CLARIFY_QUESTION });
+      d.transition('blocked', 'clarify', 'no acceptance criterion: the agent was not launched', {}, 'system');
+      d.summary = 'needs an acceptance criterion before an agent runs';
+    });
+    return { task, run: null };
+  }
+  const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
+    id, op: 'start', agent: o.agent, config,
+    plan: (d, r) => {
+      assertAllowed('start', d.status);
+      if (o.agent) d.setTask({ agent: o.agent });
+      return planStart(d, r);
+    },
+  });
+  return { task, run };
+}

@@ -1,0 +1,33 @@
+import { LazyError, EXIT, notAllowed } from '../core/errors.js';
+import { availableActions } from '../model/table.js';
+import type { TaskView } from '../model/fold.js';
+import { reconcileNow, type App } from './app.js';
+import { taskArg } from './resolve.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls (reconciling each time, so a crashed turn is resumed) until the predicate holds. */
+export async function waitFor(app: App, id: string, o: { timeoutS?: number; until: (v: TaskView) => boolean; onTick?: (v: TaskView) => Promise<void> | void }): Promise<TaskView> {
+  const deadline = o.timeoutS !== undefined ? Date.now() + o.timeoutS * 1000 : Infinity;
+  for (let i = 0; ; i++) {
+    if (i > 0) await reconcileNow(app);
+    const v = await app.store.view(id);
+    await o.onTick?.(v);
+    if (o.until(v)) return v;
+    if (Date.now() >= deadline) {
+      throw new LazyError('timeout', `task ${id} is still ${v.status} after ${o.timeoutS} s`, EXIT.busy, { status: v.status, available_actions: v.available_actions });
+    }
+    await sleep(Math.min(250 + i * 25, 1000));
+  }
+}
+
+/** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */
+export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<TaskView> {
+  const { id } = await taskArg(app, idArg);
+  const v = await waitFor(app, id, { timeoutS, until: (t) => t.status !== 'working' });
+  if (v.status !== 'blocked' && v.status !== 'conflict') {
+    throw notAllowed('wait', v.status, availableActions(v.status),
+      `task ${id} ended ${v.status}${v.attention ? ` (${v.attention.reason})` : ''}, not blocked`, { attention: v.attention });
+  }
+  return v;
+}

@@ -1,0 +1,37 @@
+import type { Started } from '../ops/start.js';
+import type { Launched } from '../ops/turn.js';
+import type { Stopped } from '../ops/stop.js';
+import type { Asked } from '../ops/ask.js';
+import type { Paired } from '../ops/pair.js';
+import type { ConfigValue } from '../ops/config.js';
+import type { TaskView } from '../model/fold.js';
+
+// Text for the commands that start, stop and wait on turns.
+
+export function renderStarted(r: Started | Launched): string {
+  if (!r.run) return `${r.task.id}: blocked — ${r.task.attention?.reason ?? 'needs a decision'}\n  answer with: lazy answer ${r.task.id} -m "<observable completion condition>"`;
+  return `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); follow with lazy show ${r.task.id} or lazy wait ${r.task.id}`;
+}
+
+export function renderStopped(r: Stopped): string {
+  const how = r.signal === 'none' ? 'no agent process was running' : r.signal === 'SIGTERM' ? `the agent exited after SIGTERM (${r.waited_ms} ms)` : `the agent ignored SIGTERM and was killed after ${r.waited_ms} ms`;
+  return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}`;
+}
+
+export function renderWaited(v: TaskView): string {
+  return `${v.id}: ${v.status}${v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : ''}`;
+}
+
+export function renderAsked(r: Asked): string {
+  return r.answer ? r.answer.content : `${r.task.id}: no answer was recorded (status ${r.task.status})`;
+}
+
+export function renderPaired(r: Paired): string {
+  return `${r.task.id}: pairing ended → ${r.task.status} (${r.commits} commit(s)${r.dirty.length ? `, ${r.dirty.length} uncommitted file(s)` : ''})`;
+}
+
+export function renderConfig(v: ConfigValue | ConfigValue[]): string {
+  const list = Array.isArray(v) ? v : [v];
+  if (!list.length) return 'no settings (lazy config set agent <name>, agents.<name>.command "<command line>", …)';
+  return list.map((c) => `${c.key} = ${c.value === null ? '(unset)' : JSON.stringify(c.value)}${c.source === 'local' ? '  [local]' : ''}`).join('\n');
+}

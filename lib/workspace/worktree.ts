@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve, isAbsolute } from 'node:path';
+import { git } from '../core/git.js';
+import { external } from '../core/errors.js';
+import type { Repo } from '../core/repo.js';
+
+// Each task works in a git worktree of its own on branch lazy/<id>. Worktrees live under
+// <main checkout>/.lazy/worktrees where editors and agent tools see them; /.lazy/ is in
+// .git/info/exclude so they stay out of the main checkout's git status.
+
+export const WORKTREES_DIR = '.lazy';
+
+/** The main checkout's top, even when lazy runs inside a linked worktree. */
+export function mainTop(repo: Repo): string {
+  return basename(repo.commonDir) === '.git' ? dirname(repo.commonDir) : repo.top;
+}
+
+export function worktreePath(repo: Repo, id: string, configured?: string): string {
+  const root = configured ? (isAbsolute(configured) ? configured : resolve(mainTop(repo), configured)) : join(mainTop(repo), WORKTREES_DIR, 'worktrees');
+  return join(root, id);
+}
+
+export async function branchExists(repo: Repo, branch: string): Promise<boolean> {
+  const r = await git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo.cwd, allowFail: true });
+  return r.code === 0;
+}
+
+export async function revParse(cwd: string, rev: string): Promise<string | null> {
+  const r = await git(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd, allowFail: true });
+  return r.code === 0 ? r.stdout.trim() : null;
+}
+
+/** Creates the worktree on first use and reuses it after; returns where it is. */
+export async function ensureWorktree(repo: Repo, o: { path: string; branch: string; base: string }): Promise<{ path: string; created: boolean }> {
+  if (existsSync(join(o.path, '.git'))) {
+    const r = await git(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: o.path, allowFail: true });
+    if (r.code === 0 && r.stdout.trim() === o.branch) return { path: o.path, created: false };
+    throw external('worktree_mismatch', `${o.path} exists but is not on ${o.branch}; move it aside or remove it with git worktree remove`, { path: o.path });
+  }
+  await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true });
+  const args = (await branchExists(repo, o.branch))
+    ? ['worktree', 'add', '--quiet', o.path, o.branch]
+    : ['worktree', 'add', '--quiet', '-b', o.branch, o.path, o.base];
+  await git(args, { cwd: repo.cwd });
+  return { path: o.path, created: true };
+}
+
+export async function removeWorktree(repo: Repo, path: string): Promise<boolean> {
+  if (!existsSync(path)) { await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true }); return false; }
+  await git(['worktree', 'remove', '--force', path], { cwd: repo.cwd });
+  return true;
+}
+
+/** Uncommitted changes, tracked or not (ignored files do not count). */
+export async function dirtyFiles(cwd: string): Promise<string[]> {
+  const r = await git(['status', '--porcelain', '-z', '--untracked-files=all'], { cwd });
+  return r.stdout.split('\0').filter(Boolean).map((l) => l.slice(3));
+}
+
+export async function headOf(cwd: string): Promise<string> {
+  return (await git(['rev-parse', 'HEAD'], { cwd })).stdout.trim();
+}
+
+/** Commits everything in the worktree; returns the new commit, or null when clean. */
+export async function commitAll(cwd: string, message: string): Promise<string | null> {
+  if ((await dirtyFiles(cwd)).length === 0) return null;
+  await git(['add', '-A'], { cwd });
+  await git(['commit', '-q', '--no-verify', '-m', message], { cwd });
+  return headOf(cwd);
+}
+
+export type MergeResult = { status: 'up-to-date' | 'merged' | 'conflict' | 'skipped'; detail: string; files: string[] };
+
+/** Merges the upstream branch into the worktree's branch; leaves conflicts for the agent. */
+export async function mergeUpstream(cwd: string, upstream: string): Promise<MergeResult> {
+  if ((await dirtyFiles(cwd)).length) return { status: 'skipped', detail: 'uncommitted changes in the worktree', files: [] };
+  const before = await headOf(cwd);
+  const r = await git(['merge', '--no-edit', '--no-ff', '-m', `Merge ${upstream} into task branch`, upstream], { cwd, allowFail: true });
+  if (r.code === 0) {
+    const after = await headOf(cwd);
+    return after === before ? { status: 'up-to-date', detail: `${upstream} already merged`, files: [] } : { status: 'merged', detail: `merged ${upstream}`, files: [] };
+  }
+  const files = (await git(['diff', '--name-only', '--diff-filter=U'], { cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
+  if (files.length === 0) {
+    await git(['merge', '--abort'], { cwd, allowFail: true });
+    return { status: 'skipped', detail: `merge of ${upstream} failed: ${r.stderr.trim() || r.stdout.trim()}`, files };
+  }
+  return { status: 'conflict', detail: `merging ${upstream} conflicted`, files };
+}
