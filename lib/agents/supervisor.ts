@@ -107,6 +107,7 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
 
     if (r.exitCode === 0 && !state.isError && !r.gaveUp) {
       const env = readEnvelope(resultPath);
+      rmSync(resultPath, { force: true });
       if (env.kind === 'malformed') return interrupted(`the agent broke its result contract: ${env.error}`);
       const finish = await finishWork(ctx, rec, startHead, note);
       if (env.kind === 'ok') {

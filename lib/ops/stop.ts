@@ -24,7 +24,6 @@ export async function stopTask(app: App, idArg: string): Promise<Stopped> {
   if (!run && host && host !== thisHost()) {
     throw notAllowed('stop', view.status, availableActions(view.status), `task ${id} is running on ${host}; stop it there`, { host });
   }
-  if (run) writeFileSync(runFiles(runDir(app.repo.lazyDir, run.id)).stop, new Date().toISOString());
   const { view: task } = await app.store.mutate(id, 'stop', (d) => {
     assertAllowed('stop', d.status);
     d.transition('interrupted', 'stop', 'stopped by the user', { ...(run ? { run: run.id } : {}), host: thisHost(), details: { user_stopped: true } });
@@ -36,9 +35,12 @@ export async function stopTask(app: App, idArg: string): Promise<Stopped> {
 
 async function terminate(lazyDir: string, runId: string, graceMs: number): Promise<Omit<Stopped, 'task'>> {
   const agent = readAgentIdentity(lazyDir, runId);
-  if (!agent || liveness(agent) !== 'alive') return { signal: 'none', waited_ms: 0 };
-  const group = (sig: NodeJS.Signals) => { try { process.kill(-agent.pid, sig); } catch { try { process.kill(agent.pid, sig); } catch { /* gone */ } } };
+  const alive = !!agent && liveness(agent) === 'alive';
+  const group = (sig: NodeJS.Signals) => { try { process.kill(-agent!.pid, sig); } catch { try { process.kill(agent!.pid, sig); } catch { /* gone */ } } };
   const started = Date.now();
+  // Tells the supervisor the exit is ours (and not to start another attempt).
+  writeFileSync(runFiles(runDir(lazyDir, runId)).stop, new Date().toISOString());
+  if (!alive) return { signal: 'none', waited_ms: 0 };
   group('SIGTERM');
   while (Date.now() - started < graceMs) {
     if (liveness(agent) !== 'alive') return { signal: 'SIGTERM', waited_ms: Date.now() - started };

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve, isAbsolute } from 'node:path';
 import { git } from '../core/git.js';
 import { external } from '../core/errors.js';
@@ -30,8 +30,20 @@ export async function revParse(cwd: string, rev: string): Promise<string | null>
   return r.code === 0 ? r.stdout.trim() : null;
 }
 
+/** Adds /.lazy/ to .git/info/exclude (shared by every worktree); true when it had to. */
+export function ensureExcluded(repo: Repo): boolean {
+  const exclude = join(repo.commonDir, 'info', 'exclude');
+  let text = '';
+  try { text = readFileSync(exclude, 'utf8'); } catch { mkdirSync(dirname(exclude), { recursive: true }); }
+  const line = `/${WORKTREES_DIR}/`;
+  if (text.split('\n').includes(line)) return false;
+  appendFileSync(exclude, `${text && !text.endsWith('\n') ? '\n' : ''}# lazy: task worktrees and agent result files\n${line}\n`);
+  return true;
+}
+
 /** Creates the worktree on first use and reuses it after; returns where it is. */
 export async function ensureWorktree(repo: Repo, o: { path: string; branch: string; base: string }): Promise<{ path: string; created: boolean }> {
+  ensureExcluded(repo);
   if (existsSync(join(o.path, '.git'))) {
     const r = await git(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: o.path, allowFail: true });
     if (r.code === 0 && r.stdout.trim() === o.branch) return { path: o.path, created: false };

@@ -1,0 +1,88 @@
+import t from 'tap';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentSandbox } from './helpers/agent.js';
+import { gitSync } from './helpers/env.js';
+
+t.test('a turn that succeeds with a commit: worktree, argv, prompt and environment', async (t) => {
+  const { sb, l, invocations } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('add a greeting file', '--accept', 'greeting.txt exists', '--prompt', 'Write a friendly greeting.');
+  const started = await l.json('start', id);
+  t.equal(started.run.code, 0);
+  t.equal(started.value.task.status, 'working', 'start returns once the turn is launched');
+  const waited = await l.json('wait', id, '--timeout', '30');
+  t.equal(waited.run.code, 0, 'wait exits 0 for the blocked family');
+  t.equal(waited.value.status, 'blocked');
+  t.equal(waited.value.attention.kind, 'review');
+
+  const [inv] = invocations();
+  const wt = join(sb.dir, '.lazy', 'worktrees', id);
+  t.equal(inv!.cwd, wt, 'the agent runs in the task worktree');
+  t.equal(inv!.argv.length, 1, 'command agents get the prompt as their last (only) argument');
+  t.match(inv!.prompt, /Task: add a greeting file/);
+  t.match(inv!.prompt, /Write a friendly greeting\./);
+  t.match(inv!.prompt, /- greeting\.txt exists/);
+  t.equal(inv!.env.LAZY_TASK_ID, id);
+  t.equal(inv!.env.LAZY_TURN, '1', 'LAZY_TURN is the sequence of the turn that launched the run');
+  t.match(inv!.env.LAZY_RESULT, new RegExp(`^${wt}/\\.lazy/result-[0-9a-z]{8}\\.json$`));
+
+  t.ok(existsSync(join(wt, 'work-1.txt')), 'the agent worked in the worktree');
+  t.equal(gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${id}`]).trim(), 'fake agent: turn 1', 'its commit is on lazy/<id>');
+  t.equal(gitSync(sb.dir, sb.env, ['status', '--porcelain']).trim(), '', "the worktree stays out of the main checkout's git status");
+
+  const v = (await l.json('show', id)).value;
+  const agentTurn = v.turns.find((x: any) => x.role === 'agent');
+  t.equal(agentTurn.content, 'did turn 1', "the envelope's summary is the turn's summary");
+  t.equal(agentTurn.actor, 'agent');
+  t.equal(v.turns[0].feedback, 'consumed', 'the prompt turn was delivered and consumed');
+  t.same(agentTurn.details.commands, [{ command: 'npm test', exit_code: 0 }]);
+  t.same(agentTurn.details.risks, ['the fake agent tests nothing']);
+  t.equal(v.session.agent, 'fake');
+  t.equal(v.session.branch, `lazy/${id}`);
+  t.equal(v.worktree, wt);
+  t.ok(v.run.log.some((line: string) => /scenario succeed/.test(line)), "show includes the turn's log");
+});
+
+t.test('unblock records feedback first, merges upstream, and reuses the worktree', async (t) => {
+  const { sb, l, invocations } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('iterate', '--accept', 'two turns');
+  await l('start', id);
+  t.equal((await l('wait', id, '--timeout', '30')).code, 0);
+  // Upstream moves on while the task waits for review.
+  gitSync(sb.dir, sb.env, ['commit', '--allow-empty', '-q', '-m', 'upstream change']);
+  const u = await l.json('unblock', id, '-m', 'Please also handle the timeout case.\nThanks!');
+  t.equal(u.run.code, 0);
+  t.equal(u.value.task.turns.at(-1).content, 'Please also handle the timeout case.\nThanks!', 'the feedback turn is recorded before the agent runs');
+  t.equal(u.value.task.turns.at(-1).feedback, 'pending');
+  t.equal((await l('wait', id, '--timeout', '30')).code, 0);
+  const inv = invocations();
+  t.equal(inv.length, 2);
+  t.equal(inv[1]!.cwd, inv[0]!.cwd, 'later turns reuse the worktree');
+  t.match(inv[1]!.prompt, /Please also handle the timeout case\.\nThanks!/, 'feedback reaches the agent verbatim');
+  t.equal(inv[1]!.env.LAZY_TURN, '3');
+  const subjects = gitSync(sb.dir, sb.env, ['log', '--format=%s', `lazy/${id}`]);
+  t.match(subjects, /Merge main into task branch/, 'upstream was merged before the turn');
+  const v = (await l.json('show', id)).value;
+  t.same(v.turns.map((x: any) => x.feedback), ['consumed', null, 'consumed', null]);
+});
+
+t.test('a missing agent program fails with exit 7 and changes nothing', async (t) => {
+  const { sb, l } = await agentSandbox({ settings: { 'agents.fake.command': '/nonexistent/agent --flag' } });
+  t.teardown(sb.cleanup);
+  const id = await l.create('x', '--accept', 'y');
+  const r = await l.json('start', id);
+  t.equal(r.run.code, 7);
+  t.equal(r.value.error.code, 'agent_missing');
+  t.equal((await l.json('show', id)).value.status, 'backlog');
+});
+
+t.test('an unknown agent name is a usage error', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('x', '--accept', 'y');
+  const r = await l.json('start', id, '--agent', 'nobody');
+  t.equal(r.run.code, 2);
+  t.match(r.value.error.message, /agents\.nobody\.command/);
+});

@@ -1,0 +1,58 @@
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { sandbox, cli, ROOT, type Sandbox } from './env.js';
+
+export const FAKE_AGENT = join(ROOT, 'test', 'fixtures', 'fake-agent.mjs');
+
+export interface Invocation { n: number; scenario: string; argv: string[]; cwd: string; env: Record<string, string>; prompt: string; pid: number; claude: boolean; session: string }
+
+export interface AgentBox {
+  sb: Sandbox;
+  l: ReturnType<typeof cli>;
+  /** What the fake agent received, one entry per launch. */
+  invocations(): Invocation[];
+  /** Sets the scenario list for the next launches. */
+  scenario(s: string): void;
+}
+
+/**
+ * A sandbox whose default agent is the scenario-driven fake agent, with fast retry
+ * pacing and short grace periods so recovery paths run in seconds.
+ */
+export async function agentSandbox(o: { adapter?: 'command' | 'claude'; settings?: Record<string, string> } = {}): Promise<AgentBox> {
+  const sb = sandbox('lazy-agent');
+  const env: NodeJS.ProcessEnv = { FAKE_STATE: join(sb.home, 'fake-state'), FAKE_LOG: join(sb.home, 'fake-log.jsonl'), FAKE_SCENARIO: 'succeed' };
+  const l = cli(sb, env);
+  const settings: Record<string, string> = {
+    'agents.fake.command': `"${process.execPath}" "${FAKE_AGENT}"`,
+    agent: 'fake',
+    retry_base_ms: '100',
+    stop_grace_ms: '1000',
+    crash_window_ms: '10000',
+    ...(o.adapter === 'claude' ? { 'agents.fake.adapter': 'claude' } : {}),
+    ...o.settings,
+  };
+  for (const [k, v] of Object.entries(settings)) {
+    const r = await l('config', 'set', k, v);
+    if (r.code !== 0) throw new Error(`config set ${k} failed: ${r.stderr}`);
+  }
+  return {
+    sb, l,
+    invocations: () => existsSync(env.FAKE_LOG!) ? readFileSync(env.FAKE_LOG!, 'utf8').trim().split('\n').filter(Boolean).map((x) => JSON.parse(x) as Invocation) : [],
+    scenario: (s: string) => { env.FAKE_SCENARIO = s; },
+  };
+}
+
+/** Polls a predicate (for states reached by a detached supervisor). */
+export async function eventually<T>(f: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const runDirOf = (sb: Sandbox, run: string) => join(sb.dir, '.git', 'lazy', 'runs', run);
+export const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
