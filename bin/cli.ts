@@ -19,6 +19,7 @@ import * as stop from './commands/stop.js';
 import * as wait from './commands/wait.js';
 import * as pair from './commands/pair.js';
 import * as config from './commands/config.js';
+import * as watch from './commands/watch.js';
 import * as supervise from './commands/supervise.js';
 import { exitCode, outputOf } from './run.js';
 import { reportError } from '../lib/output/emit.js';
@@ -30,7 +31,7 @@ import { usageError } from '../lib/core/errors.js';
 declare const LAZY_VERSION: string;
 
 const COMMANDS = [
-  init, create, list, show, log, comment, start, unblock, answer, resume, ask, stop, wait, pair,
+  init, create, list, show, log, comment, start, unblock, answer, resume, ask, stop, wait, pair, watch,
   close, reject, reopen, config, doctor, demo, supervise,
 ];
 

@@ -116,6 +116,8 @@ t.test('stop on a well-behaved agent needs only SIGTERM', async (t) => {
   const id = await l.create('calm', '--accept', 'done');
   await l('start', id);
   await eventually(() => invocations()[0], 20000, 'the agent');
+  const watched = (await l.json('watch')).value;
+  t.same(watched.map((r: any) => [r.id, r.status, r.agent, r.supervisor]), [[id, 'working', 'fake', 'alive']], 'watch shows the running turn');
   const s = await l.json('stop', id);
   t.equal(s.value.signal, 'SIGTERM', JSON.stringify({ signal: s.value.signal, w: s.value.waited_ms }));
   const refused = await l.json('stop', id);

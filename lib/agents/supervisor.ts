@@ -115,7 +115,7 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
         return { ...common, ...finish, kind: e.status, summary: e.summary, ...(e.question ? { question: e.question } : {}),
           ...(e.risks ? { risks: e.risks } : {}), ...(e.commands ? { commands: e.commands } : {}) };
       }
-      return { ...common, ...finish, kind: 'completed', summary: adapter.resultText(state, r.tail) ?? '(the agent printed nothing)' };
+      return { ...common, ...finish, kind: 'completed', summary: adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)' };
     }
 
     const failure = { exitCode: r.exitCode, signal: r.signal, state, tail: r.tail };

@@ -1,0 +1,44 @@
+import { statSync } from 'node:fs';
+import { isActive } from '../model/status.js';
+import { refreshIndex } from '../store/listing.js';
+import { listActive, logTail, readRun, runDir, runFiles } from '../agents/runs.js';
+import { liveness } from '../core/proc.js';
+import { reconcileNow, type App } from './app.js';
+
+export interface WatchRow {
+  id: string;
+  status: string;
+  goal: string;
+  run: string | null;
+  agent: string | null;
+  supervisor: 'alive' | 'dead' | 'unknown' | null;
+  heartbeat_age_s: number | null;
+  last_line: string | null;
+}
+
+/** One snapshot: tasks in an active status, with what this machine knows of their runs. */
+export async function watchSnapshot(app: App): Promise<WatchRow[]> {
+  await reconcileNow(app);
+  const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  const markers = new Map(listActive(app.repo.lazyDir).map((m) => [m.task, m]));
+  return rows.filter((r) => isActive(r.status)).map((r) => {
+    const runId = r.current_run ?? markers.get(r.id)?.run ?? null;
+    const rec = runId ? readRun(app.repo.lazyDir, runId) : undefined;
+    let age: number | null = null;
+    if (runId) { try { age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000); } catch { /* not local */ } }
+    return {
+      id: r.id, status: r.status, goal: r.goal, run: runId, agent: rec?.agent.name ?? null,
+      supervisor: rec?.supervisor ? liveness(rec.supervisor) : null, heartbeat_age_s: age,
+      last_line: runId ? logTail(app.repo.lazyDir, runId, 1)[0] ?? null : null,
+    };
+  });
+}
+
+/** Redraws every second on a terminal until interrupted; elsewhere prints one snapshot. */
+export async function watchLoop(app: App, render: (rows: WatchRow[]) => string, intervalMs = 1000): Promise<WatchRow[]> {
+  for (;;) {
+    const rows = await watchSnapshot(app);
+    process.stdout.write(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date().toLocaleTimeString()} · Ctrl-C to quit)\n`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
