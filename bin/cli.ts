@@ -20,6 +20,10 @@ import * as wait from './commands/wait.js';
 import * as pair from './commands/pair.js';
 import * as config from './commands/config.js';
 import * as watch from './commands/watch.js';
+import * as accept from './commands/accept.js';
+import * as diff from './commands/diff.js';
+import * as edit from './commands/edit.js';
+import * as inbox from './commands/inbox.js';
 import * as supervise from './commands/supervise.js';
 import { exitCode, outputOf } from './run.js';
 import { reportError } from '../lib/output/emit.js';
@@ -31,7 +35,7 @@ import { usageError } from '../lib/core/errors.js';
 declare const LAZY_VERSION: string;
 
 const COMMANDS = [
-  init, create, list, show, log, comment, start, unblock, answer, resume, ask, stop, wait, pair, watch,
+  init, create, list, show, log, diff, inbox, comment, edit, start, unblock, answer, resume, ask, stop, wait, pair, watch, accept,
   close, reject, reopen, config, doctor, demo, supervise,
 ];
 

@@ -84,11 +84,15 @@ export interface TaskView extends Omit<TaskDoc, 'clock'> {
   session: SessionDoc | null;
   sessions: SessionDoc[];
   consecutive_interruptions: number;
+  /** Requests for changes so far: each unblock with feedback is one. */
+  revisions: number;
   pending_feedback: string[];
   /** What a human must do about the task, when anything; derived, never stored. */
   attention: Attention | null;
   /** Protected files a turn touched that still wait for an approve/revert decision. */
   pending_violations: PendingViolation[];
+  /** Who runs the accept of a task in merging (host and process), for stranded-merge checks. */
+  merging_owner: { [k: string]: Json } | null;
   /** The run the latest move into working launched (what an outcome must match). */
   current_run: string | null;
   /** The agent's own session id, as the latest agent turn reported it (resume target). */
@@ -142,8 +146,10 @@ export function foldTask(docs: TaskDocs): TaskView {
     sessions,
     consecutive_interruptions: crashes,
     attention: attentionOf(status, changelog.filter((c) => !c.set_aside), turns, crashes),
+    revisions: turns.filter((t) => t.kind === 'feedback').length,
     pending_feedback: turns.filter((t) => t.feedback === 'pending').map((t) => t.id),
     pending_violations: pendingViolations(docs),
+    merging_owner: status === 'merging' ? ((replay.applied.at(-1)?.details?.owner ?? null) as { [k: string]: Json } | null) : null,
     current_run: [...replay.applied].reverse().find((e) => e.to === 'working')?.run ?? null,
     agent_session_id: latestSessionId(turns),
     concurrent_changes: changelog.filter((c) => c.set_aside),

@@ -2,29 +2,48 @@ import { sanitizeProse } from '../core/sanitize.js';
 import { usageError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { resolveTaskId } from '../store/refs.js';
+import { taskBranch } from '../workspace/branch.js';
+import { branchExists, removeWorktree, worktreePath } from '../workspace/worktree.js';
+import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
+import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
-export interface CloseInput { reason?: string }
+export interface CloseInput { reason?: string; deleteBranch?: boolean }
 
-/** close and reject both end in abandoned; they differ in intent, recorded as the trigger. */
-export async function closeTask(app: App, idArg: string, action: 'close' | 'reject', input: CloseInput): Promise<TaskView> {
-  const id = await resolveTaskId(app.repo.cwd, idArg);
+export interface Closed {
+  task: TaskView;
+  worktree_removed: boolean;
+  branch: { name: string; deleted: boolean; unmerged_commits: number } | null;
+}
+
+/**
+ * close and reject both end in abandoned; they differ in intent, recorded as the
+ * trigger. The session ends and the worktree goes; a branch holding commits merged
+ * nowhere is kept unless --delete-branch says otherwise.
+ */
+export async function closeTask(app: App, idArg: string, action: 'close' | 'reject', input: CloseInput): Promise<Closed> {
+  const { id } = await taskArg(app, idArg);
   const reason = input.reason?.trim() ? sanitizeProse(input.reason.trim()) : action === 'close' ? 'closed' : 'rejected';
-  const { view } = await app.store.mutate(id, action, (d) => {
+  const { view: task } = await app.store.mutate(id, action, (d) => {
     assertAllowed(action, d.status);
     d.transition('abandoned', action, reason);
     const s = d.view.session;
     if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: action === 'close' ? 'closed' : 'rejected' });
     d.summary = firstLine(reason);
   });
-  return view;
+  const config = await app.config();
+  const worktree_removed = await removeWorktree(app.repo, worktreePath(app.repo, id, config.worktree_dir));
+  const name = taskBranch(id);
+  if (!(await branchExists(app.repo, name))) return { task, worktree_removed, branch: null };
+  const unmerged = await unmergedCommits(app.repo.cwd, name);
+  const deleted = input.deleteBranch || unmerged === 0 ? await deleteBranch(app.repo.cwd, name) : false;
+  return { task, worktree_removed, branch: { name, deleted, unmerged_commits: unmerged } };
 }
 
 /** complete → blocked (a reason is required); abandoned → blocked with agent work, else backlog. */
 export async function reopenTask(app: App, idArg: string, reasonArg?: string): Promise<TaskView> {
-  const id = await resolveTaskId(app.repo.cwd, idArg);
+  const { id } = await taskArg(app, idArg);
   const { view } = await app.store.mutate(id, 'reopen', (d) => {
     assertAllowed('reopen', d.status);
     if (d.status === 'complete' && !reasonArg?.trim()) {

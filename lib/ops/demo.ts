@@ -39,7 +39,7 @@ export async function runDemo(opts: { keep?: boolean; say?: (s: DemoStep) => voi
     await commentTask(app, a.id, 'The failure shows up only when the suite runs in parallel.');
     step('Comment on the first', `lazy comment ${a.id} -m "…"`, 'comment recorded as a human turn');
     const closed = await closeTask(app, b.id, 'close', { reason: 'folded into the changelog task' });
-    step('Close the second', `lazy close ${b.id} -m "…"`, `${b.id}: backlog → ${closed.status}`);
+    step('Close the second', `lazy close ${b.id} -m "…"`, `${b.id}: backlog → ${closed.task.status}`);
     const reopened = await reopenTask(app, b.id);
     step('Reopen it', `lazy reopen ${b.id}`, `${b.id}: abandoned → ${reopened.status}`);
     step('List the tasks', 'lazy list', renderList(await listTasks(app, {})));

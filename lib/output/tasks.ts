@@ -1,5 +1,7 @@
 import type { TaskView, TurnView, ChangeView } from '../model/fold.js';
-import type { ListedTask } from '../ops/query.js';
+import type { ListedTask, ShownTask } from '../ops/query.js';
+import { renderReview } from './review.js';
+import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
 
 // Text renderings of tasks. JSON output never passes through here.
@@ -26,17 +28,32 @@ function changeLine(c: ChangeView): string {
   return `${shortTime(c.timestamp)}  ${(c.from ?? '∅').padEnd(11)} → ${c.status.padEnd(11)} ${c.trigger.padEnd(14)} ${who(c.actor, c.person)}${c.reason ? ` — ${truncate(c.reason, 80)}` : ''}${aside}`;
 }
 
-export function renderShow(v: TaskView): string {
+export function renderShow(v: ShownTask): string {
   const lines: string[] = [];
   lines.push(`${v.id}  ${v.goal}`);
-  lines.push(`status:    ${v.status}${v.category ? ` (${v.category})` : ''}`);
+  lines.push(`status:    ${v.status}${v.category ? ` (${v.category})` : ''}${v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : ''}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
+  // A task waiting on review shows its review package first.
+  const review = v.attention?.kind === 'review' || v.status === 'conflict' ? renderReview(v) : '';
+  if (review) lines.push('', review);
+  lines.push('');
   if (v.tags.length) lines.push(`tags:      ${v.tags.join(', ')}`);
   if (v.parent) lines.push(`parent:    ${v.parent}`);
   if (v.base) lines.push(`base:      ${v.base}`);
-  if (v.agent) lines.push(`agent:     ${v.agent}`);
   lines.push(`created:   ${shortTime(v.created_at)} by ${who(v.created_by.actor, v.created_by)}`);
-  if (v.consecutive_interruptions) lines.push(`crashes:   ${v.consecutive_interruptions} in a row`);
+  if (v.session) {
+    lines.push(`session:   ${v.session.agent} on ${v.session.branch} (from ${v.session.base})${v.agent_session_id ? `, agent session ${v.agent_session_id}` : ''}`);
+    if (v.worktree) lines.push(`worktree:  ${v.worktree}`);
+  }
+  if (v.usage.input_tokens || v.usage.cost_usd) lines.push(`usage:     ${v.usage.input_tokens} in / ${v.usage.output_tokens} out tokens, $${v.usage.cost_usd.toFixed(4)}`);
+  if (v.revisions) lines.push(`revisions: ${v.revisions}`);
+  lines.push(`crashes:   ${v.consecutive_interruptions} in a row`);
+  if (v.status === 'interrupted' && v.interrupt) {
+    const i = v.interrupt as Record<string, unknown>;
+    lines.push('', `Interrupted ${shortTime(String(i.at))}: ${String(i.reason)}${i.exit_code !== undefined && i.exit_code !== null ? ` (exit ${String(i.exit_code)})` : ''}${i.signal ? ` (${String(i.signal)})` : ''}`);
+    const logs = (i.logs ?? []) as string[];
+    if (logs.length) lines.push('  last output:', indent(logs.slice(-15).join('\n'), 4));
+  }
   if (v.concurrent_changes.length) {
     lines.push('', `concurrent change: ${v.concurrent_changes.length} status change(s) made on another clone were set aside by the merge:`);
     for (const c of v.concurrent_changes) lines.push(`  ${c.from ?? '∅'} → ${c.status} by ${who(c.actor, c.person)} at ${shortTime(c.timestamp)}${c.host ? ` on ${c.host}` : ''}`);
@@ -46,6 +63,9 @@ export function renderShow(v: TaskView): string {
   lines.push('', `Turns (${v.turns.length})`);
   lines.push(v.turns.length ? indent(v.turns.map(turnLine).join('\n')) : '  none yet');
   lines.push('', 'Changelog', indent(v.changelog.map(changeLine).join('\n')));
+  if (v.run && v.run.log.length && (v.status === 'working' || v.status === 'interrupted')) {
+    lines.push('', `Current turn log (run ${v.run.id}${v.run.heartbeat_age_s !== null ? `, heartbeat ${v.run.heartbeat_age_s}s ago` : ''})`, indent(v.run.log.join('\n')));
+  }
   return lines.join('\n');
 }
 
@@ -56,4 +76,34 @@ export function renderCreated(v: TaskView): string {
 export function renderTransition(v: TaskView): string {
   const last = v.changelog.filter((c) => !c.set_aside).at(-1);
   return `${v.id}: ${last?.from ?? '∅'} → ${v.status}`;
+}
+
+export function renderClosed(r: Closed): string {
+  const lines = [renderTransition(r.task)];
+  if (r.worktree_removed) lines.push('  worktree removed');
+  if (r.branch?.deleted) lines.push(`  branch ${r.branch.name} deleted`);
+  else if (r.branch) lines.push(`  branch ${r.branch.name} kept: ${r.branch.unmerged_commits} commit(s) are merged nowhere else (lazy close --delete-branch, or git branch -D ${r.branch.name})`);
+  return lines.join('\n');
+}
+
+/** list --tree: children under their parents, in creation order. */
+export function renderTree(rows: ListedTask[]): string {
+  if (rows.length === 0) return renderList(rows);
+  const ids = new Set(rows.map((r) => r.id));
+  const kids = new Map<string | null, ListedTask[]>();
+  for (const r of rows) {
+    const p = r.parent && ids.has(r.parent) ? r.parent : null;
+    kids.set(p, [...(kids.get(p) ?? []), r]);
+  }
+  const out: string[] = [];
+  const walk = (parent: string | null, prefix: string) => {
+    const list = kids.get(parent) ?? [];
+    list.forEach((r, i) => {
+      const last = i === list.length - 1;
+      out.push(`${prefix}${parent ? (last ? '└─ ' : '├─ ') : ''}${r.id}  ${r.status.padEnd(11)} ${truncate(r.goal, 70)}`);
+      walk(r.id, parent ? prefix + (last ? '   ' : '│  ') : prefix);
+    });
+  };
+  walk(null, '');
+  return out.join('\n');
 }

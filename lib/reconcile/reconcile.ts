@@ -5,7 +5,9 @@ import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
 import { parkStatus } from '../model/park.js';
 import { MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
-import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
+import { dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
+import { deleteBranch, findAccepted } from '../workspace/merge.js';
+import { taskBranch } from '../workspace/branch.js';
 import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
 import { recordOutcome } from '../agents/outcome.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
@@ -30,6 +32,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileAction[]>
     try {
       if (m.kind === 'turn') await reconcileRun(deps, m, actions);
       else if (m.kind === 'pair') await reconcilePair(deps, m, actions);
+      else if (m.kind === 'accept') await reconcileAccept(deps, m, actions);
     } catch (e) {
       // One task's trouble (a busy lock, bad data) must not stop the command or the others.
       if (!(e instanceof LazyError)) throw e;
@@ -109,4 +112,38 @@ async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: Reco
   }, { actor: 'system' });
   clearActive(deps.repo.lazyDir, m.task, m.run);
   actions.push({ task: m.task, action: 'unpaired', detail: 'stale pairing session' });
+}
+
+/**
+ * An accept that died midway leaves the task in merging with no owner. If the target
+ * already holds the task's squash commit (found by its trailer) the merge happened:
+ * zombie → complete under the system actor. Otherwise the prior status comes back.
+ */
+async function reconcileAccept(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
+  if (!dead(m.owner)) return;
+  const v = await deps.store.view(m.task);
+  if (v.status === 'merging') {
+    const entry = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'merging');
+    const target = String(entry?.details?.target ?? '');
+    const restore = entry?.details?.restore === 'conflict' ? 'conflict' : 'blocked';
+    const commit = target ? await findAccepted(deps.repo.cwd, target, m.task) : null;
+    await deps.store.mutate(m.task, 'reconcile-accept', (d) => {
+      if (d.status !== 'merging') return;
+      if (commit) {
+        d.transition('zombie', 'zombie', `the accept died after ${target} received ${commit.slice(0, 10)}`, {}, 'system');
+        const s = d.view.session;
+        if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
+        d.transition('complete', 'merge_done', `merged into ${target} as ${commit.slice(0, 10)}`, { details: { target, commit } }, 'system');
+      } else {
+        d.transition(restore, 'merge_abort', 'the accept died before the merge landed; restored', {}, 'system');
+      }
+    }, { actor: 'system' });
+    if (commit) {
+      const config = await deps.config();
+      await removeWorktree(deps.repo, worktreePath(deps.repo, m.task, config.worktree_dir)).catch(() => false);
+      await deleteBranch(deps.repo.cwd, taskBranch(m.task));
+    }
+    actions.push({ task: m.task, action: commit ? 'completed' : 'restored', detail: commit ? `stranded accept had merged ${commit.slice(0, 10)}` : `stranded accept restored to ${restore}` });
+  }
+  clearActive(deps.repo.lazyDir, m.task, m.run);
 }

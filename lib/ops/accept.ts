@@ -1,0 +1,151 @@
+import { LazyError, EXIT, notAllowed } from '../core/errors.js';
+import { identityOf } from '../core/proc.js';
+import { randomId } from '../core/ids.js';
+import { withLock } from '../store/lock.js';
+import { assertAllowed, availableActions } from '../model/table.js';
+import { isActive } from '../model/status.js';
+import { parkStatus } from '../model/park.js';
+import type { TaskView } from '../model/fold.js';
+import { clearActive, markActive } from '../agents/runs.js';
+import { taskBranch } from '../workspace/branch.js';
+import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
+import { applySquash, deleteBranch, findAccepted, planSquash, type Applied } from '../workspace/merge.js';
+import { git } from '../core/git.js';
+import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
+import { taskArg } from './resolve.js';
+import type { App } from './app.js';
+
+// accept: blocked → merging → complete. The whole accept runs under the task's lock, so
+// two concurrent accepts merge exactly once; every abort restores the status the task
+// really had. The phase table below is what is narrated and what runs.
+
+export const ACCEPT_PHASES = ['preflight', 'squash-merge into the target', 'verify the target moved', 'clean up branch and worktree'] as const;
+
+export interface AcceptOptions {
+  decisions?: DecisionFlags;
+  confirm?: (question: string) => Promise<boolean>;
+  narrate?: (index: number, total: number, label: string) => void;
+}
+
+export interface AcceptReport {
+  task: TaskView;
+  target: string;
+  commit: string | null;
+  already_accepted: boolean;
+  branch_deleted: boolean;
+  worktree_removed: boolean;
+  /** The checkout that had the target branch checked out, when one did. */
+  checkout: string | null;
+  stash: Applied['stash'];
+  warnings: string[];
+}
+
+const phaseDelay = () => Number(process.env.LAZY_PHASE_DELAY_MS) || 0;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The branch a task's accepted work lands on: its parent's branch, or the branch it came from. */
+export const targetOf = (v: Pick<TaskView, 'parent' | 'base' | 'session'>) => (v.parent ? taskBranch(v.parent) : v.session?.base ?? v.base);
+
+export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {}): Promise<AcceptReport> {
+  const { id, view: before } = await taskArg(app, idArg);
+  return withLock(app.repo.lazyDir, id, async () => {
+    let v = await app.store.view(id);
+    const target = targetOf(v);
+    if (v.status === 'complete' && before.status !== 'complete') {
+      // Another accept won the lock first and merged it; this one reports, it does not merge again.
+      const commit = target ? await findAccepted(app.repo.cwd, target, id) : null;
+      return { task: v, target: target ?? '', commit, already_accepted: true, branch_deleted: false, worktree_removed: false, checkout: null, stash: null, warnings: [] };
+    }
+    const phase = async (i: number) => { o.narrate?.(i + 1, ACCEPT_PHASES.length, ACCEPT_PHASES[i]!); if (phaseDelay()) await sleep(phaseDelay()); };
+    await phase(0);
+    if (v.status === 'conflict') v = await resolveConflict(app, v, o.decisions ?? {});
+    assertAllowed('accept', v.status);
+    if (!target) throw new LazyError('no_target', `task ${id} has no branch to merge into (created on a detached HEAD)`, EXIT.notAllowed, { status: v.status });
+    const branch = taskBranch(id);
+    if (!(await branchExists(app.repo, branch))) throw notAllowed('accept', v.status, v.available_actions, `task ${id} has no work to accept: branch ${branch} does not exist`);
+    if (v.parent) {
+      const parent = await app.store.view(v.parent);
+      if (isActive(parent.status)) throw notAllowed('accept', v.status, v.available_actions, `the parent task ${parent.id} is ${parent.status}; a subtask cannot be merged into a live worktree`, { parent: parent.id, parent_status: parent.status });
+    }
+    const config = await app.config();
+    const wt = worktreePath(app.repo, id, config.worktree_dir);
+    const dirty = await dirtyFiles(wt).catch(() => []);
+    if (dirty.length) throw notAllowed('accept', v.status, v.available_actions, `the task worktree has uncommitted changes: ${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}`, { worktree: wt, files: dirty });
+    const message = `Accept task ${id}: ${v.goal}\n\nLazy-Task: ${id}\n`;
+    let plan = await planSquash(app.repo.cwd, target, branch, message);
+    if (plan.kind === 'conflict') {
+      throw new LazyError('merge_conflict', `${branch} does not merge cleanly into ${target} (${plan.files.join(', ') || plan.detail}); unblock the task so the agent merges ${target} first`, EXIT.notAllowed,
+        { status: v.status, available_actions: v.available_actions, files: plan.files });
+    }
+    if (o.confirm && !(await o.confirm(`Squash-merge ${branch} into ${target}?`))) {
+      throw new LazyError('aborted', 'accept aborted: nothing was changed', EXIT.notAllowed, { status: v.status, available_actions: v.available_actions });
+    }
+
+    const restore = v.status as 'blocked';
+    const owner = identityOf(process.pid);
+    const marker = randomId();
+    markActive(app.repo.lazyDir, { task: id, run: marker, kind: 'accept', since: new Date().toISOString(), owner });
+    try {
+      // merging is stamped at the start of the merge phase, so the task reads merging for
+      // the whole time it is being merged.
+      await app.store.mutateUnlocked(id, 'accept', (d) => {
+        d.transition('merging', 'accept', `merging into ${target}`, { details: { restore, target, owner: { ...owner } } });
+      });
+      await phase(1);
+      let applied: Applied = { moved: false, checkout: null, stash: null };
+      for (let attempt = 0; attempt < 3 && plan.kind === 'ok'; attempt++) {
+        applied = await applySquash(app.repo.cwd, target, plan);
+        if (applied.moved) break;
+        plan = await planSquash(app.repo.cwd, target, branch, message); // the target moved meanwhile
+      }
+      if (plan.kind === 'conflict' || (plan.kind === 'ok' && !applied.moved)) {
+        await abort(app, id, restore, plan.kind === 'conflict' ? 'the target moved and now conflicts' : `could not move ${target}`);
+        throw new LazyError('merge_failed', `accept aborted: ${target} kept moving or now conflicts; the task is ${restore} again`, EXIT.notAllowed, { status: restore, available_actions: availableActions(restore) });
+      }
+      await phase(2);
+      const commit = plan.kind === 'ok' ? plan.commit : null;
+      if (commit && !(await isAncestor(app.repo.cwd, commit, target))) {
+        await abort(app, id, restore, `${target} does not contain the squash commit`);
+        throw new LazyError('merge_failed', `accept aborted: ${target} does not contain the squash commit`, EXIT.unexpected, { commit });
+      }
+      await phase(3);
+      const { view: task } = await app.store.mutateUnlocked(id, 'accept', (d) => {
+        const s = d.view.session;
+        if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
+        d.transition('complete', 'accept', commit ? `merged into ${target} as ${commit.slice(0, 10)}` : `nothing to merge into ${target}`, { details: { target, ...(commit ? { commit } : {}) } });
+      });
+      const warnings: string[] = [];
+      const worktree_removed = await removeWorktree(app.repo, wt).catch((e) => { warnings.push(`worktree ${wt} was not removed: ${(e as Error).message}`); return false; });
+      const branch_deleted = await deleteBranch(app.repo.cwd, branch);
+      if (!branch_deleted) warnings.push(`branch ${branch} was not deleted`);
+      if (applied.stash && !applied.stash.restored) {
+        warnings.push(`your uncommitted changes in ${applied.checkout} conflict with the merge and were kept in stash ${applied.stash.id}; recover them with: git -C ${applied.checkout} stash list, then git stash pop (or git stash show -p ${applied.stash.id})`);
+      }
+      return { task, target, commit, already_accepted: false, branch_deleted, worktree_removed, checkout: applied.checkout, stash: applied.stash, warnings };
+    } finally {
+      clearActive(app.repo.lazyDir, id, marker);
+    }
+  });
+}
+
+async function isAncestor(cwd: string, commit: string, target: string): Promise<boolean> {
+  return (await git(['merge-base', '--is-ancestor', commit, `refs/heads/${target}`], { cwd, allowFail: true })).code === 0;
+}
+
+/** Every abort restores the status the task actually had before the accept. */
+async function abort(app: App, id: string, restore: 'blocked' | 'conflict', why: string): Promise<void> {
+  await app.store.mutateUnlocked(id, 'accept-abort', (d) => {
+    if (d.status === 'merging') d.transition(restore, 'merge_abort', `accept aborted: ${why}`);
+  });
+}
+
+/** conflict → blocked once every pending protected file has an explicit decision. */
+async function resolveConflict(app: App, v: TaskView, flags: DecisionFlags): Promise<TaskView> {
+  const planned = await applyReverts(app, v, planDecisions(v, flags, 'accept'));
+  const { view } = await app.store.mutateUnlocked(v.id, 'decide', (d) => {
+    recordDecisions(d, planned);
+    const next = parkStatus(d.preview());
+    if (next !== d.status) d.transition(next, 'rederive', 'every protected file has a decision');
+  });
+  return view;
+}

@@ -1,0 +1,74 @@
+import { git } from '../core/git.js';
+import { notAllowed } from '../core/errors.js';
+import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
+import { assertAllowed } from '../model/table.js';
+import type { TaskView } from '../model/fold.js';
+import { refreshIndex } from '../store/listing.js';
+import { liveness, type ProcIdentity } from '../core/proc.js';
+import { taskBranch } from '../workspace/branch.js';
+import { branchExists } from '../workspace/worktree.js';
+import { boundedText, tagOf } from './create.js';
+import { targetOf } from './accept.js';
+import { taskArg } from './resolve.js';
+import type { App } from './app.js';
+
+export interface Diff { id: string; branch: string; base: string; stat: boolean; text: string }
+
+/** The task branch against its base (merge-base), or the accepted commit once merged. */
+export async function taskDiff(app: App, idArg: string, stat: boolean): Promise<Diff> {
+  const { id, view } = await taskArg(app, idArg);
+  const branch = taskBranch(id);
+  const base = targetOf(view) ?? 'HEAD';
+  const mode = stat ? ['--stat'] : [];
+  if (await branchExists(app.repo, branch)) {
+    const mb = (await git(['merge-base', base, branch], { cwd: app.repo.cwd, allowFail: true })).stdout.trim() || base;
+    const r = await git(['diff', ...mode, mb, branch], { cwd: app.repo.cwd });
+    return { id, branch, base, stat, text: r.stdout };
+  }
+  const accepted = view.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
+  if (typeof accepted === 'string') {
+    const r = await git(['show', '--format=', ...mode, accepted], { cwd: app.repo.cwd });
+    return { id, branch: accepted, base, stat, text: r.stdout };
+  }
+  throw notAllowed('diff', view.status, view.available_actions, `task ${id} has no branch yet (start it first)`);
+}
+
+export interface EditInput { goal?: string; prompt?: string; accept?: string[]; tags?: string[]; agent?: string }
+
+/** Changes the task record; criteria and tags are added, goal and prompt replaced. */
+export async function editTask(app: App, idArg: string, e: EditInput): Promise<TaskView> {
+  const { id } = await taskArg(app, idArg);
+  const { view } = await app.store.mutate(id, 'edit', (d) => {
+    assertAllowed('edit', d.status);
+    const cur = d.task ?? d.docs.task;
+    const patch: Parameters<typeof d.setTask>[0] = {};
+    if (e.goal !== undefined && e.goal.trim()) patch.goal = sanitizeLine(e.goal.trim());
+    if (e.prompt !== undefined) patch.prompt = e.prompt.trim() ? boundedText('the prompt', sanitizeProse(e.prompt)) : null;
+    if (e.accept?.length) patch.acceptance = [...cur.acceptance, ...e.accept.map((a) => sanitizeProse(a.trim())).filter(Boolean)];
+    if (e.tags?.length) patch.tags = [...new Set([...cur.tags, ...e.tags.map(tagOf).filter(Boolean)])];
+    if (e.agent !== undefined) patch.agent = e.agent || null;
+    if (Object.keys(patch).length) d.setTask(patch);
+    d.summary = Object.keys(patch).join(', ');
+  });
+  return view;
+}
+
+export interface InboxItem { id: string; goal: string; status: string; kind: string; reason: string; since: string }
+
+/**
+ * Only what needs a human, oldest first: blocked tasks (review, decision, failure),
+ * conflicts, interrupted tasks whose breaker tripped or that were stopped, and merges
+ * with no live owner. Running turns, retries and automatic recovery never appear.
+ */
+export async function inbox(app: App): Promise<InboxItem[]> {
+  const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  const items: InboxItem[] = [];
+  for (const r of rows) {
+    if (r.attention) items.push({ id: r.id, goal: r.goal, status: r.status, kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since });
+    else if (r.status === 'merging') {
+      const owner = r.merging_owner as ProcIdentity | null;
+      if (!owner || liveness(owner) === 'dead') items.push({ id: r.id, goal: r.goal, status: r.status, kind: 'merging', reason: 'an accept stopped midway and nobody owns the merge', since: r.updated_at });
+    }
+  }
+  return items.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.id < b.id ? -1 : 1));
+}
