@@ -75,7 +75,7 @@ export async function findAccepted(cwd: string, target: string, id: string): Pro
 
 /** Commits only on `branch`, reachable from no other branch: what deleting it would lose. */
 export async function unmergedCommits(cwd: string, branch: string): Promise<number> {
-  const r = await git(['rev-list', '--count', `refs/heads/${branch}`, '--not', `--exclude=refs/heads/${branch}`, '--branches'], { cwd, allowFail: true });
+  const r = await git(['rev-list', '--count', `refs/heads/${branch}`, '--not', `--exclude=${branch}`, '--branches'], { cwd, allowFail: true });
   return Number(r.stdout.trim()) || 0;
 }
 

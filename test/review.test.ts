@@ -1,0 +1,145 @@
+import t from 'tap';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { agentSandbox, eventually } from './helpers/agent.js';
+import { gitSync, LAZY } from './helpers/env.js';
+
+t.test('a task with no criterion launches no agent: the clarification round trip', async (t) => {
+  const { sb, l, invocations } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('make it better');
+  const s = await l.json('start', id);
+  t.equal(s.run.code, 0);
+  t.equal(s.value.run, null, 'no run was launched');
+  t.equal(s.value.task.status, 'blocked');
+  t.equal(s.value.task.attention.kind, 'decision');
+  t.match(s.value.task.attention.reason, /observable condition/);
+  t.equal(invocations().length, 0);
+  const a = await l.json('answer', id, '-m', 'the page loads in under 200 ms');
+  t.equal(a.run.code, 0);
+  t.same(a.value.task.acceptance, ['the page loads in under 200 ms'], 'the answer became a criterion');
+  await l('wait', id, '--timeout', '30');
+  t.match(invocations()[0]!.prompt, /Acceptance criteria:\n- the page loads in under 200 ms/, 'and reached the agent');
+});
+
+t.test('the inbox lists only what needs a human, oldest first', async (t) => {
+  const box = await agentSandbox({ settings: { protected: 'config/**' } });
+  const { sb, l, scenario, invocations } = box;
+  t.teardown(sb.cleanup);
+  const backlog = await l.create('not started', '--accept', 'x');
+  const review = await l.create('review me', '--accept', 'x');
+  scenario('succeed');
+  await l('start', review);
+  await l('wait', review, '--timeout', '30');
+  const decision = await l.create('no criterion');
+  await l('start', decision);
+  const failure = await l.create('fails', '--accept', 'x');
+  scenario('auth');
+  await l('start', failure);
+  await l('wait', failure, '--timeout', '30');
+  const conflict = await l.create('conflicts', '--accept', 'x');
+  scenario('protected');
+  await l('start', conflict);
+  await l('wait', conflict, '--timeout', '30');
+  const stopped = await l.create('stopped', '--accept', 'x');
+  scenario('hang');
+  await l('start', stopped);
+  await eventually(() => invocations().length >= 4, 20000, 'the hanging agent');
+  const working = await l.create('still working', '--accept', 'x');
+  await l('start', working);
+  await eventually(() => invocations().length >= 5, 20000, 'the second hanging agent');
+  await l('stop', stopped);
+
+  const inbox = (await l.json('inbox')).value;
+  t.same(inbox.map((i: any) => [i.id, i.kind]), [
+    [review, 'review'], [decision, 'decision'], [failure, 'failure'], [conflict, 'conflict'], [stopped, 'interrupted'],
+  ], 'blocked (review, decision, failure), conflict and user-stopped, oldest first');
+  t.notOk(inbox.some((i: any) => i.id === backlog || i.id === working), 'queued and running work never appears');
+  t.equal(inbox.find((i: any) => i.id === failure).reason.startsWith('fatal_auth'), true);
+  t.match((await l('inbox')).stdout, /review\s+\d+s ago/);
+  await l('stop', working);
+});
+
+t.test('close and reject end the session, remove the worktree, and keep unmerged work', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('to reject', '--accept', 'x');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  const r = await l.json('reject', id, '-m', 'wrong approach');
+  t.equal(r.run.code, 0);
+  t.equal(r.value.task.status, 'abandoned');
+  t.equal(r.value.task.sessions.at(-1).outcome, 'rejected');
+  t.equal(r.value.worktree_removed, true);
+  t.notOk(existsSync(join(sb.dir, '.lazy', 'worktrees', id)));
+  t.same(r.value.branch, { name: `lazy/${id}`, deleted: false, unmerged_commits: 1 }, 'a branch with unmerged commits is kept');
+  t.match((await l('show', id)).stdout, /status: +abandoned/);
+  const text = await l('reopen', id);
+  t.match(text.stdout, /abandoned → blocked/, 'an abandoned task with agent work reopens to blocked');
+  const u = await l.json('unblock', id, '-m', 'try again');
+  t.equal(u.run.code, 0, 'a new session starts on the kept branch');
+  t.equal(u.value.task.sessions.length, 2);
+  await l('wait', id, '--timeout', '30');
+  t.ok(existsSync(join(sb.dir, '.lazy', 'worktrees', id, 'work-1.txt')), 'the kept work is there');
+  const closed = await l.json('close', id, '--delete-branch');
+  t.equal(closed.value.branch.deleted, true, '--delete-branch removes it');
+  const bare = await l.create('never started');
+  const c2 = await l.json('close', bare);
+  t.equal(c2.value.branch, null);
+});
+
+t.test('reopening a complete task needs a reason and starts over from the merged base', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('done once', '--accept', 'x');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  await l('accept', id, '--yes');
+  const noReason = await l.json('reopen', id);
+  t.equal(noReason.run.code, 2);
+  const r = await l.json('reopen', id, '--reason', 'the fix regressed');
+  t.equal(r.value.status, 'blocked');
+  await l('unblock', id, '-m', 'fix the regression');
+  t.equal((await l.json('wait', id, '--timeout', '30')).value.status, 'blocked');
+  gitSync(sb.dir, sb.env, ['merge-base', '--is-ancestor', 'main', `lazy/${id}`]);
+  t.pass('the new branch starts from main, which holds the accepted work');
+});
+
+t.test('diff, edit and the revision count', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('diffable', '--accept', 'x');
+  t.equal((await l.json('diff', id)).run.code, 4, 'no branch before the first start');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  const d = await l.json('diff', id);
+  t.match(d.value.text, /\+\+\+ b\/work-1\.txt\n@@ -0,0 \+1 @@\n\+turn 1/);
+  t.match((await l('diff', id, '--stat')).stdout, /work-1\.txt \| 1 \+/);
+  const e = await l.json('edit', id, '--accept', 'tests pass', '--tag', 'perf', '--goal', 'diffable and fast');
+  t.same(e.value.acceptance, ['x', 'tests pass']);
+  t.same(e.value.tags, ['perf']);
+  t.equal(e.value.goal, 'diffable and fast');
+  await l('unblock', id, '-m', 'one more');
+  const v = (await l.json('wait', id, '--timeout', '30')).value;
+  t.equal(v.revisions, 1, 'each request for changes is a revision');
+  t.match((await l('show', id)).stdout, /^Review \(turn #4, revision 1\)/m, 'show leads with the review package');
+});
+
+t.test('an accept killed with its marker lost shows in the inbox as a merge nobody owns', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('orphan merge', '--accept', 'x');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  await new Promise<void>((res) => {
+    const c = spawn(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    c.stdout.on('data', (d) => { if (String(d).includes('squash-merge')) c.kill('SIGKILL'); });
+    c.on('close', () => res());
+  });
+  rmSync(join(sb.dir, '.git', 'lazy', 'active', `${id}.json`));
+  const inbox = (await l.json('inbox')).value;
+  t.same(inbox.map((i: any) => [i.id, i.kind]), [[id, 'merging']]);
+  const doctor = await l.json('doctor');
+  t.ok(doctor.value.findings.some((f: any) => f.code === 'merging' && f.details.task === id), 'doctor reports anything in merging');
+});
