@@ -51,13 +51,9 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
   t.match(turns[1].content, new RegExp(`^comment ${esc.replace(/\\/g, '\\\\')}`));
 
   const closed = await l.json('close', id, '-m', `reason ${ctl}`);
-  t.match(closed.value.changelog.at(-1).reason, NOTE, 'close reason');
+  t.match(closed.value.task.changelog.at(-1).reason, NOTE, 'close reason');
   const reopened = await l.json('reopen', id, '--reason', `again ${ctl}`);
   t.match(reopened.value.changelog.at(-1).reason, NOTE, 'reopen reason');
-  const id2 = (await l.json('create', 'r')).value.id;
-  await l('close', id2);
-  await l('reopen', id2);
-  t.equal((await l.json('show', id2)).value.status, 'backlog');
 
   // Everything stored still reads back cleanly.
   t.equal((await l('doctor')).code, 0);
@@ -66,3 +62,27 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
 function lStdin(l: ReturnType<typeof cli>, input: string, ...args: string[]) {
   return l.input(input, ...args);
 }
+
+t.test('feedback, answers and questions are sanitized before they reach the agent', async (t) => {
+  const { agentSandbox } = await import('./helpers/agent.js');
+  const { sb, l, scenario, invocations } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  scenario('succeed,question,succeed,succeed');
+  const id = await l.create('x', '--accept', 'y');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  await l.input('feedback \u0000 with NUL\n', 'unblock', id);
+  await l('wait', id, '--timeout', '30');
+  await l('answer', id, '-m', 'answer \u0007 bell');
+  await l('wait', id, '--timeout', '30');
+  const asked = await l.json('ask', id, '-m', 'question \u001b[2J');
+  const turns = (await l.json('show', id)).value.turns;
+  t.match(turns.find((x: any) => x.kind === 'feedback').content, /^feedback \\u0000 with NUL\n[\s\S]*\[lazy: 1 control character was replaced/);
+  t.match(turns.find((x: any) => x.kind === 'answer').content, /^answer \\u0007 bell/);
+  t.match(asked.value.question, /^question \\u001b\[2J/);
+  const prompts = invocations().map((i) => i.prompt);
+  t.ok(prompts.every((p) => !/[\u0000\u0007\u001b]/.test(p)), 'no raw control character reached an agent argv');
+  t.ok(prompts[1]!.includes('feedback \\u0000 with NUL'), 'the escaped text was delivered');
+  const reject = await l.json('reject', id, '-m', 'no \u0001 thanks');
+  t.match(reject.value.task.changelog.at(-1).reason, /^no \\u0001 thanks/);
+});

@@ -36,8 +36,8 @@ t.test('create, comment, close, reopen: state, JSON shapes and git history', asy
   t.same(v.created_by, { actor: 'human', name: 'Ada Lovelace', email: 'ada@example.com' }, 'the git identity is recorded with the actor');
 
   const closed = await l.json('close', id, '-m', 'duplicate of another task');
-  t.equal(closed.value.status, 'abandoned');
-  t.same(closed.value.available_actions, ['reopen'], 'terminal tasks are frozen except for reopen');
+  t.equal(closed.value.task.status, 'abandoned');
+  t.same(closed.value.task.available_actions, ['reopen'], 'terminal tasks are frozen except for reopen');
   const refused = await l.json('comment', id, '-m', 'too late');
   t.equal(refused.run.code, 4, 'comment on a terminal task is refused');
   t.equal(refused.value.error.code, 'action_not_allowed');
