@@ -25,6 +25,7 @@ import * as diff from './commands/diff.js';
 import * as edit from './commands/edit.js';
 import * as inbox from './commands/inbox.js';
 import * as supervise from './commands/supervise.js';
+import * as demoAgent from './commands/demo-agent.js';
 import { exitCode, outputOf } from './run.js';
 import { reportError } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
@@ -36,7 +37,7 @@ declare const LAZY_VERSION: string;
 
 const COMMANDS = [
   init, create, list, show, log, diff, inbox, comment, edit, start, unblock, answer, resume, ask, stop, wait, pair, watch, accept,
-  close, reject, reopen, config, doctor, demo, supervise,
+  close, reject, reopen, config, doctor, demo, supervise, demoAgent,
 ];
 
 export async function main(argv: string[]): Promise<number> {

@@ -11,5 +11,5 @@ export const handler = (a: GlobalArgs & { keep?: boolean }) => runBare(a, async 
   let n = 0;
   const say = a.json ? undefined : (s: { title: string; command: string; output: string }) =>
     process.stdout.write(`\n[${++n}] ${s.title}\n  $ ${s.command}\n${indent(s.output, 4)}\n`);
-  return runDemo({ keep: a.keep, say });
+  return runDemo({ keep: a.keep, say, cliPath: process.env.LAZY_CLI ?? process.argv[1]! });
 }, (r) => `\ndemo finished${r.kept ? `; the repository is kept at ${r.repository}` : ''}`);
