@@ -24,6 +24,9 @@ import * as accept from './commands/accept.js';
 import * as diff from './commands/diff.js';
 import * as edit from './commands/edit.js';
 import * as inbox from './commands/inbox.js';
+import * as pull from './commands/pull.js';
+import * as push from './commands/push.js';
+import * as sync from './commands/sync.js';
 import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
 import { exitCode, outputOf } from './run.js';
@@ -37,7 +40,7 @@ declare const LAZY_VERSION: string;
 
 const COMMANDS = [
   init, create, list, show, log, diff, inbox, comment, edit, start, unblock, answer, resume, ask, stop, wait, pair, watch, accept,
-  close, reject, reopen, config, doctor, demo, supervise, demoAgent,
+  close, reject, reopen, pull, push, sync, config, doctor, demo, supervise, demoAgent,
 ];
 
 export async function main(argv: string[]): Promise<number> {

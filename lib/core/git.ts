@@ -11,6 +11,8 @@ export interface GitOptions {
   env?: NodeJS.ProcessEnv;
   /** Return the result instead of throwing when git exits non-zero. */
   allowFail?: boolean;
+  /** Let git's stderr (progress) through to ours instead of capturing it. */
+  stderrInherit?: boolean;
 }
 
 export interface GitResult { stdout: string; stderr: string; code: number }
@@ -22,12 +24,12 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
     const child = spawn('git', args, {
       cwd: opts.cwd,
       env: { ...process.env, ...GIT_ENV, ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', opts.stderrInherit ? 'inherit' : 'pipe'],
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stderr?.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
       reject(e.code === 'ENOENT'
         ? external('git_missing', 'git is not installed or not on PATH')
@@ -40,7 +42,7 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
           { args, exit_code: result.code, stderr: result.stderr.trim() }));
       } else resolve(result);
     });
-    child.stdin.on('error', () => { /* git may exit before reading all input; the exit code tells */ });
-    child.stdin.end(opts.input ?? '');
+    child.stdin!.on('error', () => { /* git may exit before reading all input; the exit code tells */ });
+    child.stdin!.end(opts.input ?? '');
   });
 }

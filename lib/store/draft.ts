@@ -116,7 +116,7 @@ export class Draft {
     const id = this.docs.id;
     const first = `lazy: ${this.op} ${id} (${this.ctx.actor})`;
     const body = this.summary ? `\n\n${this.summary}` : '';
-    const trailers = [`Lazy-Task: ${id}`, `Lazy-Op: ${this.op}`, `Lazy-Actor: ${this.ctx.actor}`];
+    const trailers = [`Lazy-Task: ${id}`, `Lazy-Op: ${this.op}`, `Lazy-Actor: ${this.ctx.actor}`, `Lazy-Host: ${this.ctx.host}`];
     if (this.changes.length) trailers.push(`Lazy-Status: ${this.changes.map((c) => `${c.from ?? 'new'} -> ${c.to}`).join(', ')}`);
     trailers.push(`Lazy-Clock: ${this.clock}`);
     return `${first}${body}\n\n${trailers.join('\n')}\n`;

@@ -59,3 +59,11 @@ export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskRea
   const entries = Object.values(next);
   return { rows: entries.filter((e): e is Row => !isBad(e)), bad: entries.filter(isBad), reread: stale.length };
 }
+
+/** Writes fresh rows for tasks a caller already read (a pull), so the next list skips them. */
+export async function primeIndex(lazyDir: string, views: Iterable<TaskView>): Promise<void> {
+  const rows = load(lazyDir);
+  let n = 0;
+  for (const v of views) { rows[v.id] = toRow(v); n++; }
+  if (n) await writeFileAtomic(indexPath(lazyDir), JSON.stringify({ version: VERSION, rows } satisfies IndexFile)).catch(() => {});
+}

@@ -105,17 +105,18 @@ export function parseTree(data: Buffer): TreeEntry[] {
   return out;
 }
 
-export interface CommitInfo { tree: string; parents: string[]; message: string; author: string }
+export interface CommitInfo { tree: string; parents: string[]; message: string; author: string; committer: string }
 
 export function parseCommit(data: Buffer): CommitInfo {
   const text = data.toString('utf8');
   const split = text.indexOf('\n\n');
   const head = split < 0 ? text : text.slice(0, split);
-  const info: CommitInfo = { tree: '', parents: [], message: split < 0 ? '' : text.slice(split + 2), author: '' };
+  const info: CommitInfo = { tree: '', parents: [], message: split < 0 ? '' : text.slice(split + 2), author: '', committer: '' };
   for (const line of head.split('\n')) {
     if (line.startsWith('tree ')) info.tree = line.slice(5);
     else if (line.startsWith('parent ')) info.parents.push(line.slice(7));
     else if (line.startsWith('author ')) info.author = line.slice(7);
+    else if (line.startsWith('committer ')) info.committer = line.slice(10);
   }
   return info;
 }

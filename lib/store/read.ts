@@ -38,9 +38,9 @@ export class TaskReader {
     return r;
   }
 
-  /** `tip` may be a commit oid or the ref name. */
-  async readMany(list: readonly { id: string; tip: string }[]): Promise<Map<string, TaskRead | LazyError>> {
-    const work: Work[] = list.map((t) => ({ id: t.id, ref: taskRef(t.id), tip: t.tip }));
+  /** `tip` may be a commit oid or the ref name; `ref` names the source in errors (default: the task ref). */
+  async readMany(list: readonly { id: string; tip: string; ref?: string }[]): Promise<Map<string, TaskRead | LazyError>> {
+    const work: Work[] = list.map((t) => ({ id: t.id, ref: t.ref ?? taskRef(t.id), tip: t.tip }));
 
     // Round 1: commits.
     const commits = await this.objects.readMany(work.map((w) => w.tip!));

@@ -1,0 +1,20 @@
+import type { PullResult, PushResult, SyncResult } from '../sync/sync.js';
+
+const n = (list: string[]) => String(list.length);
+
+export function renderPull(p: PullResult): string {
+  const lines = [`pull from ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${n(p.merged)} merged, ${p.rejected.length} rejected, ${p.unchanged} unchanged${p.local_ahead.length ? `, ${p.local_ahead.length} ahead of the remote` : ''}${p.config !== 'absent' && p.config !== 'unchanged' ? `; config ${p.config}` : ''}`];
+  for (const c of p.concurrent) lines.push(`  ${c.id}: concurrent change, set aside: ${c.set_aside.join('; ')}`);
+  for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
+  return lines.join('\n');
+}
+
+export function renderPush(p: PushResult): string {
+  const lines = [`push to ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${p.rejected.length} rejected, ${p.up_to_date} up to date`];
+  if (p.rejected.length) lines.push(`  rejected (someone pushed first; lazy pull, then push again): ${p.rejected.join(', ')}`);
+  return lines.join('\n');
+}
+
+export function renderSync(s: SyncResult): string {
+  return `${renderPull(s.pull)}\n${renderPush(s.push)}${s.rounds > 1 ? `\n(${s.rounds} rounds: a push was rejected and retried)` : ''}`;
+}
