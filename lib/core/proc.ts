@@ -20,7 +20,8 @@ export function bootId(): string | null {
   return bootIdCache;
 }
 
-export const thisHost = () => hostname();
+/** The name this machine records on runs; LAZY_HOST overrides it (containers with random hostnames). */
+export const thisHost = () => process.env.LAZY_HOST || hostname();
 
 /** State letter and start ticks from /proc/<pid>/stat, or undefined when the pid is gone. */
 function procStat(pid: number): { state: string; start: number } | undefined {

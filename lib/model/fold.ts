@@ -131,6 +131,10 @@ export function foldTask(docs: TaskDocs): TaskView {
   const changelog = [...docs.changelog].sort(byClock).map((e) => changeView(e, aside.has(e.id)));
   const sessions = [...docs.sessions].sort(byClock);
   const open = sessions.filter((s) => s.ended_at === null);
+  // Two clones may start a task concurrently: the session in use is the one the latest
+  // applied run belongs to, not merely the newest one.
+  const lastRun = [...replay.applied].reverse().find((e) => e.run)?.run;
+  const runSession = lastRun ? docs.turns.find((t) => t.run === lastRun && t.session)?.session : undefined;
   const last = [...changelog, ...turns].sort(byClock).at(-1);
   const { clock: _clock, ...task } = docs.task;
   const crashes = consecutiveInterruptions(replay.applied);
@@ -142,7 +146,7 @@ export function foldTask(docs: TaskDocs): TaskView {
     tip: docs.tip,
     clock: maxClock(docs),
     updated_at: last?.timestamp ?? docs.task.created_at,
-    session: open.at(-1) ?? null,
+    session: open.find((x) => x.id === runSession) ?? open.at(-1) ?? null,
     sessions,
     consecutive_interruptions: crashes,
     attention: attentionOf(status, changelog.filter((c) => !c.set_aside), turns, crashes),

@@ -8,6 +8,7 @@ import { listLocks, removeLock } from '../store/lock.js';
 import { TASKS_NS } from '../store/layout.js';
 import { refreshIndex } from '../store/listing.js';
 import type { App } from './app.js';
+import { missingRefspecs } from '../sync/remote.js';
 
 export interface Finding { level: 'error' | 'warning' | 'info'; code: string; message: string; details: Record<string, unknown> }
 export interface DoctorReport { healthy: boolean; tasks: number; findings: Finding[]; fixed: string[] }
@@ -30,7 +31,7 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
       findings.push({ level: 'warning', code: 'missing_parent', message: `task ${v.id} names parent ${v.parent}, which does not exist here`, details: { task: v.id, parent: v.parent } });
     }
     const open = v.sessions.filter((s) => s.ended_at === null);
-    if (open.length > 1) findings.push({ level: 'error', code: 'open_sessions', message: `task ${v.id} has ${open.length} open sessions`, details: { task: v.id } });
+    if (open.length > 1) findings.push({ level: 'info', code: 'open_sessions', message: `task ${v.id} has ${open.length} open sessions (started concurrently on two clones; ${v.session?.id} is in use)`, details: { task: v.id } });
     const turnIds = new Set(v.turns.map((t) => t.id));
     const dangling = res.docs.turns.flatMap((t) => (t.consumes ?? []).filter((c) => !turnIds.has(c)));
     if (dangling.length) findings.push({ level: 'error', code: 'dangling_consumes', message: `task ${v.id} consumes turns that do not exist: ${dangling.join(', ')}`, details: { task: v.id } });
@@ -61,6 +62,14 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   if (loose > 256) {
     if (opts.fix) { await git(['pack-refs', '--all'], { cwd: app.repo.cwd }); fixed.push(`packed ${loose} loose refs`); }
     else findings.push({ level: 'info', code: 'loose_refs', message: `${loose} loose task refs slow down listing; lazy doctor --fix packs them`, details: { loose } });
+  }
+
+  const remotes = (await git(['remote'], { cwd: app.repo.cwd })).stdout.split('\n').filter(Boolean);
+  for (const remote of remotes) {
+    const missing = await missingRefspecs(app.repo, remote);
+    if (missing.fetch || missing.push) {
+      findings.push({ level: 'info', code: 'missing_refspecs', message: `remote ${remote}: plain git ${[missing.fetch && 'fetch', missing.push && 'push'].filter(Boolean).join(' and ')} will not carry tasks; lazy pull/push/sync still do (lazy init --remote ${remote} adds the refspecs)`, details: { remote, ...missing } });
+    }
   }
 
   await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);

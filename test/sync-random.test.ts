@@ -1,0 +1,80 @@
+import t from 'tap';
+import { cli, gitSync } from './helpers/env.js';
+import { team, withFakeAgent } from './helpers/team.js';
+
+// Seeded random interleavings of create, comment, start, unblock, close, reopen and sync
+// on three clones of one bare remote. However the operations interleave, after a final
+// round of syncs every clone holds the same task state, with every turn and status
+// entry any clone ever wrote.
+
+const seed = Number(process.env.SYNC_SEED ?? Date.now() % 1_000_000);
+let state = seed;
+const rand = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
+const OPS = Number(process.env.SYNC_OPS ?? 40);
+
+t.test(`random interleavings converge (seed ${seed})`, async (t) => {
+  t.comment(`sync seed ${seed}; rerun with SYNC_SEED=${seed}`);
+  const tm = team(3, 'lazy-random');
+  t.teardown(tm.cleanup);
+  for (const c of tm.clones) await withFakeAgent(c);
+  const clones = tm.clones.map((c, i) => ({ l: cli(c, { LAZY_HOST: `machine-${i}` }), sb: c, host: `machine-${i}` }));
+  const known = clones.map(() => new Set<string>());
+  const codes: Record<string, number> = {};
+
+  for (let i = 0; i < OPS; i++) {
+    const k = Math.floor(rand() * clones.length);
+    const { l } = clones[k]!;
+    const ids = [...known[k]!];
+    const r = rand();
+    let op: string[];
+    if (r < 0.15 || ids.length === 0) op = ['create', `task ${i} from ${k}`, '--accept', 'done'];
+    else if (r < 0.33) op = ['comment', pick(ids), '-m', `comment ${i} from ${k}`];
+    else if (r < 0.48) op = ['start', pick(ids)];
+    else if (r < 0.6) op = ['unblock', pick(ids), '-m', `feedback ${i} from ${k}`];
+    else if (r < 0.7) op = ['close', pick(ids), '-m', `close ${i}`];
+    else if (r < 0.78) op = ['reopen', pick(ids)];
+    else op = ['sync'];
+    const res = await l.json(...op);
+    const key = `${op[0]}:${res.run.code}`;
+    codes[key] = (codes[key] ?? 0) + 1;
+    t.ok(res.run.code === 0 || res.run.code === 4, `op ${i} on clone ${k}: lazy ${op.slice(0, 2).join(' ')} → ${res.run.code}`);
+    if (op[0] === 'create' && res.run.code === 0) known[k]!.add(res.value.id);
+    if (op[0] === 'sync') for (const x of (await l.json('list', '--all')).value) known[k]!.add(x.id);
+  }
+  t.comment(`outcomes: ${JSON.stringify(codes)}`);
+
+  // Let every local turn finish, then collect every entry any clone wrote.
+  for (const { l } of clones) {
+    for (const x of (await l.json('list', '--status', 'working')).value) await l('wait', x.id, '--timeout', '60');
+  }
+  const entries = new Set<string>();
+  for (const { l } of clones) {
+    for (const x of (await l.json('list', '--all')).value) {
+      const v = (await l.json('show', x.id)).value;
+      for (const e of [...v.turns, ...v.changelog]) entries.add(`${x.id}/${e.id}`);
+    }
+  }
+
+  for (let round = 0; round < 3; round++) for (const { l } of clones) t.equal((await l('sync')).code, 0, `final sync round ${round}`);
+
+  const states = [];
+  for (const { l, sb } of clones) {
+    const refs = gitSync(sb.dir, sb.env, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/lazy/tasks/']).trim();
+    const tasks = [];
+    for (const x of (await l.json('list', '--all')).value) {
+      const v = (await l.json('show', x.id)).value;
+      tasks.push({ id: v.id, status: v.status, goal: v.goal, turns: v.turns.map((e: any) => [e.id, e.sequence, e.content]), changelog: v.changelog.map((e: any) => [e.id, e.status, e.set_aside]) });
+    }
+    states.push({ refs, tasks });
+  }
+  t.ok(states[0]!.tasks.length > 0, `${states[0]!.tasks.length} tasks`);
+  for (let i = 1; i < states.length; i++) {
+    t.equal(states[i]!.refs, states[0]!.refs, `clone ${i} holds the same task refs as clone 0`);
+    t.same(states[i]!.tasks, states[0]!.tasks, `clone ${i} derives the same state as clone 0`);
+  }
+  const present = new Set(states[0]!.tasks.flatMap((x: any) => [...x.turns, ...x.changelog].map((e: any) => `${x.id}/${e[0]}`)));
+  const missing = [...entries].filter((e) => !present.has(e));
+  t.same(missing, [], `every one of ${entries.size} entries written anywhere is present everywhere`);
+  for (const { l } of clones) { const d = await l('doctor'); t.equal(d.code, 0, `every clone passes doctor ${d.stdout.split('\n').filter((x) => x.startsWith('error')).join('; ')}`); }
+});
