@@ -29,6 +29,7 @@ import * as push from './commands/push.js';
 import * as sync from './commands/sync.js';
 import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
+import * as benchSeed from './commands/bench-seed.js';
 import { exitCode, outputOf } from './run.js';
 import { reportError } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
@@ -40,7 +41,7 @@ declare const LAZY_VERSION: string;
 
 const COMMANDS = [
   init, create, list, show, log, diff, inbox, comment, edit, start, unblock, answer, resume, ask, stop, wait, pair, watch, accept,
-  close, reject, reopen, pull, push, sync, config, doctor, demo, supervise, demoAgent,
+  close, reject, reopen, pull, push, sync, config, doctor, demo, supervise, demoAgent, benchSeed,
 ];
 
 export async function main(argv: string[]): Promise<number> {

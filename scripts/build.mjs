@@ -49,6 +49,7 @@ async function bundle() {
     define: { 'import.meta.url': '__lazyImportMetaUrl', LAZY_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) },
     banner: { js: "var __lazyImportMetaUrl=require('url').pathToFileURL(__filename).href;" },
     logLevel: 'warning',
+    alias: { 'string-width': join(root, 'lib', 'output', 'string-width.ts') },
   });
 }
 

@@ -82,12 +82,19 @@ export function targetsOf(from: Status, trigger: Trigger): Status[] {
 
 const ACTION_SET = new Set<string>(ACTIONS);
 
-/** available_actions: derived from EDGES, in ACTIONS order. */
+const actionsByStatus = new Map<Status, Action[]>();
+
+/** available_actions: derived from EDGES, in ACTIONS order (computed once per status; shared, never mutate). */
 export function availableActions(status: Status): Action[] {
-  const out = new Set<Action>();
-  for (const e of EDGES) if (e.from === status) for (const t of e.on) if (ACTION_SET.has(t)) out.add(t as Action);
-  if (!TERMINAL.includes(status)) for (const a of NEUTRAL) out.add(a);
-  return ACTIONS.filter((a) => out.has(a));
+  let list = actionsByStatus.get(status);
+  if (!list) {
+    const out = new Set<Action>();
+    for (const e of EDGES) if (e.from === status) for (const t of e.on) if (ACTION_SET.has(t)) out.add(t as Action);
+    if (!TERMINAL.includes(status)) for (const a of NEUTRAL) out.add(a);
+    list = ACTIONS.filter((a) => out.has(a));
+    actionsByStatus.set(status, list);
+  }
+  return list;
 }
 
 /** Throws the exit-4 error when an action is not allowed from a status. */

@@ -4,26 +4,34 @@ import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
-import { refreshIndex, type Row } from '../store/listing.js';
+import { refreshIndex, type LeanRow, type Row } from '../store/listing.js';
 import { warn } from '../output/emit.js';
 import type { App } from './app.js';
 
-export type ListedTask = Row & Pick<TaskView, 'available_actions' | 'category'>;
+export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'available_actions' | 'category'>;
 
 export interface ListInput { all?: boolean; status?: string[]; tag?: string; parent?: string }
+
+const byCreation = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
+  (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1);
 
 export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
   const statuses = (input.status ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
   for (const s of statuses) if (!isStatus(s)) throw usageError(`unknown status '${s}'`);
-  const { rows, bad } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  // The table needs only the compact rows; --json gets the full listed task.
+  const { rows, bad } = app.out.json
+    ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true)
+    : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
   for (const b of bad) warn(`task ${b.id} is unreadable and was skipped: ${b.error.message} (run lazy doctor)`);
   const parent = input.parent ? await resolveTaskId(app.repo.cwd, input.parent) : undefined;
-  return rows
-    .filter((r) => (statuses.length ? statuses.includes(r.status) : input.all || !isTerminal(r.status)))
-    .filter((r) => !input.tag || r.tags.includes(input.tag))
-    .filter((r) => !parent || r.parent === parent)
-    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1))
-    .map((r) => ({ ...r, available_actions: availableActions(r.status as Status), category: categoryOf(r.status as Status) }));
+  const out: ListedTask[] = [];
+  for (const r of rows) {
+    if (statuses.length ? !statuses.includes(r.status) : !input.all && isTerminal(r.status)) continue;
+    if ((input.tag && !r.tags.includes(input.tag)) || (parent && r.parent !== parent)) continue;
+    out.push(Object.assign(r, { available_actions: availableActions(r.status as Status), category: categoryOf(r.status as Status) }));
+  }
+  // The index keeps rows in this order already, so this sort is a linear pass.
+  return out.sort(byCreation);
 }
 
 /** show's view: the task plus what only this machine knows (worktree, the running turn's log). */

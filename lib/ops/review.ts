@@ -61,7 +61,7 @@ export interface InboxItem { id: string; goal: string; status: string; kind: str
  * with no live owner. Running turns, retries and automatic recovery never appear.
  */
 export async function inbox(app: App): Promise<InboxItem[]> {
-  const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
   const items: InboxItem[] = [];
   for (const r of rows) {
     if (r.attention) items.push({ id: r.id, goal: r.goal, status: r.status, kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since });

@@ -7,7 +7,10 @@ export const termWidth = () => {
 };
 
 /** Display width ignoring combining marks; wide CJK/emoji count as 2. Good enough for tables. */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 export function width(s: string): number {
+  if (PRINTABLE_ASCII.test(s)) return s.length;
   let w = 0;
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
@@ -20,6 +23,7 @@ export function width(s: string): number {
 }
 
 export function truncate(s: string, max: number): string {
+  if (s.length <= max && PRINTABLE_ASCII.test(s)) return s;
   const oneLine = s.replace(/\s*[\r\n]+\s*/g, ' ');
   if (width(oneLine) <= max) return oneLine;
   let out = '';

@@ -122,3 +122,13 @@ export class Draft {
     return `${first}${body}\n\n${trailers.join('\n')}\n`;
   }
 }
+
+/** The draft every task starts as: task.yaml at clock 1 and the backlog entry. */
+export function creationDraft(id: string, fields: Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>, ctx: Ctx): Draft {
+  const task: TaskDoc = { id, ...fields, created_at: ctx.now, created_by: { actor: ctx.actor, ...ctx.person }, clock: 1 };
+  const docs: TaskDocs = { id, tip: '', task, sessions: [], turns: [], changelog: [], violations: [], decisions: [] };
+  const draft = new Draft(docs, foldTask(docs), ctx, 'create');
+  draft.summary = task.goal;
+  draft.created();
+  return draft;
+}

@@ -3,67 +3,111 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
 import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
+import type { Status } from '../model/status.js';
 import { listTaskRefs } from './refs.js';
 import type { TaskReader } from './read.js';
 
 // The listing index: a local, never-pushed cache of each task's summary keyed by its
 // ref tip. Invariant: it is always rebuildable from refs/lazy/tasks/*; a row is
 // trusted only while its tip still matches what one for-each-ref reports.
+// Two files: compact tuples for what the table needs (parsed on every list), and the
+// remaining fields, read only for --json, inbox and watch.
 
-const VERSION = 1;
+const VERSION = 3;
 
-export type Row = Omit<TaskView, 'turns' | 'changelog' | 'sessions' | 'available_actions' | 'category'>;
+/** What the table, the filters and the inbox need of every task. */
+export type LeanRow = Pick<TaskView, 'id' | 'tip' | 'status' | 'created_at' | 'updated_at' | 'goal' | 'tags' | 'parent' | 'attention' | 'current_run'>;
+type Detail = Pick<TaskView, 'tip' | 'agent' | 'base' | 'acceptance' | 'created_by' | 'consecutive_interruptions' | 'revisions' | 'merging_owner'>;
+/** A listed task: the task object without its prompt, turns, changelog and session records. */
+export type Row = LeanRow & Omit<Detail, 'tip'>;
 export interface BadRow { id: string; tip: string; error: { code: string; message: string; details: Record<string, unknown> } }
-type Entry = Row | BadRow;
-interface IndexFile { version: number; rows: Record<string, Entry> }
 
-export const isBad = (e: Entry): e is BadRow => 'error' in e;
+type Tuple = [string, string, Status, string, string, string, string[], string | null, TaskView['attention'], string | null];
+interface IndexFile { version: number; rows: Tuple[]; bad: BadRow[] }
+interface DetailFile { version: number; rows: Record<string, Detail> }
+
 export const indexPath = (lazyDir: string) => join(lazyDir, 'index.json');
+const detailPath = (lazyDir: string) => join(lazyDir, 'index-detail.json');
 
-function load(lazyDir: string): Record<string, Entry> {
+const toTuple = (v: LeanRow): Tuple => [v.id, v.tip, v.status, v.created_at, v.updated_at, v.goal, v.tags, v.parent, v.attention, v.current_run];
+const fromTuple = (t: Tuple): LeanRow => ({ id: t[0], tip: t[1], status: t[2], created_at: t[3], updated_at: t[4], goal: t[5], tags: t[6], parent: t[7], attention: t[8], current_run: t[9] });
+const toDetail = (v: TaskView): Detail => ({
+  tip: v.tip, agent: v.agent, base: v.base, acceptance: v.acceptance, created_by: v.created_by,
+  consecutive_interruptions: v.consecutive_interruptions, revisions: v.revisions, merging_owner: v.merging_owner,
+});
+
+function readJson<T extends { version: number }>(path: string): T | undefined {
   try {
-    const f = JSON.parse(readFileSync(indexPath(lazyDir), 'utf8')) as IndexFile;
-    return f.version === VERSION && f.rows && typeof f.rows === 'object' ? f.rows : {};
+    const f = JSON.parse(readFileSync(path, 'utf8')) as T;
+    return f.version === VERSION ? f : undefined;
   } catch {
-    return {};
+    return undefined;
   }
 }
 
-export function toRow(v: TaskView): Row {
-  const { turns: _t, changelog: _c, sessions: _s, available_actions: _a, category: _k, ...row } = v;
-  return row;
+interface Cache { lean: Map<string, LeanRow>; bad: Map<string, BadRow>; detail?: Record<string, Detail> }
+
+function load(lazyDir: string, withDetail: boolean): Cache {
+  const f = readJson<IndexFile>(indexPath(lazyDir));
+  const lean = new Map((f?.rows ?? []).map((t) => [t[0], fromTuple(t)]));
+  const bad = new Map((f?.bad ?? []).map((b) => [b.id, b]));
+  if (!withDetail) return { lean, bad };
+  const d = readJson<DetailFile>(detailPath(lazyDir))?.rows ?? {};
+  // A detail row for another tip is stale: forget the lean row too, so it is re-read.
+  for (const [id, row] of lean) if (d[id]?.tip !== row.tip) lean.delete(id);
+  return { lean, bad, detail: d };
 }
 
-export interface Refreshed { rows: Row[]; bad: BadRow[]; reread: number }
+async function save(lazyDir: string, lean: Map<string, LeanRow>, bad: Map<string, BadRow>, detail: Record<string, Detail>): Promise<void> {
+  // Detail first: a crash between the two writes leaves lean rows whose detail is newer, never older.
+  await writeFileAtomic(detailPath(lazyDir), JSON.stringify({ version: VERSION, rows: detail } satisfies DetailFile));
+  // Rows are kept in creation order, the order lists print them in.
+  const rows = [...lean.values()].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+  await writeFileAtomic(indexPath(lazyDir), JSON.stringify({ version: VERSION, rows: rows.map(toTuple), bad: [...bad.values()] } satisfies IndexFile));
+}
+
+export interface Refreshed<R> { rows: R[]; bad: BadRow[]; reread: number }
 
 /** One for-each-ref, then re-read only tasks whose tip moved. */
-export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskReader): Promise<Refreshed> {
-  const [refs, cached] = [await listTaskRefs(cwd), load(lazyDir)];
-  const stale = refs.filter((r) => cached[r.id]?.tip !== r.tip);
-  const next: Record<string, Entry> = {};
-  if (stale.length) {
+export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskReader): Promise<Refreshed<LeanRow>>;
+export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskReader, detail: true): Promise<Refreshed<Row>>;
+export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskReader, detail = false): Promise<Refreshed<LeanRow | Row>> {
+  const refs = await listTaskRefs(cwd);
+  const cache = load(lazyDir, detail);
+  const stale = refs.filter((r) => (cache.lean.get(r.id) ?? cache.bad.get(r.id))?.tip !== r.tip);
+  const live = new Set(refs.map((r) => r.id));
+  const gone = [...cache.lean.keys(), ...cache.bad.keys()].filter((id) => !live.has(id));
+  if (stale.length || gone.length) {
+    const detailRows = cache.detail ?? readJson<DetailFile>(detailPath(lazyDir))?.rows ?? {};
     const read = await reader.readMany(stale);
     for (const r of stale) {
       const res = read.get(r.id)!;
-      next[r.id] = res instanceof LazyError
-        ? { id: r.id, tip: r.tip, error: { code: res.code, message: res.message, details: res.details } }
-        : toRow(foldTask(res.docs));
+      cache.lean.delete(r.id);
+      cache.bad.delete(r.id);
+      if (res instanceof LazyError) {
+        cache.bad.set(r.id, { id: r.id, tip: r.tip, error: { code: res.code, message: res.message, details: res.details } });
+        continue;
+      }
+      const v = foldTask(res.docs);
+      cache.lean.set(r.id, leanOf(v));
+      detailRows[r.id] = toDetail(v);
     }
+    for (const id of gone) { cache.lean.delete(id); cache.bad.delete(id); delete detailRows[id]; }
+    await save(lazyDir, cache.lean, cache.bad, detailRows).catch(() => { /* a read-only .git still lists */ });
+    cache.detail = detailRows;
   }
-  for (const r of refs) next[r.id] ??= cached[r.id]!;
-  const changed = stale.length > 0 || Object.keys(cached).length !== refs.length;
-  if (changed) {
-    await writeFileAtomic(indexPath(lazyDir), JSON.stringify({ version: VERSION, rows: next } satisfies IndexFile))
-      .catch(() => { /* a read-only .git still lists; the next run rebuilds */ });
-  }
-  const entries = Object.values(next);
-  return { rows: entries.filter((e): e is Row => !isBad(e)), bad: entries.filter(isBad), reread: stale.length };
+  const rows = detail ? [...cache.lean.values()].map((v) => ({ ...v, ...withoutTip(cache.detail![v.id]!) })) : [...cache.lean.values()];
+  return { rows, bad: [...cache.bad.values()], reread: stale.length };
 }
+
+const leanOf = (v: LeanRow): LeanRow => fromTuple(toTuple(v));
+const withoutTip = ({ tip: _t, ...rest }: Detail) => rest;
 
 /** Writes fresh rows for tasks a caller already read (a pull), so the next list skips them. */
 export async function primeIndex(lazyDir: string, views: Iterable<TaskView>): Promise<void> {
-  const rows = load(lazyDir);
+  const cache = load(lazyDir, true);
+  const detail = cache.detail!;
   let n = 0;
-  for (const v of views) { rows[v.id] = toRow(v); n++; }
-  if (n) await writeFileAtomic(indexPath(lazyDir), JSON.stringify({ version: VERSION, rows } satisfies IndexFile)).catch(() => {});
+  for (const v of views) { cache.lean.set(v.id, leanOf(v)); cache.bad.delete(v.id); detail[v.id] = toDetail(v); n++; }
+  if (n) await save(lazyDir, cache.lean, cache.bad, detail).catch(() => {});
 }

@@ -3,9 +3,9 @@ import { thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { LazyError, EXIT } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
-import type { EntryKind, TaskDoc, TaskDocs } from '../model/docs.js';
+import type { EntryKind, TaskDoc } from '../model/docs.js';
 import { foldTask, type TaskView } from '../model/fold.js';
-import { Draft, type Ctx } from './draft.js';
+import { Draft, creationDraft, type Ctx } from './draft.js';
 import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
 import { ObjectWriter, type TreeItem } from './writer.js';
 import { casRef } from './refs.js';
@@ -46,7 +46,7 @@ export class Store {
 
   async view(id: string): Promise<TaskView> { return foldTask((await this.read(id)).docs); }
 
-  private async ctx(actor?: Actor): Promise<{ ctx: Ctx; sig: Signature }> {
+  async ctx(actor?: Actor): Promise<{ ctx: Ctx; sig: Signature }> {
     const sig = await this.person();
     const now = new Date();
     return {
@@ -60,11 +60,7 @@ export class Store {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const id = randomId();
       const { ctx, sig } = await this.ctx();
-      const task: TaskDoc = { id, ...fields, created_at: ctx.now, created_by: { actor: ctx.actor, ...ctx.person }, clock: 1 };
-      const docs: TaskDocs = { id, tip: '', task, sessions: [], turns: [], changelog: [], violations: [], decisions: [] };
-      const draft = new Draft(docs, foldTask(docs), ctx, 'create');
-      draft.summary = task.goal;
-      draft.created();
+      const draft = creationDraft(id, fields, ctx);
       if (plan) await plan(draft);
       const tip = await this.writeCommit(draft, undefined, sig, true);
       if (await casRef(this.repo.cwd, taskRef(id), tip, null, `lazy: create ${id}`) === 'ok') {
