@@ -86,3 +86,15 @@ t.test('an unknown agent name is a usage error', async (t) => {
   t.equal(r.run.code, 2);
   t.match(r.value.error.message, /agents\.nobody\.command/);
 });
+
+t.test('start --follow streams the turn and returns where the task landed', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('follow me', '--accept', 'done');
+  const r = await l('start', id, '--follow');
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /fake agent: invocation 1, scenario succeed/, "the agent's output was streamed");
+  t.match(r.stdout, /outcome: completed/);
+  t.match(r.stdout, new RegExp(`${id}: .*`));
+  t.equal((await l.json('show', id)).value.status, 'blocked');
+});

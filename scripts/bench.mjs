@@ -1,0 +1,141 @@
+// npm run bench: median wall times of whole lazy processes, each as a ratio against a
+// floor measured in the same run on the same machine. A benchmark, not a test: it prints
+// a table (and writes bench-results.json) and never fails on a slow machine.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readdirSync, readFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const LAZY = join(root, 'bin', 'lazy.cjs');
+const REPS = Number(process.env.BENCH_REPS ?? 15);
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
+const work = mkdtempSync(join(tmpdir(), 'lazy-bench-'));
+const env = { ...process.env, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_CONFIG_NOSYSTEM: '1', LAZY_LOCK_TIMEOUT_MS: '30000' };
+const rows = [];
+const log = (s) => process.stderr.write(`bench: ${s}\n`);
+
+function sh(cmd, args, cwd, input) {
+  const r = spawnSync(cmd, args, { cwd, env, input, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  return r.stdout;
+}
+const lazy = (args, cwd) => sh(process.execPath, [LAZY, ...args], cwd);
+function timed(cmd, args, cwd) {
+  const t = performance.now();
+  const r = spawnSync(cmd, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return ms;
+}
+function median(f, reps = REPS) {
+  const xs = [];
+  for (let i = 0; i < reps; i++) xs.push(f(i));
+  xs.sort((a, b) => a - b);
+  return xs[Math.floor(xs.length / 2)];
+}
+function row(name, ms, floorName, floorMs, target) {
+  rows.push({ name, ms: Math.round(ms), floor: floorName, floor_ms: Math.round(floorMs), ratio: +(ms / floorMs).toFixed(2), target });
+  log(`${name}: ${ms.toFixed(0)} ms (${(ms / floorMs).toFixed(2)}x ${floorName})`);
+}
+
+function seededRepo(n) {
+  const dir = join(work, `repo-${n}`);
+  sh('git', ['init', '-q', '-b', 'main', dir], work);
+  writeFileSync(join(dir, 'README.md'), '# bench\n');
+  sh('git', ['add', '.'], dir);
+  sh('git', ['commit', '-q', '-m', 'init'], dir);
+  log(`seeding ${n} tasks`);
+  lazy(['__bench-seed', String(n)], dir);
+  sh('git', ['pack-refs', '--all'], dir);
+  sh('git', ['gc', '-q'], dir);
+  lazy(['list'], dir); // builds the listing index once, as any first list does
+  return dir;
+}
+
+const node0 = () => median(() => timed(process.execPath, ['-e', '0'], work));
+
+try {
+  let big;
+  for (const n of SIZES) {
+    const dir = seededRepo(n);
+    big = { n, dir };
+    const id = lazy(['list', '--json'], dir).match(/"id": "([0-9a-z]{8})"/)[1];
+    const nodeMs = node0();
+    const ferMs = median(() => timed('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy'], dir));
+    row(`lazy list (${n} tasks)`, median(() => timed(process.execPath, [LAZY, 'list'], dir)), 'node -e 0 + git for-each-ref', nodeMs + ferMs, n >= 10000 ? '≤ 2.5' : '');
+    row(`lazy show (${n} tasks)`, median(() => timed(process.execPath, [LAZY, 'show', id], dir)), 'node -e 0', nodeMs, '≤ 3');
+    row(`lazy create (${n} tasks)`, median((i) => timed(process.execPath, [LAZY, 'create', `bench create ${i}`], dir)), 'node -e 0', nodeMs, '≤ 3');
+    row(`lazy comment (${n} tasks)`, median((i) => timed(process.execPath, [LAZY, 'comment', id, '-m', `bench comment ${i}`], dir)), 'node -e 0', nodeMs, '≤ 3');
+  }
+
+  // Reconcile's fixed cost: the same list with 0, 10 and 100 turns running on this machine.
+  const { n, dir } = big;
+  lazy(['config', 'set', 'agents.sleeper.command', 'sh -c "sleep 3600" sleeper', '--local'], dir);
+  lazy(['config', 'set', 'agent', 'sleeper', '--local'], dir);
+  const ids = JSON.parse(lazy(['list', '--json'], dir)).map((t) => t.id);
+  const list0 = median(() => timed(process.execPath, [LAZY, 'list'], dir));
+  const startN = (from, to) => { for (const t of ids.slice(from, to)) lazy(['start', t], dir); };
+  log('starting 10 turns');
+  startN(0, 10);
+  const list10 = median(() => timed(process.execPath, [LAZY, 'list'], dir));
+  log('starting 90 more turns');
+  startN(10, 100);
+  const list100 = median(() => timed(process.execPath, [LAZY, 'list'], dir));
+  row(`lazy list, 0 working (${n} tasks)`, list0, 'itself', list0, '');
+  row(`lazy list, 10 working (${n} tasks)`, list10, 'lazy list, 0 working', list0, '');
+  row(`lazy list, 100 working (${n} tasks)`, list100, 'lazy list, 0 working', list0, '≤ 1.5');
+  // Tear the turns down: kill each supervisor and agent group recorded in its run.
+  for (const r of readdirSync(join(dir, '.git', 'lazy', 'runs'))) {
+    for (const f of ['agent.json', 'run.json']) {
+      try {
+        const j = JSON.parse(readFileSync(join(dir, '.git', 'lazy', 'runs', r, f), 'utf8'));
+        const pid = f === 'agent.json' ? j.pid : j.supervisor?.pid;
+        if (pid) try { process.kill(-pid, 'SIGKILL'); } catch { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
+      } catch { /* no such file */ }
+    }
+  }
+
+  // Team sync against a local bare remote holding the same tasks.
+  const remote = join(work, 'remote.git');
+  sh('git', ['init', '-q', '--bare', remote], work);
+  sh('git', ['push', '-q', remote, 'refs/lazy/*:refs/lazy/*', 'main:main'], dir);
+  const freshClone = (name) => {
+    const d = join(work, name);
+    sh('git', ['init', '-q', '-b', 'main', d], work);
+    sh('git', ['remote', 'add', 'origin', remote], d);
+    return d;
+  };
+  const SYNC_REPS = Number(process.env.BENCH_SYNC_REPS ?? 3);
+  const fetchFloor = median((i) => timed('git', ['fetch', '-q', '--no-tags', 'origin', '+refs/lazy/*:refs/remotes/origin/lazy/*'], freshClone(`floor-${i}`)), SYNC_REPS);
+  const pulled = [];
+  const pullMs = median((i) => { const d = freshClone(`pull-${i}`); pulled.push(d); return timed(process.execPath, [LAZY, 'pull'], d); }, SYNC_REPS);
+  row(`lazy pull of ${ids.length} tasks into an empty clone`, pullMs, 'git fetch of the same refs', fetchFloor, '≤ 1.5');
+  const clone = pulled[0];
+  lazy(['list'], clone);
+  const noopFetch = median(() => timed('git', ['fetch', '-q', '--no-tags', 'origin', '+refs/lazy/*:refs/remotes/origin/lazy/*'], clone), 5);
+  const noopPush = median(() => timed('git', ['push', '-q', 'origin', 'refs/lazy/*:refs/lazy/*'], clone), 5);
+  row('lazy sync with nothing to do', median(() => timed(process.execPath, [LAZY, 'sync'], clone), 5), 'git fetch + git push (no-op)', noopFetch + noopPush, '≤ 1.5');
+  // 100 changed tasks, pushed by plain git and by lazy from identical copies to identical remotes.
+  log('changing 100 tasks');
+  for (const t of ids.slice(200, 300)) lazy(['comment', t, '-m', 'changed for the push benchmark'], clone);
+  const pushOnce = (i, withLazy) => {
+    const r = join(work, `remote-${withLazy ? 'l' : 'g'}-${i}.git`);
+    const c = join(work, `pusher-${withLazy ? 'l' : 'g'}-${i}`);
+    cpSync(remote, r, { recursive: true });
+    cpSync(clone, c, { recursive: true });
+    sh('git', ['remote', 'set-url', 'origin', r], c);
+    return withLazy ? timed(process.execPath, [LAZY, 'push'], c) : timed('git', ['push', '-q', 'origin', 'refs/lazy/*:refs/lazy/*'], c);
+  };
+  const pushFloor = median((i) => pushOnce(i, false), SYNC_REPS);
+  row('lazy push of 100 changed tasks', median((i) => pushOnce(i, true), SYNC_REPS), 'git push of the same refs', pushFloor, '≤ 1.5');
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const lines = ['| measurement | median ms | floor | floor ms | ratio | target |', '|---|---:|---|---:|---:|---|'];
+for (const r of rows) lines.push(`| ${r.name} | ${r.ms} | ${r.floor} | ${r.floor_ms} | ${r.ratio}× | ${r.target} |`);
+const table = lines.join('\n');
+writeFileSync(join(root, 'bench-results.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, reps: REPS, rows }, null, 2) + '\n');
+process.stdout.write(`\n${table}\n`);
