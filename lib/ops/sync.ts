@@ -16,7 +16,8 @@ function deps(app: App, progress: boolean): SyncDeps {
 const wantsProgress = (app: App) => !app.out.json && process.stderr.isTTY;
 
 export async function pullOp(app: App, remote?: string): Promise<PullResult> {
-  return pull(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  const { tips: _t, ...result } = await pull(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  return result;
 }
 
 export async function pushOp(app: App, remote?: string): Promise<PushResult> {

@@ -7,7 +7,6 @@ import { parseCommit, parseTree, type ObjectReader } from '../store/objects.js';
 import { readDoc, writeDoc } from '../store/validate.js';
 import { ObjectWriter } from '../store/writer.js';
 import { casRef } from '../store/refs.js';
-import { trackingPrefix } from './remote.js';
 import { merge3 } from './merge-docs.js';
 
 // refs/lazy/config travels like a task: fast-forward when one side is ahead, otherwise
@@ -38,10 +37,9 @@ function unflatten(flat: Record<string, Json>): Record<string, Json> {
   return out;
 }
 
-export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: string): Promise<ConfigOutcome> {
-  const tracking = `${trackingPrefix(remote)}config`;
-  const rev = async (r: string) => (await git(['rev-parse', '--verify', '--quiet', r], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
-  const [theirs, ours] = await Promise.all([rev(tracking), rev(CONFIG_REF)]);
+export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: string, theirs: string | null): Promise<ConfigOutcome> {
+  const tracking = `${remote}:${CONFIG_REF}`;
+  const ours = (await git(['rev-parse', '--verify', '--quiet', CONFIG_REF], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
   if (!theirs) return 'absent';
   if (theirs === ours) return 'unchanged';
   try {

@@ -6,7 +6,6 @@ import type { TaskReader, TaskRead } from '../store/read.js';
 import { listTaskRefs } from '../store/refs.js';
 import { ENTRY_DIRS, TASKS_NS, taskRef } from '../store/layout.js';
 import { foldTask, type TaskView } from '../model/fold.js';
-import { trackingPrefix } from './remote.js';
 import { planMerge, CorruptMerge } from './merge-docs.js';
 import { writeMergeCommit } from './write-merge.js';
 import { moveRefs, type RefMove } from './apply.js';
@@ -32,23 +31,19 @@ export interface MergeReport {
 
 const MAX_ENTRIES = 50_000;
 
-export async function mergeTracking(repo: Repo, reader: TaskReader, remote: string, progress?: (msg: string) => void): Promise<MergeReport> {
+/** Merges the remote's task tips (objects already fetched) into the local refs. */
+export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string, tips: Map<string, string>, progress?: (msg: string) => void): Promise<MergeReport> {
   const report: MergeReport = { new: [], updated: [], merged: [], rejected: [], unchanged: 0, local_ahead: [], concurrent: [], views: new Map() };
-  const prefix = `${trackingPrefix(remote)}tasks/`;
-  const [remoteRefs, localRefs] = await Promise.all([
-    git(['for-each-ref', '--format=%(objectname) %(refname)', prefix], { cwd: repo.cwd }).then((r) => r.stdout.split('\n').filter(Boolean).map((l) => {
-      const sp = l.indexOf(' ');
-      return { tip: l.slice(0, sp), id: l.slice(sp + 1 + prefix.length) };
-    })),
-    listTaskRefs(repo.cwd),
-  ]);
+  const remoteRefs = [...tips].filter(([ref]) => ref.startsWith(TASKS_NS)).map(([ref, tip]) => ({ id: ref.slice(TASKS_NS.length), tip }));
+  const localRefs = await listTaskRefs(repo.cwd);
   const local = new Map(localRefs.map((r) => [r.id, r.tip]));
   const todo: { id: string; tip: string; ref: string; local: string | undefined }[] = [];
   for (const r of remoteRefs) {
-    if (!isTaskId(r.id)) { report.rejected.push({ id: r.id, reason: 'not a task id', details: { ref: `${prefix}${r.id}` } }); continue; }
+    const ref = `${remote}:${TASKS_NS}${r.id}`;
+    if (!isTaskId(r.id)) { report.rejected.push({ id: r.id, reason: 'not a task id', details: { ref } }); continue; }
     const l = local.get(r.id);
     if (l === r.tip) report.unchanged++;
-    else todo.push({ ...r, ref: `${prefix}${r.id}`, local: l });
+    else todo.push({ ...r, ref, local: l });
   }
   if (todo.length > 500) progress?.(`validating ${todo.length} incoming tasks`);
   const remoteRead = await reader.readMany(todo.map((t) => ({ id: t.id, tip: t.tip, ref: t.ref })));

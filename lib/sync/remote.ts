@@ -4,8 +4,10 @@ import type { Repo } from '../core/repo.js';
 
 // Remote plumbing: refspecs and the git CLI transfers. isomorphic-git cannot move a
 // refs/lazy/* namespace (no ssh/file transport, one ref per push), so the git CLI does.
-// Remote-tracking copies live under refs/remotes/<remote>/lazy/, outside refs/lazy/,
-// so a refs/lazy/* glob never sweeps them up.
+// A pull asks the remote for its tips (ls-remote) and fetches the objects without
+// writing a single ref; local refs move only after validation. Remote-tracking copies,
+// which plain `git fetch` keeps once `lazy init --remote` adds the refspec, live under
+// refs/remotes/<remote>/lazy/, outside refs/lazy/, so a refs/lazy/* glob never sweeps them up.
 
 export const trackingPrefix = (remote: string) => `refs/remotes/${remote}/lazy/`;
 export const fetchSpec = (remote: string) => `+refs/lazy/*:${trackingPrefix(remote)}*`;
@@ -23,8 +25,26 @@ export async function defaultRemote(repo: Repo, name?: string): Promise<string> 
   throw usageError(remotes.length ? `name a remote: ${remotes.join(', ')}` : 'this repository has no git remote: git remote add origin <url>');
 }
 
-export async function fetchLazy(repo: Repo, remote: string, progress: boolean): Promise<void> {
-  const r = await git(['fetch', '--no-tags', '--prune', ...(progress ? ['--progress'] : ['--quiet']), remote, fetchSpec(remote)], {
+/** The remote's refs/lazy/* tips: refname → oid. */
+export async function remoteTips(repo: Repo, remote: string): Promise<Map<string, string>> {
+  const r = await git(['ls-remote', '--refs', remote, 'refs/lazy/*'], { cwd: repo.cwd, allowFail: true });
+  if (r.code !== 0) throw external('fetch_failed', `git ls-remote ${remote} failed: ${r.stderr.trim()}`, { remote, stderr: r.stderr.trim() });
+  const tips = new Map<string, string>();
+  for (const line of r.stdout.split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab > 0) tips.set(line.slice(tab + 1), line.slice(0, tab));
+  }
+  return tips;
+}
+
+/**
+ * Downloads the objects behind the remote's refs/lazy/* without moving any ref:
+ * `fetch --dry-run` must hold the commits to judge fast-forwards, so it keeps them.
+ * Writing no ref here is what keeps a first pull of 10,000 tasks near the cost of a
+ * plain fetch (each loose ref write costs as much as the whole object transfer).
+ */
+export async function fetchObjects(repo: Repo, remote: string, progress: boolean): Promise<void> {
+  const r = await git(['fetch', '--dry-run', '--no-tags', '--no-write-fetch-head', ...(progress ? ['--progress'] : ['--quiet']), remote, fetchSpec(remote)], {
     cwd: repo.cwd, allowFail: true, ...(progress ? { stderrInherit: true } : {}),
   });
   if (r.code !== 0) throw external('fetch_failed', `git fetch ${remote} failed: ${r.stderr.trim()}`, { remote, stderr: r.stderr.trim() });
@@ -32,9 +52,10 @@ export async function fetchLazy(repo: Repo, remote: string, progress: boolean): 
 
 export interface PushLine { flag: string; ref: string; summary: string }
 
-/** Pushes the whole namespace, fast-forward only; returns git's per-ref verdicts. */
-export async function pushLazy(repo: Repo, remote: string, progress: boolean): Promise<PushLine[]> {
-  const r = await git(['push', '--porcelain', ...(progress ? ['--progress'] : []), remote, PUSH_SPEC], { cwd: repo.cwd, allowFail: true });
+/** Pushes refs/lazy/* (or just the named refs), fast-forward only; returns git's per-ref verdicts. */
+export async function pushLazy(repo: Repo, remote: string, progress: boolean, refs?: string[]): Promise<PushLine[]> {
+  const specs = refs ? refs.map((r) => `${r}:${r}`) : [PUSH_SPEC];
+  const r = await git(['push', '--porcelain', ...(progress ? ['--progress'] : []), remote, ...specs], { cwd: repo.cwd, allowFail: true });
   const lines: PushLine[] = [];
   for (const line of r.stdout.split('\n')) {
     const m = /^(.)\t([^:]+):([^\t]+)\t(.*)$/.exec(line);
