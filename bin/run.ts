@@ -42,11 +42,15 @@ export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: 
   }
 }
 
-/** Piped or redirected stdin (pipe, socket or file); never a terminal or /dev/null. */
-export function readStdinText(): string | undefined {
+/**
+ * Piped or redirected stdin; never a terminal or /dev/null. Where the text is optional
+ * (create's prompt) a socket is not read: an inherited, never-closed socket (a parent
+ * process's stdin) would block the command forever.
+ */
+export function readStdinText(optional = false): string | undefined {
   try {
     const st = fstatSync(0);
-    if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return undefined;
+    if (!st.isFIFO() && !st.isFile() && (optional || !st.isSocket())) return undefined;
     const text = readFileSync(0, 'utf8');
     return text.length ? text : undefined;
   } catch {

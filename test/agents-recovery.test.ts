@@ -79,6 +79,11 @@ t.test('after 3 crashes in a row the task stays interrupted until lazy resume', 
   t.equal(v.consecutive_interruptions, 3);
   t.equal(v.attention.kind, 'interrupted');
   t.match(v.attention.reason, /circuit breaker/);
+  t.match(v.interrupt.reason, /killed by SIGKILL/, 'show exposes the interrupt diagnostics');
+  t.ok(v.interrupt.logs.length > 0 && v.interrupt.at);
+  const text = (await l('show', id)).stdout;
+  t.match(text, /Interrupted .*: the agent was killed by SIGKILL/);
+  t.match(text, /crashes: +3 in a row/);
   t.equal(invocations().length, 3, 'two automatic resumes, then the breaker');
   await l('list');
   t.equal((await l.json('show', id)).value.status, 'interrupted', 'later commands do not resume it');

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sandbox, cli } from './helpers/env.js';
+import { spawnSync } from 'node:child_process';
+import { sandbox, cli, LAZY } from './helpers/env.js';
 import { sanitizeLine, sanitizeProse } from '../lib/core/sanitize.js';
 
 const NOTE = /\n\n\[lazy: \d+ control characters? (was|were) replaced with printable \\uXXXX escapes\]$/;
@@ -39,8 +40,12 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
   t.match(c2.value.prompt, /^from a file \\u0000 with NUL/);
   t.match(c2.value.prompt, NOTE);
 
-  const c3 = await lStdin(l, 'stdin prompt \u0000 NUL\n', 'create', 'stdin goal', '--json');
+  // A shell pipe, as a user types it: `printf … | lazy create …`.
+  writeFileSync(join(sb.home, 'nul.txt'), 'stdin prompt \u0000 NUL\n');
+  const c3 = spawnSync('sh', ['-c', `cat "${join(sb.home, 'nul.txt')}" | "${process.execPath}" "${LAZY}" create "stdin goal" --json`], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
   t.match(JSON.parse(c3.stdout).prompt, /^stdin prompt \\u0000 NUL/, 'prompt on stdin');
+  const socket = await l.input('not read from a socket\n', 'create', 'socket goal', '--json');
+  t.equal(JSON.parse(socket.stdout).prompt, null, 'an inherited socket is never waited on for an optional prompt');
 
   const id = v.id;
   t.equal((await l.input('comment \u0000 NUL\n', 'comment', id)).code, 0, 'comment with NUL on stdin');
@@ -58,10 +63,6 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
   // Everything stored still reads back cleanly.
   t.equal((await l('doctor')).code, 0);
 });
-
-function lStdin(l: ReturnType<typeof cli>, input: string, ...args: string[]) {
-  return l.input(input, ...args);
-}
 
 t.test('feedback, answers and questions are sanitized before they reach the agent', async (t) => {
   const { agentSandbox } = await import('./helpers/agent.js');

@@ -16,6 +16,6 @@ interface Args extends GlobalArgs { goal: string[]; prompt?: string; promptFile?
 
 export const handler = (a: Args) => run(a, async (app) => {
   const { createTask } = await import('../../lib/ops/create.js');
-  const stdin = a.prompt === undefined && a.promptFile === undefined ? readStdinText() : undefined;
+  const stdin = a.prompt === undefined && a.promptFile === undefined ? readStdinText(true) : undefined;
   return createTask(app, { goal: a.goal.map(String), prompt: a.prompt, promptFile: a.promptFile, stdin, accept: a.accept, parent: a.parent, tags: a.tag, agent: a.agent });
 }, (v) => v.id);

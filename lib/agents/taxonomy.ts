@@ -7,9 +7,6 @@ export type FailureClass = (typeof FAILURE_CLASSES)[number];
 
 export interface Classified { cls: FailureClass; reason: string }
 
-export const isFatal = (c: FailureClass) => c === 'fatal_auth' || c === 'fatal_config';
-export const isTransient = (c: FailureClass) => c.startsWith('transient_');
-
 const SIGNALS: [FailureClass, RegExp][] = [
   ['fatal_auth', /not logged in|please run \/login|invalid api key|authentication[_ ]failed|\b401\b|unauthori[sz]ed|insufficient_quota|quota exceeded|billing|\b403\b.*forbidden/i],
   ['transient_overload', /\b529\b|overloaded|at capacity|\b429\b|rate[_ -]?limit|too many requests|usage limit|\b503\b|service unavailable|\b502\b|bad gateway/i],

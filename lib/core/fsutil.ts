@@ -30,11 +30,3 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
     throw e;
   }
 }
-
-export async function readJsonFile<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await fsp.readFile(path, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}

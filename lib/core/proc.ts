@@ -58,9 +58,3 @@ export function liveness(id: ProcIdentity): Liveness {
   if (!st || st.state === 'Z' || st.state === 'X') return 'dead';
   return st.start === id.start_ticks ? 'alive' : 'dead';
 }
-
-/** Sends a signal only when the process is verifiably the one recorded. */
-export function killVerified(id: ProcIdentity, signal: NodeJS.Signals): boolean {
-  if (liveness(id) !== 'alive') return false;
-  try { process.kill(id.pid, signal); return true; } catch { return false; }
-}

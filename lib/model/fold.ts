@@ -1,5 +1,5 @@
 import type { Actor, Person } from '../core/actor.js';
-import { categoryOf, isTerminal, type Category, type Status } from './status.js';
+import { categoryOf, type Category, type Status } from './status.js';
 import { availableActions, canTransition, type Action } from './table.js';
 import { attentionOf, type Attention } from './attention.js';
 import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry, Json } from './docs.js';
@@ -183,5 +183,3 @@ function latestSessionId(turns: TurnView[]): string | null {
   }
   return null;
 }
-
-export const isFrozen = (v: Pick<TaskView, 'status'>) => isTerminal(v.status);

@@ -75,11 +75,6 @@ export function canTransition(from: Status, to: Status, trigger?: Trigger, actor
   return EDGES.some((e) => e.from === from && e.to === to && (trigger === undefined || e.on.includes(trigger)));
 }
 
-/** Destinations a trigger may lead to from a status (usually one). */
-export function targetsOf(from: Status, trigger: Trigger): Status[] {
-  return EDGES.filter((e) => e.from === from && e.on.includes(trigger)).map((e) => e.to);
-}
-
 const ACTION_SET = new Set<string>(ACTIONS);
 
 const actionsByStatus = new Map<Status, Action[]>();

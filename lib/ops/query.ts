@@ -4,16 +4,13 @@ import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
-import { refreshIndex, type LeanRow, type Row } from '../store/listing.js';
+import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
 import { warn } from '../output/emit.js';
 import type { App } from './app.js';
 
 export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'available_actions' | 'category'>;
 
 export interface ListInput { all?: boolean; status?: string[]; tag?: string; parent?: string }
-
-const byCreation = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
-  (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1);
 
 export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
   const statuses = (input.status ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);

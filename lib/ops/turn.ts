@@ -13,7 +13,7 @@ import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
-export interface Launched { task: TaskView; run: RunRecord }
+export interface TurnStarted { task: TaskView; run: RunRecord }
 
 /** A pending decision: the agent asked a question, or start asked for a completion condition. */
 export function hasPendingDecision(v: TaskView): boolean {
@@ -24,7 +24,7 @@ export function hasPendingDecision(v: TaskView): boolean {
  * unblock: feedback is recorded before anything runs, upstream is merged, the next turn
  * starts. On a task with a pending decision the feedback is the answer.
  */
-export async function unblockTask(app: App, idArg: string, text: string, flags: DecisionFlags = {}): Promise<Launched> {
+export async function unblockTask(app: App, idArg: string, text: string, flags: DecisionFlags = {}): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
   assertAllowed('unblock', view.status);
   if (hasPendingDecision(view)) return answerTask(app, id, text);
@@ -42,7 +42,7 @@ export async function unblockTask(app: App, idArg: string, text: string, flags: 
 }
 
 /** answer: resolves a pending decision and starts the turn that acts on it. */
-export async function answerTask(app: App, idArg: string, text: string): Promise<Launched> {
+export async function answerTask(app: App, idArg: string, text: string): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
   assertAllowed('answer', view.status);
   if (!hasPendingDecision(view)) {
@@ -65,7 +65,7 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
 }
 
 /** resume: the interrupted task's next turn, with no feedback required. */
-export async function resumeTask(app: App, idArg: string): Promise<Launched> {
+export async function resumeTask(app: App, idArg: string): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
   assertAllowed('resume', view.status);
   if (parkStatus(view) === 'conflict') {

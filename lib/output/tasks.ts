@@ -69,10 +69,6 @@ export function renderShow(v: ShownTask): string {
   return lines.join('\n');
 }
 
-export function renderCreated(v: TaskView): string {
-  return v.id;
-}
-
 export function renderTransition(v: TaskView): string {
   const last = v.changelog.filter((c) => !c.set_aside).at(-1);
   return `${v.id}: ${last?.from ?? '∅'} → ${v.status}`;

@@ -1,5 +1,5 @@
 import type { Started } from '../ops/start.js';
-import type { Launched } from '../ops/turn.js';
+import type { TurnStarted } from '../ops/turn.js';
 import type { Stopped } from '../ops/stop.js';
 import type { Asked } from '../ops/ask.js';
 import type { Paired } from '../ops/pair.js';
@@ -8,7 +8,7 @@ import type { TaskView } from '../model/fold.js';
 
 // Text for the commands that start, stop and wait on turns.
 
-export function renderStarted(r: Started | Launched): string {
+export function renderStarted(r: Started | TurnStarted): string {
   if (!r.run) return `${r.task.id}: blocked — ${r.task.attention?.reason ?? 'needs a decision'}\n  answer with: lazy answer ${r.task.id} -m "<observable completion condition>"`;
   return `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); follow with lazy show ${r.task.id} or lazy wait ${r.task.id}`;
 }

@@ -27,6 +27,10 @@ interface IndexFile { version: number; rows: Tuple[]; bad: BadRow[] }
 interface DetailFile { version: number; rows: Record<string, Detail> }
 
 export const indexPath = (lazyDir: string) => join(lazyDir, 'index.json');
+
+/** Listing order: creation time, ties by id. */
+export const byCreation = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
+  (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1);
 const detailPath = (lazyDir: string) => join(lazyDir, 'index-detail.json');
 
 const toTuple = (v: LeanRow): Tuple => [v.id, v.tip, v.status, v.created_at, v.updated_at, v.goal, v.tags, v.parent, v.attention, v.current_run];
@@ -62,7 +66,7 @@ async function save(lazyDir: string, lean: Map<string, LeanRow>, bad: Map<string
   // Detail first: a crash between the two writes leaves lean rows whose detail is newer, never older.
   await writeFileAtomic(detailPath(lazyDir), JSON.stringify({ version: VERSION, rows: detail } satisfies DetailFile));
   // Rows are kept in creation order, the order lists print them in.
-  const rows = [...lean.values()].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+  const rows = [...lean.values()].sort(byCreation);
   await writeFileAtomic(indexPath(lazyDir), JSON.stringify({ version: VERSION, rows: rows.map(toTuple), bad: [...bad.values()] } satisfies IndexFile));
 }
 

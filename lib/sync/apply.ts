@@ -1,5 +1,4 @@
 import { git } from '../core/git.js';
-import { ZERO_OID } from '../store/layout.js';
 import { casRef } from '../store/refs.js';
 
 // Moving many refs at once. One `update-ref --stdin` transaction is all-or-nothing; if
@@ -20,5 +19,3 @@ export async function moveRefs(cwd: string, moves: RefMove[], reason: string): P
   }
   return { moved, lost };
 }
-
-export const isZero = (oid: string | null) => !oid || oid === ZERO_OID;

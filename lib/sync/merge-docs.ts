@@ -10,10 +10,6 @@ import { SESSIONS_DIR, ENTRY_DIRS, TASK_FILE } from '../store/layout.js';
 // Invariant: the result depends only on the two tips and their base, never on which
 // clone computes it, so every clone writes the same merge commit.
 
-export type Side = { read: TaskRead };
-
-export interface DocMerge<T> { doc: T; reuse: string | null; conflicts: string[] }
-
 export type TreePlan = {
   /** Entries and unchanged documents, by directory ('' = root): name → blob oid. */
   files: Map<string, Map<string, string>>;
