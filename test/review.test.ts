@@ -143,3 +143,19 @@ t.test('an accept killed with its marker lost shows in the inbox as a merge nobo
   const doctor = await l.json('doctor');
   t.ok(doctor.value.findings.some((f: any) => f.code === 'merging' && f.details.task === id), 'doctor reports anything in merging');
 });
+
+t.test('unblock on a pending decision is the answer; --agent on create picks the agent', async (t) => {
+  const box = await agentSandbox({ settings: { 'agents.other.command': `"${process.execPath}" "${(await import('./helpers/agent.js')).FAKE_AGENT}"` } });
+  const { sb, l, scenario, invocations } = box;
+  t.teardown(sb.cleanup);
+  scenario('question,succeed');
+  const id = await l.create('ask first', '--accept', 'x', '--agent', 'other');
+  await l('start', id);
+  t.equal((await l.json('wait', id, '--timeout', '30')).value.attention.kind, 'decision');
+  const u = await l.json('unblock', id, '-m', 'Go with B.');
+  t.equal(u.run.code, 0);
+  t.equal(u.value.task.turns.at(-1).kind, 'answer', 'recorded as the answer');
+  await l('wait', id, '--timeout', '30');
+  t.match(invocations()[1]!.prompt, /The human answered your question:\n\nGo with B\./);
+  t.equal((await l.json('show', id)).value.session.agent, 'other', 'the task ran with the agent named at create');
+});

@@ -100,3 +100,15 @@ t.test('reopen a complete task needs a reason', async (t) => {
   t.equal(r.run.code, 4, 'reopen of a backlog task is refused');
   t.same(r.value.error.details.available_actions, ['start', 'close', 'comment', 'edit']);
 });
+
+t.test('LAZY_ACTOR names the channel; the person is still recorded', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const id = await cli(sb).create('actors');
+  await cli(sb, { LAZY_ACTOR: 'builder' })('comment', id, '-m', 'relayed by the builder');
+  const v = (await cli(sb).json('show', id)).value;
+  t.equal(v.turns[0].actor, 'builder');
+  t.equal(v.turns[0].person.name, 'Ada Lovelace');
+  const bad = await cli(sb, { LAZY_ACTOR: 'robot' }).json('comment', id, '-m', 'x');
+  t.equal(bad.run.code, 2, 'an unknown actor is a usage error');
+});

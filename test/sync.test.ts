@@ -93,13 +93,18 @@ t.test('a planted malformed remote task is rejected while the others merge', asy
   plantTree(seed, `refs/lazy/tasks/${bad1}`, { ...files, 'task.yaml': files['task.yaml']!.replace(`id: ${template}`, `id: ${bad1}`).replace(/^goal: .*$/m, 'goal: [1, 2]') });
   const bad2 = 'bad00002';
   plantTree(seed, `refs/lazy/tasks/${bad2}`, { ...files, 'task.yaml': files['task.yaml']!.replace(`id: ${template}`, `id: ${bad2}`), 'turns/run-me.sh': '#!/bin/sh\nrm -rf ~\n' });
-  gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${bad1}:refs/lazy/tasks/${bad1}`, `refs/lazy/tasks/${bad2}:refs/lazy/tasks/${bad2}`]);
-  gitSync(seed.dir, seed.env, ['update-ref', '-d', `refs/lazy/tasks/${bad1}`]);
-  gitSync(seed.dir, seed.env, ['update-ref', '-d', `refs/lazy/tasks/${bad2}`]);
+  const bad3 = 'bad00003';
+  const turn = Object.keys(files).find((p) => p.startsWith('changelog/'))!;
+  plantTree(seed, `refs/lazy/tasks/${bad3}`, { ...files, 'task.yaml': files['task.yaml']!.replace(`id: ${template}`, `id: ${bad3}`), [turn]: files[turn]! + `padding: "${'x'.repeat(1_200_000)}"\n` });
+  for (const bad of [bad1, bad2, bad3]) {
+    gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${bad}:refs/lazy/tasks/${bad}`]);
+    gitSync(seed.dir, seed.env, ['update-ref', '-d', `refs/lazy/tasks/${bad}`]);
+  }
   const p = await b!.json('pull');
   t.equal(p.run.code, 0, 'the pull itself succeeds');
   t.same(p.value.new.sort(), [good, template].sort(), 'the healthy tasks merge');
-  t.same(p.value.rejected.map((r: any) => r.id).sort(), [bad1, bad2], 'the bad ones are reported');
+  t.same(p.value.rejected.map((r: any) => r.id).sort(), [bad1, bad2, bad3], 'the bad ones are reported');
+  t.match(p.value.rejected.find((r: any) => r.id === bad3).reason, /larger than|bytes/, 'an oversized document is refused');
   t.match(p.value.rejected.find((r: any) => r.id === bad1).reason, /fails the task schema at \/goal/);
   t.match(p.value.rejected.find((r: any) => r.id === bad2).reason, /unexpected entry 'turns\/run-me\.sh'/);
   t.equal(gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['for-each-ref', '--format=%(refname)', `refs/lazy/tasks/${bad1}`]).trim(), '', 'and never touch local state');
