@@ -94,8 +94,8 @@ t.test('codex 0.171.0: thread id, answer, usage, failures', async (t) => {
   t.ok(replay(codex, CODEX, 'unreachable').kinds.includes('retry'), '"Reconnecting..." errors are retries');
   t.ok(codex.sessionMissing(replay(codex, CODEX, 'resume-unknown-session').failure));
   const spec = { name: 'codex', adapter: 'codex' as const, command: ['codex'] };
-  t.same(codex.argv(spec, { prompt: 'P', sessionId: null, mode: 'work' }), ['codex', 'exec', '--json', '-c', 'sandbox_mode="workspace-write"', 'P']);
-  t.same(codex.argv(spec, { prompt: 'P', sessionId: 'T', mode: 'work' }), ['codex', 'exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', 'T', 'P']);
+  t.same(codex.argv(spec, { prompt: 'P', sessionId: null, mode: 'work' }), ['codex', 'exec', '--json', '-c', 'sandbox_mode="workspace-write"', '--', 'P']);
+  t.same(codex.argv(spec, { prompt: 'P', sessionId: 'T', mode: 'work' }), ['codex', 'exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', '--', 'T', 'P']);
 });
 
 t.test('every recorded fixture parses without throwing', async (t) => {

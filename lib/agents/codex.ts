@@ -10,9 +10,10 @@ export const codex: Adapter = {
   argv(spec, input) {
     const sandbox = input.mode === 'ask' ? 'read-only' : spec.permissionMode ?? 'workspace-write';
     const opts = ['--json', '-c', `sandbox_mode="${sandbox}"`];
+    // '--' ends the options: neither a session id nor a prompt is ever read as a flag.
     return input.sessionId
-      ? [...spec.command, 'exec', 'resume', ...opts, input.sessionId, input.prompt]
-      : [...spec.command, 'exec', ...opts, input.prompt];
+      ? [...spec.command, 'exec', 'resume', ...opts, '--', input.sessionId, input.prompt]
+      : [...spec.command, 'exec', ...opts, '--', input.prompt];
   },
 
   parseLine(line, state) {

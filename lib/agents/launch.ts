@@ -65,7 +65,6 @@ export async function launchTurn(repo: Repo, store: Store, cliPath: string, inpu
   const runId = randomId();
   const host = thisHost();
   const launcher = identityOf(process.pid);
-  markActive(repo.lazyDir, { task: input.id, run: runId, kind: 'turn', since: new Date().toISOString(), owner: launcher });
   let rec: RunRecord | undefined;
   try {
     const { view } = await store.mutate(input.id, input.op, (d) => {
@@ -74,12 +73,16 @@ export async function launchTurn(repo: Repo, store: Store, cliPath: string, inpu
         started_at: d.ctx.now, ended_at: null, outcome: null,
       });
       const plan = input.plan(d, { id: runId, host, session: session.id });
+      // Marked only once the planner accepted the move (under the lock) and before the
+      // ref moves: a crash after the commit is found by reconcile, and a launch that
+      // lost a race never touches the winner's marker.
+      markActive(repo.lazyDir, { task: input.id, run: runId, kind: 'turn', since: new Date().toISOString(), owner: launcher });
       const preview = d.preview();
       const launching = d.turns.at(-1);
       rec = {
         id: runId, task: input.id, kind: input.kind ?? 'work',
         turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
-        session: session.id, agent, agent_session_id: preview.agent_session_id, worktree: path,
+        session: session.id, agent, agent_session_id: safeSessionId(preview.agent_session_id), worktree: path,
         merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
         consumes: plan.consumes ?? preview.pending_feedback, restore: plan.restore ?? null,
         created_at: d.ctx.now, host, launcher, supervisor: null,
@@ -95,6 +98,9 @@ export async function launchTurn(repo: Repo, store: Store, cliPath: string, inpu
     throw e;
   }
 }
+
+/** An agent session id comes from stored (possibly pulled) data and ends up in argv: only a plain token is used. */
+const safeSessionId = (s: string | null) => (s && /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(s) ? s : null);
 
 export const resultPathOf = (worktree: string, run: string) => join(worktree, '.lazy', `result-${run}.json`);
 

@@ -42,7 +42,8 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   for (const v of o.violations ?? []) d.violation({ file: v.file, run: run.id, commit: v.commit, base: v.base });
   d.summary = `${o.kind}: ${outcomeText(o).split('\n')[0]!.slice(0, 72)}`;
   const ours = d.view.current_run === run.id;
-  const park = () => run.restore ?? parkStatus(d.preview());
+  // ask returns to where it was, unless its turn touched protected files after all.
+  const park = () => (run.restore && !o.violations?.length ? run.restore : parkStatus(d.preview()));
   const reason = outcomeText(o).split('\n')[0]!.slice(0, 500);
 
   if (d.status === 'interrupted' && ours && normal && d.view.changelog.at(-1)?.trigger !== 'stop') {
@@ -53,7 +54,7 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   if (d.status !== 'working' || !ours) return; // the task moved on: keep the turn, change nothing
   if (run.restore) {
     // ask is status-neutral: whatever happened, the task returns to where it was.
-    d.transition(run.restore, 'turn_complete', `ask ${o.kind}: back to ${run.restore}`, { run: run.id }, 'system');
+    d.transition(park(), 'turn_complete', `ask ${o.kind}: back to ${park()}`, { run: run.id }, 'system');
   } else if (normal) {
     d.transition(park(), 'turn_complete', reason, { run: run.id }, 'system');
   } else if (o.kind === 'failed') {

@@ -35,7 +35,7 @@ export interface RunRecord {
   supervisor: ProcIdentity | null;
 }
 
-export interface ActiveMarker { task: string; run: string; kind: 'turn' | 'pair' | 'accept'; since: string; owner: ProcIdentity }
+export interface ActiveMarker { task: string; run: string; kind: 'turn' | 'pair' | 'accept'; since: string; owner: ProcIdentity; stash?: string }
 
 export const runsDir = (lazyDir: string) => join(lazyDir, 'runs');
 export const runDir = (lazyDir: string, run: string) => join(runsDir(lazyDir), run);

@@ -148,7 +148,8 @@ async function sleepUnlessStopped(ms: number, stopFile: string): Promise<boolean
 
 /** After a normal end: commit what the agent left uncommitted, then collect the review facts. */
 async function finishWork(ctx: SuperviseContext, rec: RunRecord, startHead: string, note: (m: string) => void): Promise<Partial<Outcome>> {
-  const auto = await commitAll(rec.worktree, `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`).catch(() => null);
+  // An ask is read-only: whatever it left behind is not committed for it.
+  const auto = rec.kind === 'ask' ? null : await commitAll(rec.worktree, `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`).catch(() => null);
   if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
   const head = await headOf(rec.worktree);
   const session = (await ctx.store.view(rec.task)).sessions.find((s) => s.id === rec.session);

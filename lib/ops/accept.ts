@@ -1,15 +1,17 @@
-import { LazyError, EXIT, notAllowed } from '../core/errors.js';
-import { identityOf } from '../core/proc.js';
+import { LazyError, EXIT, busy, notAllowed } from '../core/errors.js';
+import { identityOf, liveness, type ProcIdentity } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { withLock } from '../store/lock.js';
+import { refreshIndex } from '../store/listing.js';
 import { assertAllowed, availableActions } from '../model/table.js';
-import { isActive } from '../model/status.js';
+import { isActive, isTerminal } from '../model/status.js';
 import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
-import { clearActive, markActive } from '../agents/runs.js';
+import { clearActive, markActive, readActive } from '../agents/runs.js';
+import { recoverAccept } from '../reconcile/accept-recovery.js';
 import { taskBranch } from '../workspace/branch.js';
 import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
-import { applySquash, deleteBranch, findAccepted, planSquash, type Applied } from '../workspace/merge.js';
+import { applySquash, deleteBranch, planSquash, type Applied } from '../workspace/merge.js';
 import { git } from '../core/git.js';
 import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
 import { taskArg } from './resolve.js';
@@ -48,25 +50,28 @@ export const targetOf = (v: Pick<TaskView, 'parent' | 'base' | 'session'>) => (v
 
 export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {}): Promise<AcceptReport> {
   const { id, view: before } = await taskArg(app, idArg);
+  // Ask before taking the lock: an unanswered prompt must not block every other command.
+  if (o.confirm && !isTerminal(before.status) && !(await o.confirm(`Squash-merge ${taskBranch(id)} into ${targetOf(before) ?? '?'}?`))) {
+    throw new LazyError('aborted', 'accept aborted: nothing was changed', EXIT.notAllowed, { status: before.status, available_actions: before.available_actions });
+  }
   return withLock(app.repo.lazyDir, id, async () => {
     let v = await app.store.view(id);
     const target = targetOf(v);
+    if (v.status === 'merging') v = await takeOverMerge(app, v);
     if (v.status === 'complete' && before.status !== 'complete') {
       // Another accept won the lock first and merged it; this one reports, it does not merge again.
-      const commit = target ? await findAccepted(app.repo.cwd, target, id) : null;
-      return { task: v, target: target ?? '', commit, already_accepted: true, branch_deleted: false, worktree_removed: false, checkout: null, stash: null, warnings: [] };
+      const commit = v.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
+      return { task: v, target: target ?? '', commit: typeof commit === 'string' ? commit : null, already_accepted: true, branch_deleted: false, worktree_removed: false, checkout: null, stash: null, warnings: [] };
     }
     const phase = async (i: number) => { o.narrate?.(i + 1, ACCEPT_PHASES.length, ACCEPT_PHASES[i]!); if (phaseDelay()) await sleep(phaseDelay()); };
     await phase(0);
-    if (v.status === 'conflict') v = await resolveConflict(app, v, o.decisions ?? {});
+    // Every pending protected file needs an explicit decision, whatever the status says.
+    if (v.pending_violations.length) v = await decide(app, v, o.decisions ?? {});
     assertAllowed('accept', v.status);
     if (!target) throw new LazyError('no_target', `task ${id} has no branch to merge into (created on a detached HEAD)`, EXIT.notAllowed, { status: v.status });
     const branch = taskBranch(id);
     if (!(await branchExists(app.repo, branch))) throw notAllowed('accept', v.status, v.available_actions, `task ${id} has no work to accept: branch ${branch} does not exist`);
-    if (v.parent) {
-      const parent = await app.store.view(v.parent);
-      if (isActive(parent.status)) throw notAllowed('accept', v.status, v.available_actions, `the parent task ${parent.id} is ${parent.status}; a subtask cannot be merged into a live worktree`, { parent: parent.id, parent_status: parent.status });
-    }
+    await assertFamily(app, v);
     const config = await app.config();
     const wt = worktreePath(app.repo, id, config.worktree_dir);
     const dirty = await dirtyFiles(wt).catch(() => []);
@@ -77,24 +82,21 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
       throw new LazyError('merge_conflict', `${branch} does not merge cleanly into ${target} (${plan.files.join(', ') || plan.detail}); unblock the task so the agent merges ${target} first`, EXIT.notAllowed,
         { status: v.status, available_actions: v.available_actions, files: plan.files });
     }
-    if (o.confirm && !(await o.confirm(`Squash-merge ${branch} into ${target}?`))) {
-      throw new LazyError('aborted', 'accept aborted: nothing was changed', EXIT.notAllowed, { status: v.status, available_actions: v.available_actions });
-    }
 
     const restore = v.status as 'blocked';
     const owner = identityOf(process.pid);
-    const marker = randomId();
-    markActive(app.repo.lazyDir, { task: id, run: marker, kind: 'accept', since: new Date().toISOString(), owner });
+    const marker = { task: id, run: randomId(), kind: 'accept' as const, since: new Date().toISOString(), owner };
+    markActive(app.repo.lazyDir, marker);
     try {
       // merging is stamped at the start of the merge phase, so the task reads merging for
       // the whole time it is being merged.
       await app.store.mutateUnlocked(id, 'accept', (d) => {
-        d.transition('merging', 'accept', `merging into ${target}`, { details: { restore, target, owner: { ...owner } } });
+        d.transition('merging', 'accept', `merging into ${target}`, { details: { restore, target, target_old: plan.kind === 'conflict' ? '' : plan.targetOld, owner: { ...owner } } });
       });
       await phase(1);
       let applied: Applied = { moved: false, checkout: null, stash: null };
       for (let attempt = 0; attempt < 3 && plan.kind === 'ok'; attempt++) {
-        applied = await applySquash(app.repo.cwd, target, plan);
+        applied = await applySquash(app.repo.cwd, target, plan, (stash) => markActive(app.repo.lazyDir, { ...marker, stash }));
         if (applied.moved) break;
         plan = await planSquash(app.repo.cwd, target, branch, message); // the target moved meanwhile
       }
@@ -122,10 +124,37 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
         warnings.push(`your uncommitted changes in ${applied.checkout} conflict with the merge and were kept in stash ${applied.stash.id}; recover them with: git -C ${applied.checkout} stash list, then git stash pop (or git stash show -p ${applied.stash.id})`);
       }
       return { task, target, commit, already_accepted: false, branch_deleted, worktree_removed, checkout: applied.checkout, stash: applied.stash, warnings };
+    } catch (e) {
+      // Whatever failed (a git step, the store), the task must not stay in merging:
+      // finish it if the target already holds the squash commit, else restore it.
+      await recoverAccept(app.repo, app.store, app.config, id, { locked: true }).catch(() => {});
+      throw e;
     } finally {
-      clearActive(app.repo.lazyDir, id, marker);
+      if (readActive(app.repo.lazyDir, id)?.run === marker.run) clearActive(app.repo.lazyDir, id, marker.run);
     }
   });
+}
+
+/** A task found in merging: an accept in flight elsewhere is busy; a dead one is finished or rolled back first. */
+async function takeOverMerge(app: App, v: TaskView): Promise<TaskView> {
+  const owner = v.merging_owner as ProcIdentity | null;
+  if (owner && liveness(owner) === 'alive') throw busy(`task ${v.id} is being accepted right now (pid ${owner.pid})`, { status: v.status });
+  if (owner && liveness(owner) === 'unknown') {
+    throw notAllowed('accept', v.status, v.available_actions, `task ${v.id} is being merged on ${owner.host}; finish it there`, { host: owner.host });
+  }
+  await recoverAccept(app.repo, app.store, app.config, v.id, { locked: true });
+  return app.store.view(v.id);
+}
+
+/** A parent may not take a child while it is active; a parent may not be merged while children are open. */
+async function assertFamily(app: App, v: TaskView): Promise<void> {
+  if (v.parent) {
+    const parent = await app.store.view(v.parent);
+    if (isActive(parent.status)) throw notAllowed('accept', v.status, v.available_actions, `the parent task ${parent.id} is ${parent.status}; a subtask cannot be merged into a live worktree`, { parent: parent.id, parent_status: parent.status });
+  }
+  const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  const open = rows.filter((r) => r.parent === v.id && !isTerminal(r.status)).map((r) => r.id);
+  if (open.length) throw notAllowed('accept', v.status, v.available_actions, `task ${v.id} has open subtasks (${open.join(', ')}); accept or close them first, since accepting removes the branch they build on`, { children: open });
 }
 
 async function isAncestor(cwd: string, commit: string, target: string): Promise<boolean> {
@@ -139,13 +168,13 @@ async function abort(app: App, id: string, restore: 'blocked' | 'conflict', why:
   });
 }
 
-/** conflict → blocked once every pending protected file has an explicit decision. */
-async function resolveConflict(app: App, v: TaskView, flags: DecisionFlags): Promise<TaskView> {
+/** Records the decision on every pending protected file (and reverts), re-deriving the status. */
+async function decide(app: App, v: TaskView, flags: DecisionFlags): Promise<TaskView> {
   const planned = await applyReverts(app, v, planDecisions(v, flags, 'accept'));
   const { view } = await app.store.mutateUnlocked(v.id, 'decide', (d) => {
     recordDecisions(d, planned);
     const next = parkStatus(d.preview());
-    if (next !== d.status) d.transition(next, 'rederive', 'every protected file has a decision');
+    if (next !== d.status && (d.status === 'blocked' || d.status === 'conflict')) d.transition(next, 'rederive', 'every protected file has a decision');
   });
   return view;
 }

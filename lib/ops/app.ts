@@ -36,7 +36,7 @@ export async function reconcileNow(app: App): Promise<void> {
   if (listActive(app.repo.lazyDir).length === 0) return;
   const { reconcile } = await import('../reconcile/reconcile.js');
   const actions = await reconcile({ repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config });
-  for (const a of actions) if (a.action === 'skipped') warn(`reconcile skipped task ${a.task}: ${a.detail}`);
+  for (const a of actions) if (a.warn) warn(`task ${a.task}: ${a.detail}`);
 }
 
 export function closeApp(app: App): void {

@@ -3,7 +3,7 @@ import { usageError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { taskBranch } from '../workspace/branch.js';
-import { branchExists, removeWorktree, worktreePath } from '../workspace/worktree.js';
+import { branchExists, commitAll, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
 import { taskArg } from './resolve.js';
@@ -14,6 +14,8 @@ export interface CloseInput { reason?: string; deleteBranch?: boolean }
 export interface Closed {
   task: TaskView;
   worktree_removed: boolean;
+  /** The commit that kept the worktree's uncommitted changes, when there were any. */
+  saved_commit: string | null;
   branch: { name: string; deleted: boolean; unmerged_commits: number } | null;
 }
 
@@ -33,12 +35,15 @@ export async function closeTask(app: App, idArg: string, action: 'close' | 'reje
     d.summary = firstLine(reason);
   });
   const config = await app.config();
-  const worktree_removed = await removeWorktree(app.repo, worktreePath(app.repo, id, config.worktree_dir));
+  const wt = worktreePath(app.repo, id, config.worktree_dir);
+  // Uncommitted work (what a crash leaves) is committed on the branch, never deleted with the worktree.
+  const saved = await commitAll(wt, `lazy: keep uncommitted work when the task was ${action === 'close' ? 'closed' : 'rejected'}\n\nLazy-Task: ${id}\n`).catch(() => null);
+  const worktree_removed = await removeWorktree(app.repo, wt);
   const name = taskBranch(id);
-  if (!(await branchExists(app.repo, name))) return { task, worktree_removed, branch: null };
+  if (!(await branchExists(app.repo, name))) return { task, worktree_removed, saved_commit: saved, branch: null };
   const unmerged = await unmergedCommits(app.repo.cwd, name);
   const deleted = input.deleteBranch || unmerged === 0 ? await deleteBranch(app.repo.cwd, name) : false;
-  return { task, worktree_removed, branch: { name, deleted, unmerged_commits: unmerged } };
+  return { task, worktree_removed, saved_commit: saved, branch: { name, deleted, unmerged_commits: unmerged } };
 }
 
 /** complete → blocked (a reason is required); abandoned → blocked with agent work, else backlog. */

@@ -1,8 +1,9 @@
 import { getPath, keyPath, loadConfig, writeConfig, type Config } from '../store/config.js';
+import { trust } from '../store/trust.js';
 import type { Json } from '../model/docs.js';
 import type { App } from './app.js';
 
-export interface ConfigValue { key: string; value: Json | null; source: 'local' | 'shared' | 'unset' }
+export interface ConfigValue { key: string; value: Json | null; source: 'local' | 'shared' | 'unset'; untrusted?: boolean }
 
 export async function configSet(app: App, key: string, value: string | undefined, local: boolean): Promise<ConfigValue> {
   const next = await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), key, value, local);
@@ -19,6 +20,13 @@ export async function configGet(app: App, key: string): Promise<ConfigValue> {
   return { key, value: value ?? null, source: local !== undefined ? 'local' : shared !== undefined ? 'shared' : 'unset' };
 }
 
+/** Trusts the shared agent settings as they are now (they are command lines this clone will run). */
+export async function configTrust(app: App): Promise<ConfigValue[]> {
+  const c = await loadConfig(app.repo, app.store.reader.objects);
+  trust(app.repo, c.shared);
+  return configList(app);
+}
+
 /** Every set key, flattened to dotted paths, with where it comes from. */
 export async function configList(app: App): Promise<ConfigValue[]> {
   const c = await loadConfig(app.repo, app.store.reader.objects);
@@ -32,5 +40,7 @@ export async function configList(app: App): Promise<ConfigValue[]> {
   };
   walk(c.shared, 'shared');
   walk(c.local, 'local');
-  return [...out.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  const untrusted = new Set(c.merged.untrusted ?? []);
+  return [...out.values()].sort((a, b) => (a.key < b.key ? -1 : 1))
+    .map((v) => (v.source === 'shared' && untrusted.has(v.key.split('.')[1] ?? '') && v.key.startsWith('agents.') ? { ...v, untrusted: true } : v));
 }

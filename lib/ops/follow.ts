@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { TaskView } from '../model/fold.js';
 import { runDir, runFiles } from '../agents/runs.js';
-import { waitFor } from './wait.js';
+import { inProgress, waitFor } from './wait.js';
 import type { App } from './app.js';
 
 /**
@@ -28,7 +28,7 @@ export async function followTask(app: App, id: string, write: (s: string) => voi
     }
   };
   return waitFor(app, id, {
-    until: (v) => v.status !== 'working',
+    until: (v) => !inProgress(app, v),
     onTick: (v) => {
       drain();
       if (v.current_run && v.current_run !== run) {

@@ -28,11 +28,11 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
   await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: upstreamOf(view, 'main') });
   const command = interactiveCommand(app, view, config);
   const run = randomId();
-  markActive(app.repo.lazyDir, { task: id, run, kind: 'pair', since: new Date().toISOString(), owner: identityOf(process.pid) });
   try {
     await app.store.mutate(id, 'pair', (d) => {
       assertAllowed('pair', d.status);
       d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
+      markActive(app.repo.lazyDir, { task: id, run, kind: 'pair', since: new Date().toISOString(), owner: identityOf(process.pid) });
     });
     const before = await headOf(path);
     const exit = await new Promise<number | null>((res) => {

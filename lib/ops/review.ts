@@ -1,5 +1,5 @@
 import { git } from '../core/git.js';
-import { notAllowed } from '../core/errors.js';
+import { notAllowed, usageError } from '../core/errors.js';
 import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
@@ -26,7 +26,7 @@ export async function taskDiff(app: App, idArg: string, stat: boolean): Promise<
     return { id, branch, base, stat, text: r.stdout };
   }
   const accepted = view.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
-  if (typeof accepted === 'string') {
+  if (typeof accepted === 'string' && /^[0-9a-f]{40}$/.test(accepted)) {
     const r = await git(['show', '--format=', ...mode, accepted], { cwd: app.repo.cwd });
     return { id, branch: accepted, base, stat, text: r.stdout };
   }
@@ -46,7 +46,10 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<T
     if (e.prompt !== undefined) patch.prompt = e.prompt.trim() ? boundedText('the prompt', sanitizeProse(e.prompt)) : null;
     if (e.accept?.length) patch.acceptance = [...cur.acceptance, ...e.accept.map((a) => sanitizeProse(a.trim())).filter(Boolean)];
     if (e.tags?.length) patch.tags = [...new Set([...cur.tags, ...e.tags.map(tagOf).filter(Boolean)])];
-    if (e.agent !== undefined) patch.agent = e.agent || null;
+    if (e.agent !== undefined) {
+      if (e.agent && !/^[A-Za-z0-9_.-]+$/.test(e.agent)) throw usageError(`agent name '${e.agent}' may only use letters, digits, '.', '_' and '-'`);
+      patch.agent = e.agent || null;
+    }
     if (Object.keys(patch).length) d.setTask(patch);
     d.summary = Object.keys(patch).join(', ');
   });

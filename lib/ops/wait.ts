@@ -3,6 +3,8 @@ import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
+import { willAutoResume } from '../reconcile/reconcile.js';
+import { readActive } from '../agents/runs.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -21,10 +23,13 @@ export async function waitFor(app: App, id: string, o: { timeoutS?: number; unti
   }
 }
 
+/** Working, or crashed in a way the next reconcile resumes: still the same piece of work. */
+export const inProgress = (app: App, v: TaskView) => v.status === 'working' || (willAutoResume(v) && !!readActive(app.repo.lazyDir, v.id));
+
 /** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */
 export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<TaskView> {
   const { id } = await taskArg(app, idArg);
-  const v = await waitFor(app, id, { timeoutS, until: (t) => t.status !== 'working' });
+  const v = await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) });
   if (v.status !== 'blocked' && v.status !== 'conflict') {
     throw notAllowed('wait', v.status, availableActions(v.status),
       `task ${id} ended ${v.status}${v.attention ? ` (${v.attention.reason})` : ''}, not blocked`, { attention: v.attention });

@@ -10,8 +10,14 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/** Stored text may come from another clone: nothing printed may drive the terminal. */
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+export const safeText = (text: string) => text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 export function printText(text: string): void {
-  if (text) process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+  const safe = safeText(text);
+  if (safe) process.stdout.write(safe.endsWith('\n') ? safe : safe + '\n');
 }
 
 export function emit<T>(out: Output, value: T, text: (v: T) => string): void {
@@ -20,7 +26,7 @@ export function emit<T>(out: Output, value: T, text: (v: T) => string): void {
 }
 
 export function warn(message: string): void {
-  process.stderr.write(`lazy: warning: ${message}\n`);
+  process.stderr.write(`lazy: warning: ${safeText(message)}\n`);
 }
 
 export function errorJson(e: LazyError) {
@@ -33,9 +39,9 @@ export function reportError(out: Output, err: unknown): number {
   if (out.json) printJson(errorJson(e));
   else {
     const stack = e.code === 'unexpected' && typeof e.details.stack === 'string' ? e.details.stack : undefined;
-    process.stderr.write(`lazy: ${stack ?? e.message}\n`);
+    process.stderr.write(`lazy: ${safeText(stack ?? e.message)}\n`);
     const hint = e.details.hint;
-    if (typeof hint === 'string') process.stderr.write(`hint: ${hint}\n`);
+    if (typeof hint === 'string') process.stderr.write(`hint: ${safeText(hint)}\n`);
   }
   return e.exitCode;
 }

@@ -76,6 +76,7 @@ export function renderTransition(v: TaskView): string {
 
 export function renderClosed(r: Closed): string {
   const lines = [renderTransition(r.task)];
+  if (r.saved_commit) lines.push(`  uncommitted changes were committed on the task branch as ${r.saved_commit.slice(0, 10)}`);
   if (r.worktree_removed) lines.push('  worktree removed');
   if (r.branch?.deleted) lines.push(`  branch ${r.branch.name} deleted`);
   else if (r.branch) lines.push(`  branch ${r.branch.name} kept: ${r.branch.unmerged_commits} commit(s) are merged nowhere else (lazy close --delete-branch, or git branch -D ${r.branch.name})`);

@@ -2,12 +2,12 @@ import type { Repo } from '../core/repo.js';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
+import type { TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
 import { parkStatus } from '../model/park.js';
 import { MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
-import { dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
-import { deleteBranch, findAccepted } from '../workspace/merge.js';
-import { taskBranch } from '../workspace/branch.js';
+import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
+import { recoverAccept } from './accept-recovery.js';
 import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
 import { recordOutcome } from '../agents/outcome.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
@@ -22,7 +22,7 @@ import type { Outcome } from '../agents/outcome-types.js';
 // nothing is running.
 
 export interface ReconcileDeps { repo: Repo; store: Store; cliPath: string; config: () => Promise<Config> }
-export interface ReconcileAction { task: string; action: string; detail: string }
+export interface ReconcileAction { task: string; action: string; detail: string; warn?: boolean }
 
 export async function reconcile(deps: ReconcileDeps): Promise<ReconcileAction[]> {
   const markers = listActive(deps.repo.lazyDir);
@@ -36,7 +36,7 @@ export async function reconcile(deps: ReconcileDeps): Promise<ReconcileAction[]>
     } catch (e) {
       // One task's trouble (a busy lock, bad data) must not stop the command or the others.
       if (!(e instanceof LazyError)) throw e;
-      actions.push({ task: m.task, action: 'skipped', detail: e.message });
+      actions.push({ task: m.task, action: 'skipped', detail: e.message, warn: true });
     }
   }
   return actions;
@@ -77,17 +77,21 @@ function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Outcome {
   };
 }
 
-/** Resumes a crashed task unless a human stopped it, the breaker tripped, or files await a decision. */
-export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: ReconcileAction[]): Promise<boolean> {
-  const v = await deps.store.view(id);
+/** A crashed turn on this machine that the next reconcile will resume (not stopped, breaker intact, nothing to decide). */
+export function willAutoResume(v: TaskView): boolean {
   if (v.status !== 'interrupted') return false;
   const last = v.changelog.filter((c) => !c.set_aside).at(-1);
   if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== thisHost())) return false;
-  if (v.consecutive_interruptions >= MAX_CONSECUTIVE_INTERRUPTIONS) {
-    actions.push({ task: id, action: 'breaker', detail: `${v.consecutive_interruptions} crashes in a row: not resumed` });
+  return v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict';
+}
+
+/** Resumes a crashed task unless a human stopped it, the breaker tripped, or files await a decision. */
+export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: ReconcileAction[]): Promise<boolean> {
+  const v = await deps.store.view(id);
+  if (!willAutoResume(v)) {
+    if (v.status === 'interrupted' && v.consecutive_interruptions >= MAX_CONSECUTIVE_INTERRUPTIONS) actions.push({ task: id, action: 'breaker', detail: `${v.consecutive_interruptions} crashes in a row: not resumed` });
     return false;
   }
-  if (parkStatus(v) === 'conflict') return false;
   const config = await deps.config();
   const dirty = (await dirtyFiles(worktreePath(deps.repo, id, config.worktree_dir)).catch(() => [])).length > 0;
   try {
@@ -114,36 +118,12 @@ async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: Reco
   actions.push({ task: m.task, action: 'unpaired', detail: 'stale pairing session' });
 }
 
-/**
- * An accept that died midway leaves the task in merging with no owner. If the target
- * already holds the task's squash commit (found by its trailer) the merge happened:
- * zombie → complete under the system actor. Otherwise the prior status comes back.
- */
+/** An accept whose process died: finish it or roll it back (see accept-recovery.ts). */
 async function reconcileAccept(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
   if (!dead(m.owner)) return;
-  const v = await deps.store.view(m.task);
-  if (v.status === 'merging') {
-    const entry = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'merging');
-    const target = String(entry?.details?.target ?? '');
-    const restore = entry?.details?.restore === 'conflict' ? 'conflict' : 'blocked';
-    const commit = target ? await findAccepted(deps.repo.cwd, target, m.task) : null;
-    await deps.store.mutate(m.task, 'reconcile-accept', (d) => {
-      if (d.status !== 'merging') return;
-      if (commit) {
-        d.transition('zombie', 'zombie', `the accept died after ${target} received ${commit.slice(0, 10)}`, {}, 'system');
-        const s = d.view.session;
-        if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
-        d.transition('complete', 'merge_done', `merged into ${target} as ${commit.slice(0, 10)}`, { details: { target, commit } }, 'system');
-      } else {
-        d.transition(restore, 'merge_abort', 'the accept died before the merge landed; restored', {}, 'system');
-      }
-    }, { actor: 'system' });
-    if (commit) {
-      const config = await deps.config();
-      await removeWorktree(deps.repo, worktreePath(deps.repo, m.task, config.worktree_dir)).catch(() => false);
-      await deleteBranch(deps.repo.cwd, taskBranch(m.task));
-    }
-    actions.push({ task: m.task, action: commit ? 'completed' : 'restored', detail: commit ? `stranded accept had merged ${commit.slice(0, 10)}` : `stranded accept restored to ${restore}` });
-  }
+  const r = await recoverAccept(deps.repo, deps.store, deps.config, m.task, { locked: false });
+  if (r.outcome === 'completed') actions.push({ task: m.task, action: 'completed', detail: `a stopped accept had merged ${r.commit.slice(0, 10)}` });
+  if (r.outcome === 'restored') actions.push({ task: m.task, action: 'restored', detail: `a stopped accept was rolled back to ${r.status}` });
+  if (m.stash) actions.push({ task: m.task, action: 'stash', warn: true, detail: `the stopped accept had stashed uncommitted work of the target checkout as ${m.stash}; recover it with git stash list / git stash pop` });
   clearActive(deps.repo.lazyDir, m.task, m.run);
 }

@@ -12,6 +12,7 @@ import { ObjectWriter } from './writer.js';
 import type { ObjectReader } from './objects.js';
 import { parseCommit, parseTree } from './objects.js';
 import { withLock } from './lock.js';
+import { isTrusted, trust, untrustedAgents } from './trust.js';
 
 // Shared settings live in refs/lazy/config (validated, versioned, pushed with the
 // tasks); per-clone overrides in .git/lazy/config.yaml are never pushed. A read
@@ -28,6 +29,8 @@ export type Config = {
   retry_unreachable_max?: number;
   retry_transient_max?: number;
   crash_window_ms?: number;
+  /** In a merged read only: agents defined by shared settings this clone has not trusted. */
+  untrusted?: string[];
 };
 
 const INT_KEYS = new Set(['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_unreachable_max', 'retry_transient_max', 'crash_window_ms']);
@@ -63,7 +66,11 @@ function merge(a: Config, b: Config): Config {
 
 export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<ConfigSnapshot> {
   const [{ config: shared, tip }, local] = await Promise.all([readShared(repo, objects), readLocal(repo)]);
-  return { shared, local, merged: merge(shared, local), tip };
+  // Where worktrees go is this machine's business: a shared value is ignored.
+  const { worktree_dir: _ignored, ...sharedEffective } = shared;
+  const merged = merge(sharedEffective, local);
+  const untrusted = untrustedAgents(repo, shared, local);
+  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip };
 }
 
 /** Parses `agents.<name>.<field>` and top-level keys into a path, refusing unknown ones. */
@@ -111,13 +118,18 @@ export async function writeConfig(repo: Repo, objects: ObjectReader, person: () 
   return withLock(repo.lazyDir, 'config', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       const { config, tip } = await readShared(repo, objects);
+      const wasTrusted = isTrusted(repo, config);
       const next = setPath(config, path, json);
       const w = new ObjectWriter(repo.commonDir);
       const blob = await w.blob(writeDoc('config', next, { ref: CONFIG_REF, file: CONFIG_FILE }));
       const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
       const what = value === undefined ? `unset ${key}` : `set ${key}`;
       const commit = await w.commit({ tree, parents: tip ? [tip] : [], message: `lazy: config ${what}\n\nLazy-Op: config\n`, author: await person() });
-      if (await casRef(repo.cwd, CONFIG_REF, commit, tip, `lazy: config ${what}`) === 'ok') return next;
+      if (await casRef(repo.cwd, CONFIG_REF, commit, tip, `lazy: config ${what}`) === 'ok') {
+        // You trust what you write yourself, unless it builds on settings you had not trusted.
+        if (wasTrusted) trust(repo, next);
+        return next;
+      }
     }
     throw new LazyError('contention', 'the shared config kept changing under this write; try again', EXIT.busy);
   });

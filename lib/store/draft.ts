@@ -34,7 +34,11 @@ export class Draft {
   get status(): Status { return this.current; }
   get startStatus(): Status { return this.view.status; }
 
-  private tick(): number { return ++this.clock; }
+  private tick(): number {
+    // Invariant: clocks are exact integers, so every entry's file name round-trips.
+    if (!Number.isSafeInteger(this.clock + 1)) throw new Error(`task ${this.docs.id}: Lamport clock ${this.clock} is out of range`);
+    return ++this.clock;
+  }
 
   private stamp(actor?: Actor) {
     return { id: randomId(), clock: this.tick(), timestamp: this.ctx.now, actor: actor ?? this.ctx.actor, person: this.ctx.person };

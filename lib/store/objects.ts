@@ -5,9 +5,12 @@ import { external } from '../core/errors.js';
 // Bulk object reads through one long-lived `git cat-file --batch-command --buffer`.
 // Requests are pipelined: a caller sends every name it needs for one round, then flushes.
 
-export interface GitObject { oid: string; type: string; data: Buffer }
+export interface GitObject { oid: string; type: string; data: Buffer; /** Set instead of data when the object exceeds the reader's limit. */ oversize?: number }
 
 interface Pending { resolve: (o: GitObject | null) => void }
+
+/** Objects larger than this are skipped unread: a hostile remote cannot make a read cost memory. */
+export const MAX_OBJECT_BYTES = 8 * 1024 * 1024;
 
 export class ObjectReader {
   private child: ChildProcessWithoutNullStreams | undefined;
@@ -15,7 +18,11 @@ export class ObjectReader {
   // call and made a 30,000-object bulk read quadratic.
   private queue: Pending[] = [];
   private head = 0;
-  private buf: Buffer = Buffer.alloc(0);
+  // Incoming bytes: chunks are joined once an object is complete, never chunk by chunk.
+  private chunks: Buffer[] = [];
+  private len = 0;
+  private need = 0;
+  private skip = 0;
   private failure: Error | undefined;
 
   constructor(private readonly cwd: string) {}
@@ -53,25 +60,42 @@ export class ObjectReader {
   }
 
   private onData(chunk: Buffer): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+    if (this.skip) {
+      const n = Math.min(this.skip, chunk.length);
+      this.skip -= n;
+      chunk = chunk.subarray(n);
+      if (!chunk.length) return;
+    }
+    this.chunks.push(chunk);
+    this.len += chunk.length;
+    if (this.need && this.len < this.need) return; // still waiting for the rest of one object
+    const buf = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.len);
     let pos = 0;
+    this.need = 0;
     while (this.pending() > 0) {
-      const nl = this.buf.indexOf(10, pos);
+      const nl = buf.indexOf(10, pos);
       if (nl < 0) break;
-      const header = this.buf.toString('utf8', pos, nl);
-      const parts = header.split(' ');
+      const parts = buf.toString('utf8', pos, nl).split(' ');
       if (parts.length !== 3) {               // "<name> missing" or "<name> ambiguous"
         this.next().resolve(null);
         pos = nl + 1;
         continue;
       }
       const size = Number(parts[2]);
-      if (this.buf.length < nl + 1 + size + 1) break;
-      const data = this.buf.subarray(nl + 1, nl + 1 + size);
-      this.next().resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.from(data) });
-      pos = nl + 1 + size + 1;
+      const end = nl + 1 + size + 1;
+      if (size > MAX_OBJECT_BYTES) {
+        this.next().resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.alloc(0), oversize: size });
+        if (end > buf.length) { this.skip = end - buf.length; pos = buf.length; break; }
+        pos = end;
+        continue;
+      }
+      if (buf.length < end) { this.need = end - pos; break; }
+      this.next().resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.from(buf.subarray(nl + 1, nl + 1 + size)) });
+      pos = end;
     }
-    this.buf = pos >= this.buf.length ? Buffer.alloc(0) : this.buf.subarray(pos);
+    const rest = pos >= buf.length ? null : buf.subarray(pos);
+    this.chunks = rest ? [rest] : [];
+    this.len = rest ? rest.length : 0;
   }
 
   /** Reads many objects in one round trip; a missing object reads as null. */

@@ -47,7 +47,7 @@ export class TaskReader {
     work.forEach((w, i) => {
       const c = commits[i];
       if (!c) { w.error = notFound(`no task '${w.id}'`, { id: w.id }); return; }
-      if (c.type !== 'commit') return fail(w, `points at a ${c.type}, not a commit`, { object: c.oid });
+      if (c.type !== 'commit' || c.oversize) return fail(w, c.oversize ? `its commit is ${c.oversize} bytes` : `points at a ${c.type}, not a commit`, { object: c.oid });
       w.tip = c.oid;
       w.tree = parseCommit(c.data).tree;
     });
@@ -58,7 +58,7 @@ export class TaskReader {
     const roots = await this.objects.readMany(batch.map((w) => w.tree!));
     batch.forEach((w, i) => {
       const t = roots[i];
-      if (!t || t.type !== 'tree') return fail(w, 'commit tree is missing', { object: w.tree });
+      if (!t || t.type !== 'tree' || t.oversize) return fail(w, t?.oversize ? `its tree is ${t.oversize} bytes` : 'commit tree is missing', { object: w.tree });
       try {
         const root = parseTree(t.data);
         w.snap = { tree: w.tree!, root, dirs: new Map() };
@@ -80,7 +80,7 @@ export class TaskReader {
     subs.forEach(({ w, e }, i) => {
       const o = subObjs[i];
       if (w.error) return;
-      if (!o || o.type !== 'tree') return fail(w, `${e.name}/ is missing`, { object: e.oid, file: e.name });
+      if (!o || o.type !== 'tree' || o.oversize) return fail(w, o?.oversize ? `${e.name}/ is ${o.oversize} bytes` : `${e.name}/ is missing`, { object: e.oid, file: e.name });
       try {
         const entries = parseTree(o.data);
         for (const x of entries) {
@@ -106,6 +106,7 @@ export class TaskReader {
       if (b.w.error) return;
       const o = blobObjs[i];
       if (!o || o.type !== 'blob') return fail(b.w, `${b.file} is missing`, { object: b.oid, file: b.file });
+      if (o.oversize) return fail(b.w, `${b.file} is ${o.oversize} bytes, larger than any document lazy reads`, { object: b.oid, file: b.file, path: '/' });
       const where = { ref: b.w.ref, object: b.oid, file: b.file };
       let d = docsOf.get(b.w);
       if (!d) docsOf.set(b.w, (d = { sessions: [], turns: [], changelog: [], violations: [], decisions: [] }));

@@ -5,7 +5,7 @@ import type { Repo } from '../core/repo.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
 import { listTaskRefs } from '../store/refs.js';
 import { ENTRY_DIRS, TASKS_NS, taskRef } from '../store/layout.js';
-import { foldTask, type TaskView } from '../model/fold.js';
+import { foldTask, maxClock, type TaskView } from '../model/fold.js';
 import { planMerge, CorruptMerge } from './merge-docs.js';
 import { writeMergeCommit } from './write-merge.js';
 import { moveRefs, type RefMove } from './apply.js';
@@ -30,6 +30,7 @@ export interface MergeReport {
 }
 
 const MAX_ENTRIES = 50_000;
+const MAX_CLOCK_JUMP = 1_000_000;
 
 /** Merges the remote's task tips (objects already fetched) into the local refs. */
 export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string, tips: Map<string, string>, progress?: (msg: string) => void): Promise<MergeReport> {
@@ -54,6 +55,9 @@ export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string
     if (r instanceof LazyError) { report.rejected.push({ id: t.id, reason: r.message, details: r.details }); continue; }
     const size = ENTRY_DIRS.reduce((n, d) => n + (r.snap.dirs.get(d)?.length ?? 0), 0);
     if (size > MAX_ENTRIES) { report.rejected.push({ id: t.id, reason: `has ${size} entries, more than ${MAX_ENTRIES}`, details: { ref: t.ref } }); continue; }
+    // A clock far beyond the history that backs it would crowd out every later entry.
+    const clock = maxClock(r.docs);
+    if (clock > MAX_CLOCK_JUMP * (size + 1)) { report.rejected.push({ id: t.id, reason: `its Lamport clock ${clock} jumps too far for ${size} entries`, details: { ref: t.ref } }); continue; }
     if (!t.local) {
       moves.push({ ref: taskRef(t.id), next: t.tip, old: null });
       report.new.push(t.id);

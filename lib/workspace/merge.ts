@@ -37,7 +37,7 @@ export async function checkoutOf(cwd: string, branch: string): Promise<string | 
 export interface Applied { moved: boolean; checkout: string | null; stash: { id: string; restored: boolean; detail?: string } | null }
 
 /** Moves the target to the squash commit. Returns moved=false when the target moved meanwhile. */
-export async function applySquash(cwd: string, target: string, plan: { commit: string; targetOld: string }): Promise<Applied> {
+export async function applySquash(cwd: string, target: string, plan: { commit: string; targetOld: string }, onStash?: (id: string) => void): Promise<Applied> {
   const checkout = await checkoutOf(cwd, target);
   if (!checkout) {
     const r = await git(['update-ref', '-m', `lazy: accept into ${target}`, `refs/heads/${target}`, plan.commit, plan.targetOld], { cwd, allowFail: true });
@@ -47,6 +47,7 @@ export async function applySquash(cwd: string, target: string, plan: { commit: s
   if ((await dirtyFiles(checkout)).length) {
     await git(['stash', 'push', '--include-untracked', '-q', '-m', `lazy accept: your uncommitted work in ${checkout}`], { cwd: checkout });
     stash = { id: (await git(['rev-parse', 'refs/stash'], { cwd: checkout })).stdout.trim(), restored: false };
+    onStash?.(stash.id); // so a crash before the restore can still say where the work went
   }
   const ff = await git(['merge', '--ff-only', '-q', plan.commit], { cwd: checkout, allowFail: true });
   if (stash) {
@@ -63,9 +64,10 @@ export async function applySquash(cwd: string, target: string, plan: { commit: s
   return { moved: ff.code === 0, checkout, stash };
 }
 
-/** The accepted squash commit of a task on the target, found by its trailer. */
-export async function findAccepted(cwd: string, target: string, id: string): Promise<string | null> {
-  const r = await git(['log', `refs/heads/${target}`, '-F', `--grep=Lazy-Task: ${id}`, '--format=%H%x00%B%x01', '-n', '20'], { cwd, allowFail: true });
+/** The accepted squash commit of a task on the target, found by its trailer; only after `since` when given. */
+export async function findAccepted(cwd: string, target: string, id: string, since?: string): Promise<string | null> {
+  const range = since && /^[0-9a-f]{40}$/.test(since) ? `${since}..refs/heads/${target}` : `refs/heads/${target}`;
+  const r = await git(['log', range, '-F', `--grep=Lazy-Task: ${id}`, '--format=%H%x00%B%x01', '-n', '20', '--end-of-options'], { cwd, allowFail: true });
   for (const rec of r.stdout.split('\x01')) {
     const [sha, body] = rec.trim().split('\0');
     if (sha && body && body.split('\n').some((l) => l.trim() === `Lazy-Task: ${id}`) && /^Accept task /m.test(body)) return sha;

@@ -1,0 +1,40 @@
+import type { Store } from '../store/store.js';
+import type { Repo } from '../core/repo.js';
+import type { Config } from '../store/config.js';
+import { taskBranch } from '../workspace/branch.js';
+import { removeWorktree, worktreePath } from '../workspace/worktree.js';
+import { deleteBranch, findAccepted } from '../workspace/merge.js';
+
+// Finishing or rolling back an accept that stopped midway (its process died, or a git
+// step failed under it). The merging entry records the target and the target's tip when
+// the merge began, so only a squash commit made by this accept counts as landed, never
+// one from an earlier accept of the same task.
+
+export type Recovery = { outcome: 'completed'; commit: string } | { outcome: 'restored'; status: 'blocked' | 'conflict' } | { outcome: 'not-merging' };
+
+export async function recoverAccept(repo: Repo, store: Store, config: () => Promise<Config>, id: string, o: { locked: boolean }): Promise<Recovery> {
+  const v = await store.view(id);
+  if (v.status !== 'merging') return { outcome: 'not-merging' };
+  const entry = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'merging');
+  const target = String(entry?.details?.target ?? '');
+  const since = typeof entry?.details?.target_old === 'string' ? entry.details.target_old : undefined;
+  const restore = entry?.details?.restore === 'conflict' ? 'conflict' : 'blocked';
+  const commit = target ? await findAccepted(repo.cwd, target, id, since) : null;
+  const mutate = o.locked ? store.mutateUnlocked.bind(store) : store.mutate.bind(store);
+  await mutate(id, 'recover-accept', (d) => {
+    if (d.status !== 'merging') return;
+    if (commit) {
+      d.transition('zombie', 'zombie', `the accept stopped after ${target} received ${commit.slice(0, 10)}`, {}, 'system');
+      const s = d.view.session;
+      if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
+      d.transition('complete', 'merge_done', `merged into ${target} as ${commit.slice(0, 10)}`, { details: { target, commit } }, 'system');
+    } else {
+      d.transition(restore, 'merge_abort', 'the accept stopped before the merge landed; restored', {}, 'system');
+    }
+  }, { actor: 'system' });
+  if (!commit) return { outcome: 'restored', status: restore };
+  const c = await config();
+  await removeWorktree(repo, worktreePath(repo, id, c.worktree_dir)).catch(() => false);
+  await deleteBranch(repo.cwd, taskBranch(id));
+  return { outcome: 'completed', commit };
+}
