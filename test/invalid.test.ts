@@ -1,6 +1,6 @@
 import t from 'tap';
 import { sandbox, cli, gitSync } from './helpers/env.js';
-import { plantTree, readTaskFiles } from './helpers/plant.js';
+import { plantTree, readTaskFiles, withId } from './helpers/plant.js';
 
 // Bad data planted with plain git: reported precisely, and the rest of the store keeps working.
 
@@ -27,7 +27,7 @@ t.test('planted corruption is reported and isolated', async (t) => {
   await l('comment', template, '-m', 'a turn to corrupt');
   const base = readTaskFiles(sb, template);
   for (const c of CASES) {
-    const files = { ...base, 'task.yaml': base['task.yaml']!.replace(`id: ${template}`, `id: ${c.id}`) };
+    const files = { ...base, 'task.yaml': withId(base['task.yaml']!, c.id) };
     c.mutate(files);
     plantTree(sb, `refs/lazy/tasks/${c.id}`, files);
   }

@@ -3,7 +3,7 @@ import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, gitSync } from './helpers/env.js';
 import { team, withFakeAgent } from './helpers/team.js';
-import { plantTree, readTaskFiles } from './helpers/plant.js';
+import { plantTree, readTaskFiles, withId } from './helpers/plant.js';
 
 const tips = (dir: string, env: NodeJS.ProcessEnv) =>
   gitSync(dir, env, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/lazy/tasks/']).trim();
@@ -90,12 +90,12 @@ t.test('a planted malformed remote task is rejected while the others merge', asy
   const seed = tm.clones[0]!;
   const files = readTaskFiles(seed, template);
   const bad1 = 'bad00001';
-  plantTree(seed, `refs/lazy/tasks/${bad1}`, { ...files, 'task.yaml': files['task.yaml']!.replace(`id: ${template}`, `id: ${bad1}`).replace(/^goal: .*$/m, 'goal: [1, 2]') });
+  plantTree(seed, `refs/lazy/tasks/${bad1}`, { ...files, 'task.yaml': withId(files['task.yaml']!, bad1).replace(/^goal: .*$/m, 'goal: [1, 2]') });
   const bad2 = 'bad00002';
-  plantTree(seed, `refs/lazy/tasks/${bad2}`, { ...files, 'task.yaml': files['task.yaml']!.replace(`id: ${template}`, `id: ${bad2}`), 'turns/run-me.sh': '#!/bin/sh\nrm -rf ~\n' });
+  plantTree(seed, `refs/lazy/tasks/${bad2}`, { ...files, 'task.yaml': withId(files['task.yaml']!, bad2), 'turns/run-me.sh': '#!/bin/sh\nrm -rf ~\n' });
   const bad3 = 'bad00003';
   const turn = Object.keys(files).find((p) => p.startsWith('changelog/'))!;
-  plantTree(seed, `refs/lazy/tasks/${bad3}`, { ...files, 'task.yaml': files['task.yaml']!.replace(`id: ${template}`, `id: ${bad3}`), [turn]: files[turn]! + `padding: "${'x'.repeat(1_200_000)}"\n` });
+  plantTree(seed, `refs/lazy/tasks/${bad3}`, { ...files, 'task.yaml': withId(files['task.yaml']!, bad3), [turn]: files[turn]! + `padding: "${'x'.repeat(1_200_000)}"\n` });
   for (const bad of [bad1, bad2, bad3]) {
     gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${bad}:refs/lazy/tasks/${bad}`]);
     gitSync(seed.dir, seed.env, ['update-ref', '-d', `refs/lazy/tasks/${bad}`]);

@@ -18,6 +18,7 @@ import type { AgentSpec } from './adapter.js';
 import { withEnvelope } from './prompt.js';
 import { clearActive, markActive, runDir, runFiles, writeRun, type RunKind, type RunRecord } from './runs.js';
 import { resolveExecutable } from './which.js';
+import { withLock } from '../store/lock.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
@@ -50,6 +51,12 @@ export interface Launched { view: TaskView; run: RunRecord }
 export const upstreamOf = (v: Pick<TaskView, 'parent' | 'base'>, fallback: string) => (v.parent ? taskBranch(v.parent) : v.base ?? fallback);
 
 export async function launchTurn(repo: Repo, store: Store, cliPath: string, input: LaunchInput): Promise<Launched> {
+  // Under the task's lock from the first look to the spawned supervisor: two launches
+  // of one task serialize, and the second is refused by the table, not by a git error.
+  return withLock(repo.lazyDir, input.id, () => launchLocked(repo, store, cliPath, input));
+}
+
+async function launchLocked(repo: Repo, store: Store, cliPath: string, input: LaunchInput): Promise<Launched> {
   const before = await store.view(input.id);
   const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
   if (!resolveExecutable(agent.command[0]!, process.env.PATH)) {
@@ -67,7 +74,7 @@ export async function launchTurn(repo: Repo, store: Store, cliPath: string, inpu
   const launcher = identityOf(process.pid);
   let rec: RunRecord | undefined;
   try {
-    const { view } = await store.mutate(input.id, input.op, (d) => {
+    const { view } = await store.mutateUnlocked(input.id, input.op, (d) => {
       const session = d.view.session ?? d.putSession({
         id: randomId(), agent: agent.name, branch: taskBranch(input.id), base: upstream, base_commit: baseCommit,
         started_at: d.ctx.now, ended_at: null, outcome: null,

@@ -10,6 +10,7 @@ import { taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
 import { upstreamOf } from '../agents/launch.js';
 import { git } from '../core/git.js';
+import { withLock } from '../store/lock.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
@@ -25,14 +26,17 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
   assertAllowed('pair', view.status);
   const config = await app.config();
   const path = worktreePath(app.repo, id, config.worktree_dir);
-  await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: upstreamOf(view, 'main') });
   const command = interactiveCommand(app, view, config);
   const run = randomId();
   try {
-    await app.store.mutate(id, 'pair', (d) => {
-      assertAllowed('pair', d.status);
-      d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
-      markActive(app.repo.lazyDir, { task: id, run, kind: 'pair', since: new Date().toISOString(), owner: identityOf(process.pid) });
+    // The worktree and the move into pairing under the task's lock, like a turn launch.
+    await withLock(app.repo.lazyDir, id, async () => {
+      await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: upstreamOf(view, 'main') });
+      await app.store.mutateUnlocked(id, 'pair', (d) => {
+        assertAllowed('pair', d.status);
+        d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
+        markActive(app.repo.lazyDir, { task: id, run, kind: 'pair', since: new Date().toISOString(), owner: identityOf(process.pid) });
+      });
     });
     const before = await headOf(path);
     const exit = await new Promise<number | null>((res) => {

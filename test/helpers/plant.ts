@@ -36,9 +36,12 @@ export function readTaskFiles(sb: Sandbox, id: string): Record<string, string> {
   return out;
 }
 
+/** task.yaml text with its id replaced (ids that start with a digit are written quoted). */
+export const withId = (taskYaml: string, id: string) => taskYaml.replace(/^id: .*$/m, `id: "${id}"`);
+
 /** A valid copy of task `from` under a new id (its task.yaml says the new id). */
 export function cloneTask(sb: Sandbox, from: string, to: string): void {
   const files = readTaskFiles(sb, from);
-  files['task.yaml'] = files['task.yaml']!.replace(`id: ${from}`, `id: ${to}`);
+  files['task.yaml'] = withId(files['task.yaml']!, to);
   plantTree(sb, `refs/lazy/tasks/${to}`, files);
 }
