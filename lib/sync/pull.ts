@@ -31,6 +31,7 @@ export interface MergeReport {
 
 const MAX_ENTRIES = 50_000;
 const MAX_CLOCK_JUMP = 1_000_000;
+const BATCH = 2000;
 
 /** Merges the remote's task tips (objects already fetched) into the local refs. */
 export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string, tips: Map<string, string>, progress?: (msg: string) => void): Promise<MergeReport> {
@@ -38,7 +39,7 @@ export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string
   const remoteRefs = [...tips].filter(([ref]) => ref.startsWith(TASKS_NS)).map(([ref, tip]) => ({ id: ref.slice(TASKS_NS.length), tip }));
   const localRefs = await listTaskRefs(repo.cwd);
   const local = new Map(localRefs.map((r) => [r.id, r.tip]));
-  const todo: { id: string; tip: string; ref: string; local: string | undefined }[] = [];
+  const todo: Todo[] = [];
   for (const r of remoteRefs) {
     const ref = `${remote}:${TASKS_NS}${r.id}`;
     if (!isTaskId(r.id)) { report.rejected.push({ id: r.id, reason: 'not a task id', details: { ref } }); continue; }
@@ -47,9 +48,34 @@ export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string
     else todo.push({ ...r, ref, local: l });
   }
   if (todo.length > 500) progress?.(`validating ${todo.length} incoming tasks`);
+  // Validation (here) and ref writes (in git) overlap: each batch's refs move while the
+  // next batch is read and checked. A first pull of thousands of tasks is mostly both.
+  const writes: Promise<{ lost: RefMove[] }>[] = [];
+  for (let i = 0; i < todo.length; i += BATCH) {
+    const batch = todo.slice(i, i + BATCH);
+    const moves = await validateBatch(repo, reader, batch, report);
+    if (moves.length) writes.push(moveRefs(repo.cwd, moves, `lazy: pull from ${remote}`));
+  }
+  const lost = (await Promise.all(writes)).flatMap((w) => w.lost);
+  for (const m of lost) {
+    // A local writer moved the ref meanwhile; its change is kept and the next pull merges again.
+    const id = m.ref.slice(TASKS_NS.length);
+    for (const list of [report.new, report.updated, report.merged]) { const i = list.indexOf(id); if (i >= 0) list.splice(i, 1); }
+    report.views.delete(id);
+    report.rejected.push({ id, reason: 'the local task changed during the pull; pull again to merge it', details: { ref: m.ref } });
+  }
+  for (const id of report.merged) {
+    const v = report.views.get(id)!;
+    if (v.concurrent_changes.length) report.concurrent.push({ id, set_aside: v.concurrent_changes.map((c) => `${c.from ?? '∅'} → ${c.status} by ${c.actor} (${c.trigger})`) });
+  }
+  return report;
+}
+
+type Todo = { id: string; tip: string; ref: string; local: string | undefined };
+
+async function validateBatch(repo: Repo, reader: TaskReader, todo: Todo[], report: MergeReport): Promise<RefMove[]> {
   const remoteRead = await reader.readMany(todo.map((t) => ({ id: t.id, tip: t.tip, ref: t.ref })));
   const moves: RefMove[] = [];
-  const mergedCommits = new Map<string, TaskView>();
   for (const t of todo) {
     const r = remoteRead.get(t.id)!;
     if (r instanceof LazyError) { report.rejected.push({ id: t.id, reason: r.message, details: r.details }); continue; }
@@ -70,27 +96,14 @@ export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string
       else {
         moves.push({ ref: taskRef(t.id), next: outcome.tip, old: t.local });
         (outcome.kind === 'ff' ? report.updated : report.merged).push(t.id);
-        mergedCommits.set(t.id, outcome.view);
+        report.views.set(t.id, outcome.view);
       }
     } catch (e) {
       if (e instanceof CorruptMerge || e instanceof LazyError) report.rejected.push({ id: t.id, reason: e.message, details: { ref: t.ref, ...(e instanceof CorruptMerge ? { path: e.path } : e.details) } });
       else throw e;
     }
   }
-  for (const [id, v] of mergedCommits) report.views.set(id, v);
-  const { lost } = await moveRefs(repo.cwd, moves, `lazy: pull from ${remote}`);
-  for (const m of lost) {
-    // A local writer moved the ref meanwhile; its change is kept and the next pull merges again.
-    const id = m.ref.slice(TASKS_NS.length);
-    for (const list of [report.new, report.updated, report.merged]) { const i = list.indexOf(id); if (i >= 0) list.splice(i, 1); }
-    report.views.delete(id);
-    report.rejected.push({ id, reason: 'the local task changed during the pull; pull again to merge it', details: { ref: m.ref } });
-  }
-  for (const id of report.merged) {
-    const v = report.views.get(id)!;
-    if (v.concurrent_changes.length) report.concurrent.push({ id, set_aside: v.concurrent_changes.map((c) => `${c.from ?? '∅'} → ${c.status} by ${c.actor} (${c.trigger})`) });
-  }
-  return report;
+  return moves;
 }
 
 type One = { kind: 'ahead' } | { kind: 'ff' | 'merge'; tip: string; view: TaskView };
