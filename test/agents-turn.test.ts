@@ -98,3 +98,18 @@ t.test('start --follow streams the turn and returns where the task landed', asyn
   t.match(r.stdout, new RegExp(`${id}: .*`));
   t.equal((await l.json('show', id)).value.status, 'blocked');
 });
+
+t.test('work left uncommitted is committed on the task branch; without an envelope the summary is the output tail', async (t) => {
+  const { sb, l, scenario } = await agentSandbox({ settings: { worktree_dir: '/tmp/should-not-be-used-by-lazy' } });
+  t.teardown(sb.cleanup);
+  scenario('succeed-dirty');
+  const id = await l.create('leave it dirty', '--accept', 'done');
+  await l('start', id);
+  const v = (await l.json('wait', id, '--timeout', '30')).value;
+  const turn = v.turns.find((x: any) => x.role === 'agent');
+  t.match(turn.content, /edited a file and left it for lazy to commit/, "the command agent's summary is its output");
+  t.match(turn.details.review.auto_commit, /^[0-9a-f]{40}$/);
+  t.equal(gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${id}`]).trim(), `lazy: work of turn 1 on task ${id}`);
+  t.equal(gitSync(sb.dir, sb.env, ['show', `lazy/${id}:dirty-1.txt`]), 'left uncommitted\n');
+  t.ok(existsSync(join(sb.dir, '.lazy', 'worktrees', id)), 'a shared worktree_dir is ignored: worktrees stay where this clone puts them');
+});
