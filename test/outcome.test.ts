@@ -7,7 +7,7 @@ import { applyOutcome } from '../lib/agents/outcome.js';
 import type { RunRecord } from '../lib/agents/runs.js';
 import type { Outcome } from '../lib/agents/outcome-types.js';
 import { identityOf, liveness } from '../lib/core/proc.js';
-import { killGroupVerified } from '../lib/agents/kill.js';
+import { terminateVerified } from '../lib/agents/kill.js';
 
 // Recording outcomes against real task refs, through the store's own write protocol.
 
@@ -26,7 +26,7 @@ async function working(sb: ReturnType<typeof sandbox>, run: string) {
 
 const rec = (id: string, run: string): RunRecord => ({
   id: run, task: id, kind: 'work', turn: 1, session: 's0000000', agent: { name: 'fake', adapter: 'command', command: ['x'] },
-  agent_session_id: null, worktree: '/nonexistent', merge_upstream: null, consumes: [], restore: null,
+  agent_session_id: null, worktree: '/nonexistent', base: 'main', merge_upstream: null, consumes: [], restore: null,
   created_at: new Date().toISOString(), host: 'here', launcher: identityOf(process.pid), supervisor: null,
 });
 const done = (id: string, run: string): Outcome => ({ run, task: id, kind: 'completed', ended_at: new Date().toISOString(), attempts: 1, summary: 'late but real' });
@@ -66,10 +66,10 @@ t.test('a process whose identity cannot be proven is left alone', async (t) => {
   t.equal(liveness(real), 'alive');
   const wrongStart = { ...real, start_ticks: (real.start_ticks ?? 0) - 1 };
   t.equal(liveness(wrongStart), 'dead', 'a reused pid with another start time is not our process');
-  t.notOk(killGroupVerified(wrongStart), 'so it is not killed');
-  t.notOk(killGroupVerified({ ...real, host: 'another-machine' }), 'nor one recorded on another machine');
+  t.equal((await terminateVerified(wrongStart, 200)).signal, 'none', 'so it is not killed');
+  t.equal((await terminateVerified({ ...real, host: 'another-machine' }, 200)).signal, 'none', 'nor one recorded on another machine');
   t.equal(liveness(real), 'alive', 'the process survived');
-  t.ok(killGroupVerified(real, 200), 'the verified identity is killed');
+  t.not((await terminateVerified(real, 200)).signal, 'none', 'the verified identity is killed');
   await new Promise((r) => setTimeout(r, 200));
   t.equal(liveness(real), 'dead');
 });

@@ -16,7 +16,7 @@ import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace
 import { resolveAgent } from './registry.js';
 import type { AgentSpec } from './adapter.js';
 import { withEnvelope } from './prompt.js';
-import { clearActive, markActive, runDir, runFiles, writeRun, type RunKind, type RunRecord } from './runs.js';
+import { clearActive, markActive, runDir, writeRun, type RunKind, type RunRecord } from './runs.js';
 import { resolveExecutable } from './which.js';
 import { withLock } from '../store/lock.js';
 
@@ -89,7 +89,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
       rec = {
         id: runId, task: input.id, kind: input.kind ?? 'work',
         turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
-        session: session.id, agent, agent_session_id: safeSessionId(preview.agent_session_id), worktree: path,
+        session: session.id, agent, agent_session_id: safeSessionId(preview.agent_session_id), worktree: path, base: upstream,
         merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
         consumes: plan.consumes ?? preview.pending_feedback, restore: plan.restore ?? null,
         created_at: d.ctx.now, host, launcher, supervisor: null,
@@ -127,4 +127,3 @@ function spawnSupervisor(repo: Repo, cliPath: string, rec: RunRecord) {
   }
 }
 
-export { runFiles };

@@ -23,6 +23,8 @@ export interface RunRecord {
   agent: AgentSpec;
   agent_session_id: string | null;
   worktree: string;
+  /** The branch the task's work is reviewed against (its upstream). */
+  base: string;
   /** Merge this branch into the task branch before the agent starts (clean worktree only). */
   merge_upstream: string | null;
   /** Feedback turns this run's prompt delivers; consumed only if it completes normally. */

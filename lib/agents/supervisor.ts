@@ -152,8 +152,7 @@ async function finishWork(ctx: SuperviseContext, rec: RunRecord, startHead: stri
   const auto = rec.kind === 'ask' ? null : await commitAll(rec.worktree, `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`).catch(() => null);
   if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
   const head = await headOf(rec.worktree);
-  const session = (await ctx.store.view(rec.task)).sessions.find((s) => s.id === rec.session);
-  const diff = await branchDiff(rec.worktree, session?.base ?? rec.merge_upstream ?? 'HEAD', head);
+  const diff = await branchDiff(rec.worktree, rec.base, head);
   const violations = (await protectedChanges(rec.worktree, startHead, head, ctx.config.protected ?? [])).map((v) => ({ ...v, base: startHead }));
   return { review: { ...diff, auto_commit: auto }, ...(violations.length ? { violations } : {}) };
 }

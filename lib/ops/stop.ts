@@ -1,15 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { notAllowed } from '../core/errors.js';
-import { liveness, thisHost } from '../core/proc.js';
+import { thisHost } from '../core/proc.js';
 import { assertAllowed, availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
+import { terminateVerified, type Terminated } from '../agents/kill.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
-export interface Stopped { task: TaskView; signal: 'none' | 'SIGTERM' | 'SIGKILL'; waited_ms: number }
+export interface Stopped extends Terminated { task: TaskView }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Marks the task user-stopped (interrupted, never auto-resumed), then SIGTERMs the
@@ -33,20 +33,8 @@ export async function stopTask(app: App, idArg: string): Promise<Stopped> {
   return { task, ...(await terminate(app.repo.lazyDir, run.id, grace)) };
 }
 
-async function terminate(lazyDir: string, runId: string, graceMs: number): Promise<Omit<Stopped, 'task'>> {
-  const agent = readAgentIdentity(lazyDir, runId);
-  const alive = !!agent && liveness(agent) === 'alive';
-  const group = (sig: NodeJS.Signals) => { try { process.kill(-agent!.pid, sig); } catch { try { process.kill(agent!.pid, sig); } catch { /* gone */ } } };
-  const started = Date.now();
-  // Tells the supervisor the exit is ours (and not to start another attempt).
-  writeFileSync(runFiles(runDir(lazyDir, runId)).stop, new Date().toISOString());
-  if (!alive) return { signal: 'none', waited_ms: 0 };
-  group('SIGTERM');
-  while (Date.now() - started < graceMs) {
-    if (liveness(agent) !== 'alive') return { signal: 'SIGTERM', waited_ms: Date.now() - started };
-    await sleep(100);
-  }
-  if (liveness(agent) === 'alive') group('SIGKILL');
-  for (let i = 0; i < 50 && liveness(agent) === 'alive'; i++) await sleep(100);
-  return { signal: 'SIGKILL', waited_ms: Date.now() - started };
+async function terminate(lazyDir: string, runId: string, graceMs: number): Promise<Terminated> {
+  // The stop file tells the supervisor the exit is ours (and not to start another attempt).
+  return terminateVerified(readAgentIdentity(lazyDir, runId), graceMs,
+    () => writeFileSync(runFiles(runDir(lazyDir, runId)).stop, new Date().toISOString()));
 }

@@ -12,7 +12,7 @@ import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readR
 import { recordOutcome } from '../agents/outcome.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { planResume } from '../agents/turns.js';
-import { killGroupVerified } from '../agents/kill.js';
+import { terminateVerified } from '../agents/kill.js';
 import type { Outcome } from '../agents/outcome-types.js';
 
 // Reconcile runs at the start of every command. There is no daemon: this is where a
@@ -58,7 +58,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     if (!dead(owner)) return; // alive, or on another machine: not ours to judge
     if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
     const orphan = readAgentIdentity(lazyDir, m.run);
-    if (orphan && killGroupVerified(orphan)) actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
+    if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none') actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
     outcome = deadSupervisorOutcome(lazyDir, rec);
     writeOutcome(lazyDir, outcome);
   }
