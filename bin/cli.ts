@@ -31,7 +31,7 @@ import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
 import * as benchSeed from './commands/bench-seed.js';
 import { exitCode, outputOf } from './run.js';
-import { reportError } from '../lib/output/emit.js';
+import { reportError, guardPipes, outputFailure } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
@@ -45,6 +45,7 @@ const COMMANDS = [
 ];
 
 export async function main(argv: string[]): Promise<number> {
+  guardPipes();
   const wantsJson = argv.includes('--json');
   const parser = yargs(argv)
     .scriptName('lazy')
@@ -67,5 +68,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     return reportError(outputOf({ json: wantsJson }), e);
   }
-  return exitCode;
+  const failure = await outputFailure();
+  if (failure) process.stderr.write(`lazy: output was not written: ${failure}\n`);
+  return failure && exitCode === 0 ? 1 : exitCode;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
-import { emit, reportError, type Output } from '../lib/output/emit.js';
+import { emit, reportError, stdoutOpen, writeOut, type Output } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
 
 // The glue every command file uses: open the repository, run one lifecycle
@@ -78,10 +78,13 @@ function fromEditor(what: string): string | undefined {
 
 export interface FollowArgs { follow?: boolean }
 
-/** --follow: stream the turn's output until the task leaves working, then report where it landed. */
+/**
+ * --follow: stream the turn's output until the task leaves working, then report where it
+ * landed. A reader that goes away ends the stream; the turn itself runs on.
+ */
 export async function maybeFollow<T extends { task: TaskView }>(app: App, a: GlobalArgs & FollowArgs, r: T): Promise<T> {
   if (!a.follow || r.task.status !== 'working') return r;
   const { followTask } = await import('../lib/ops/follow.js');
-  const task = await followTask(app, r.task.id, (s) => { if (!a.json) process.stdout.write(s); });
+  const task = await followTask(app, r.task.id, (s) => { if (!a.json) writeOut(s); }, () => !stdoutOpen());
   return { ...r, task };
 }

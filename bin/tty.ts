@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { writeOut } from '../lib/output/emit.js';
 
 // Terminal interaction: questions only on a terminal, never a wait without one.
 
@@ -18,7 +19,7 @@ export async function confirm(question: string): Promise<boolean> {
 export function narrator(json: boolean) {
   return (i: number, n: number, label: string) => {
     if (json) process.stderr.write(`accept: ${label}\n`);
-    else if (process.stdout.isTTY) process.stdout.write(`[${i}/${n}] ${label}…\n`);
-    else process.stdout.write(`accept: ${label}\n`);
+    else if (process.stdout.isTTY) writeOut(`[${i}/${n}] ${label}…\n`);
+    else writeOut(`accept: ${label}\n`);
   };
 }

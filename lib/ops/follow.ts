@@ -8,7 +8,7 @@ import type { App } from './app.js';
  * Streams the output of the task's running turn as it is written, following an
  * auto-resumed run onto its successor, until the task leaves working.
  */
-export async function followTask(app: App, id: string, write: (s: string) => void): Promise<TaskView> {
+export async function followTask(app: App, id: string, write: (s: string) => void, stop = () => false): Promise<TaskView> {
   let run: string | null = null;
   let offset = 0;
   const drain = () => {
@@ -28,7 +28,7 @@ export async function followTask(app: App, id: string, write: (s: string) => voi
     }
   };
   return waitFor(app, id, {
-    until: (v) => !inProgress(app, v),
+    until: (v) => stop() || !inProgress(app, v),
     onTick: (v) => {
       drain();
       if (v.current_run && v.current_run !== run) {

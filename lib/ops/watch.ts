@@ -4,6 +4,7 @@ import { refreshIndex } from '../store/listing.js';
 import { listActive, logTail, readRun, runDir, runFiles } from '../agents/runs.js';
 import { liveness } from '../core/proc.js';
 import { reconcileNow, type App } from './app.js';
+import { stdoutOpen, writeOut } from '../output/emit.js';
 
 export interface WatchRow {
   id: string;
@@ -34,11 +35,12 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
   });
 }
 
-/** Redraws every second on a terminal until interrupted; elsewhere prints one snapshot. */
+/** Redraws every second on a terminal until interrupted (or the terminal goes away). */
 export async function watchLoop(app: App, render: (rows: WatchRow[]) => string, intervalMs = 1000): Promise<WatchRow[]> {
   for (;;) {
     const rows = await watchSnapshot(app);
-    process.stdout.write(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date().toLocaleTimeString()} · Ctrl-C to quit)\n`);
+    if (!stdoutOpen()) return rows;
+    writeOut(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date().toLocaleTimeString()} · Ctrl-C to quit)\n`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

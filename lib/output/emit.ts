@@ -6,8 +6,38 @@ import { asLazyError, type LazyError } from '../core/errors.js';
 
 export interface Output { json: boolean }
 
+// A reader that goes away (`lazy list | head -1`) ends our output quietly, as in git:
+// nothing more is written, the command finishes what it started, and exits as it would.
+let stdoutGone = false;
+let stdoutFailure: string | undefined;
+
+/** Installed once at start-up, before anything is printed. */
+export function guardPipes(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    stdoutGone = true;
+    // A full disk or a broken file is not a reader that left: that output was lost.
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') stdoutFailure ??= e.message;
+  });
+  // Warnings have nowhere else to go: a closed stderr is never a reason to fail.
+  process.stderr.on('error', () => {});
+}
+
+/** After everything was written: why output was lost (not a closed pipe), if it was. */
+export async function outputFailure(): Promise<string | undefined> {
+  if (!stdoutGone) await new Promise<void>((res) => process.stdout.write('', () => res()));
+  return stdoutFailure;
+}
+
+/** False once stdout's reader has closed the pipe: long-running output can stop. */
+export const stdoutOpen = () => !stdoutGone;
+
+/** Every byte for stdout goes through here. */
+export function writeOut(text: string): void {
+  if (!stdoutGone) process.stdout.write(text);
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  writeOut(JSON.stringify(value, null, 2) + '\n');
 }
 
 /** Stored text may come from another clone: nothing printed may drive the terminal. */
@@ -17,7 +47,7 @@ export const safeText = (text: string) => text.replace(UNPRINTABLE, (c) => `\\u$
 
 export function printText(text: string): void {
   const safe = safeText(text);
-  if (safe) process.stdout.write(safe.endsWith('\n') ? safe : safe + '\n');
+  if (safe) writeOut(safe.endsWith('\n') ? safe : safe + '\n');
 }
 
 export function emit<T>(out: Output, value: T, text: (v: T) => string): void {
