@@ -1,7 +1,7 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { agentSandbox } from './helpers/agent.js';
 import { gitSync, LAZY } from './helpers/env.js';
+import { background } from './helpers/procs.js';
 
 // SIGKILL of accept at each phase. Each phase is narrated before it runs; with
 // LAZY_PHASE_DELAY_MS the kill lands after the narration and before the phase's work.
@@ -24,7 +24,7 @@ for (const [phase, expected] of PHASES) {
     await l('start', id);
     await l('wait', id, '--timeout', '30');
     const killedAt = await new Promise<string>((res) => {
-      const c = spawn(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       c.stdout.on('data', (d) => {
         out += d;

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { agentSandbox } from './helpers/agent.js';
 import { gitSync, LAZY } from './helpers/env.js';
+import { background } from './helpers/procs.js';
 
 async function reviewed(box: Awaited<ReturnType<typeof agentSandbox>>, goal = 'add work', extra: string[] = []) {
   const id = await box.l.create(goal, '--accept', 'done', ...extra);
@@ -89,7 +89,7 @@ t.test('two concurrent accepts merge exactly once', async (t) => {
   t.teardown(sb.cleanup);
   const id = await reviewed(box);
   const run = () => new Promise<{ code: number | null; out: string }>((res) => {
-    const c = spawn(process.execPath, [LAZY, 'accept', id, '--yes', '--json'], { cwd: sb.dir, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = background(process.execPath, [LAZY, 'accept', id, '--yes', '--json'], { cwd: sb.dir, env: sb.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     c.stdout.on('data', (d) => (out += d));
     c.on('close', (code) => res({ code, out }));

@@ -1,11 +1,11 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { sandbox, cli, gitSync, ROOT } from './helpers/env.js';
 
 const WRITER = join(ROOT, 'test', 'fixtures', 'writer.cjs');
 import { openRepo } from '../lib/core/repo.js';
 import { Store } from '../lib/store/store.js';
+import { background } from './helpers/procs.js';
 
 // Real parallel processes racing on one task ref.
 
@@ -19,7 +19,7 @@ t.test(`${WRITERS} concurrent writer processes × ${EACH} mutations lose nothing
   const id = await l.create('contended');
   // Each writer is its own process running the built CLI's main() EACH times.
   const results = await Promise.all(Array.from({ length: WRITERS }, (_, w) => new Promise<{ code: number; stderr: string }>((res) => {
-    const c = spawn(process.execPath, [WRITER, id, `w${w}`, String(EACH)], { cwd: sb.dir, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const c = background(process.execPath, [WRITER, id, `w${w}`, String(EACH)], { cwd: sb.dir, env: sb.env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     c.stderr.on('data', (d) => (stderr += d));
     c.on('close', (code) => res({ code: code ?? -1, stderr }));

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { sandbox, cli, gitSync, LAZY } from './helpers/env.js';
+import { background } from './helpers/procs.js';
 
 // A writer SIGKILLed at random points leaves either the old state or the new one:
 // never a torn object, a half-moved ref, or a store doctor rejects.
@@ -24,7 +24,7 @@ t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
     const op = rand() < 0.2 ? ['create', text] : ['comment', id, '-m', text];
     const delay = Math.floor(rand() * 450);
     const r = await new Promise<{ code: number | null; signal: string | null }>((res) => {
-      const c = spawn(process.execPath, [LAZY, ...op], { cwd: sb.dir, env: sb.env, stdio: 'ignore' });
+      const c = background(process.execPath, [LAZY, ...op], { cwd: sb.dir, env: sb.env, stdio: 'ignore' });
       const timer = setTimeout(() => c.kill('SIGKILL'), delay);
       c.on('close', (code, signal) => { clearTimeout(timer); res({ code, signal }); });
     });

@@ -42,7 +42,9 @@ t.test('no such task, ambiguous and unique prefixes exit 3 or resolve', async (t
   const unknownPrefix = await l.json('show', id[0] === 'z' ? 'yyyy' : 'zzzz');
   t.equal(unknownPrefix.run.code, 3, 'an unknown prefix');
 
-  const twin = id.slice(0, 5) + (id.slice(5) === 'zzz' ? 'yyy' : 'zzz');
+  // The twin shares exactly 5 characters: its 6th always differs (a random id ending in
+  // "z…" once made the 6-character prefix ambiguous, about one run in 32).
+  const twin = id.slice(0, 5) + (id[5] === 'z' ? 'yyy' : 'zzz');
   cloneTask(sb, id, twin);
   const amb = await l.json('show', id.slice(0, 4));
   t.equal(amb.run.code, 3, 'an ambiguous prefix');

@@ -1,11 +1,12 @@
 import t from 'tap';
 import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { agentSandbox, eventually } from './helpers/agent.js';
 import { cli, gitSync, LAZY } from './helpers/env.js';
 import { team } from './helpers/team.js';
 import { plantTree, readTaskFiles, withId } from './helpers/plant.js';
+import { background } from './helpers/procs.js';
+import { spawnSync } from 'node:child_process';
 
 // Each case here is a failure a review found; the test pins the fixed behaviour.
 
@@ -27,7 +28,7 @@ t.test('a killed re-accept is never mistaken for the earlier accept of the same 
   await l('wait', id, '--timeout', '30');
   const branchTip = gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim();
   await new Promise<void>((res) => {
-    const c = spawn(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' }, stdio: ['ignore', 'pipe', 'ignore'] });
     c.stdout.on('data', (d) => { if (String(d).includes('squash-merge')) c.kill('SIGKILL'); });
     c.on('close', () => res());
   });
@@ -50,8 +51,8 @@ t.test('a git failure in the middle of accept does not leave the task in merging
   gitSync(sb.dir, sb.env, ['checkout', '-q', 'main']);
   writeFileSync(join(sb.dir, 'README.md'), 'main\n');
   gitSync(sb.dir, sb.env, ['commit', '-q', '-am', 'main']);
-  spawn('git', ['merge', 'side'], { cwd: sb.dir, env: sb.env, stdio: 'ignore' });
-  await eventually(() => existsSync(join(sb.dir, '.git', 'MERGE_HEAD')), 5000, 'a conflicted merge');
+  spawnSync('git', ['merge', 'side'], { cwd: sb.dir, env: sb.env, stdio: 'ignore' });
+  t.ok(existsSync(join(sb.dir, '.git', 'MERGE_HEAD')), 'a conflicted merge');
   const r = await l.json('accept', id, '--yes');
   t.not(r.run.code, 0, 'the accept fails');
   const v = (await l.json('show', id)).value;

@@ -1,5 +1,4 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { sandbox, cli } from './helpers/env.js';
 import { openRepo } from '../lib/core/repo.js';
 import { Store } from '../lib/store/store.js';
@@ -8,6 +7,7 @@ import type { RunRecord } from '../lib/agents/runs.js';
 import type { Outcome } from '../lib/agents/outcome-types.js';
 import { identityOf, liveness } from '../lib/core/proc.js';
 import { terminateVerified } from '../lib/agents/kill.js';
+import { background } from './helpers/procs.js';
 
 // Recording outcomes against real task refs, through the store's own write protocol.
 
@@ -59,7 +59,7 @@ t.test("an outcome is never taken for another run's", async (t) => {
 });
 
 t.test('a process whose identity cannot be proven is left alone', async (t) => {
-  const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+  const child = background('sleep', ['30'], { detached: true, stdio: 'ignore' });
   t.teardown(() => { try { process.kill(child.pid!, 'SIGKILL'); } catch { /* gone */ } });
   await new Promise((r) => setTimeout(r, 100));
   const real = identityOf(child.pid!);

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { agentSandbox, eventually } from './helpers/agent.js';
 import { gitSync, LAZY, lazy } from './helpers/env.js';
+import { background } from './helpers/procs.js';
 
 t.test('pair: a session in the worktree, then back to blocked with a summary turn', async (t) => {
   const { sb, l } = await agentSandbox();
@@ -33,7 +33,7 @@ t.test('the stale pairing sweep parks a task whose pairing process died', async 
   const shell = join(sb.home, 'slow-shell.sh');
   writeFileSync(shell, '#!/bin/sh\nsleep 30\n');
   chmodSync(shell, 0o755);
-  const child = spawn(process.execPath, [LAZY, 'pair', id], { cwd: sb.dir, env: { ...sb.env, SHELL: shell, FAKE_STATE: join(sb.home, 'x') }, stdio: 'ignore', detached: true });
+  const child = background(process.execPath, [LAZY, 'pair', id], { cwd: sb.dir, env: { ...sb.env, SHELL: shell, FAKE_STATE: join(sb.home, 'x') }, stdio: 'ignore', detached: true });
   await eventually(async () => (await l.json('show', id)).value.status === 'pairing', 20000, 'pairing');
   process.kill(-child.pid!, 'SIGKILL');
   await eventually(() => { try { process.kill(child.pid!, 0); return false; } catch { return true; } }, 5000, 'pair process death');

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { LAZY, sandbox, cli, type Sandbox } from './helpers/env.js';
 import { agentSandbox } from './helpers/agent.js';
+import { background } from './helpers/procs.js';
 
 // `lazy list | head -1`: a reader that goes away ends lazy's output quietly, as in git.
 // The reader here keeps the first line and closes its end of the pipe.
@@ -10,7 +10,7 @@ interface Closed { code: number | null; signal: NodeJS.Signals | null; first: st
 
 function firstLineThenClose(args: string[], sb: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<Closed> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [LAZY, ...args], { cwd: sb.dir, env: { ...sb.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = background(process.execPath, [LAZY, ...args], { cwd: sb.dir, env: { ...sb.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let stderr = '';
     let first = '';
@@ -82,7 +82,7 @@ t.test('output that cannot be written (a full disk) is an error, not silence', a
   const full = openSync('/dev/full', 'w');
   t.teardown(() => closeSync(full));
   const r: { code: number | null; stderr: string } = await new Promise((res) => {
-    const child = spawn(process.execPath, [LAZY, 'list'], { cwd: sb.dir, env: sb.env, stdio: ['ignore', full, 'pipe'] });
+    const child = background(process.execPath, [LAZY, 'list'], { cwd: sb.dir, env: sb.env, stdio: ['ignore', full, 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.on('close', (code) => res({ code, stderr }));

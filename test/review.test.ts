@@ -1,9 +1,9 @@
 import t from 'tap';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { agentSandbox, eventually } from './helpers/agent.js';
 import { gitSync, LAZY } from './helpers/env.js';
+import { background } from './helpers/procs.js';
 
 t.test('a task with no criterion launches no agent: the clarification round trip', async (t) => {
   const { sb, l, invocations } = await agentSandbox();
@@ -133,7 +133,7 @@ t.test('an accept killed with its marker lost shows in the inbox as a merge nobo
   await l('start', id);
   await l('wait', id, '--timeout', '30');
   await new Promise<void>((res) => {
-    const c = spawn(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' }, stdio: ['ignore', 'pipe', 'ignore'] });
     c.stdout.on('data', (d) => { if (String(d).includes('squash-merge')) c.kill('SIGKILL'); });
     c.on('close', () => res());
   });

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { background, exited, trackFolder } from './procs.js';
 import { fileURLToPath } from 'node:url';
 
 // Real git repositories in temporary folders, and the built CLI spawned as a user would.
@@ -27,11 +28,13 @@ export function testEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Pro
   };
 }
 
-export interface Sandbox { dir: string; home: string; env: NodeJS.ProcessEnv; cleanup(): void }
+/** cleanup() stops every process running in the sandbox, waits for it, then removes the folder. */
+export interface Sandbox { dir: string; home: string; env: NodeJS.ProcessEnv; cleanup(): Promise<void> }
 
 /** A temp dir holding a fresh repository (`repo/`) with one commit on main. */
 export function sandbox(name = 'lazy-test'): Sandbox {
   const root = mkdtempSync(join(tmpdir(), `${name}-`));
+  const cleanup = trackFolder(root);
   const home = join(root, 'home');
   const dir = join(root, 'repo');
   spawnSync('mkdir', ['-p', home, dir]);
@@ -41,7 +44,7 @@ export function sandbox(name = 'lazy-test'): Sandbox {
   writeFileSync(join(dir, 'README.md'), '# sandbox\n');
   gitSync(dir, env, ['add', 'README.md']);
   gitSync(dir, env, ['commit', '-q', '-m', 'initial commit']);
-  return { dir, home, env, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { dir, home, env, cleanup };
 }
 
 export function gitSync(cwd: string, env: NodeJS.ProcessEnv, args: string[], input?: string): string {
@@ -57,14 +60,14 @@ export interface RunOptions { cwd: string; env: NodeJS.ProcessEnv; input?: strin
 /** Spawns the built CLI; stdin is always closed (empty unless input is given). */
 export function lazy(args: string[], o: RunOptions): Promise<Run> {
   return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [LAZY, ...args], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = background(process.execPath, [LAZY, ...args], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 60_000);
     child.on('error', rej);
-    child.on('close', (code, signal) => { clearTimeout(timer); res({ code: code ?? -1, stdout, stderr, signal }); });
+    void exited(child).then(({ code, signal }) => { clearTimeout(timer); res({ code: code ?? -1, stdout, stderr, signal }); });
     child.stdin.end(o.input ?? '');
   });
 }

@@ -1,16 +1,18 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, gitSync, testEnv, type Sandbox } from './env.js';
 import { FAKE_AGENT } from './agent.js';
+import { trackFolder } from './procs.js';
 
 // A bare remote and N clones of it, each a full sandbox with the fake agent configured
 // per clone (local config, so nothing about agents travels).
 
-export interface Team { root: string; remote: string; clones: Sandbox[]; cleanup(): void }
+export interface Team { root: string; remote: string; clones: Sandbox[]; cleanup(): Promise<void> }
 
 export function team(n: number, name = 'lazy-team'): Team {
   const root = mkdtempSync(join(tmpdir(), `${name}-`));
+  const cleanup = trackFolder(root);
   const home = join(root, 'home');
   gitSync(root, process.env, ['init', '-q', '--bare', '-b', 'main', join(root, 'remote.git')]);
   const env0 = testEnv(home);
@@ -25,9 +27,9 @@ export function team(n: number, name = 'lazy-team'): Team {
     const h = join(root, `home${i}`);
     gitSync(root, env0, ['clone', '-q', join(root, 'remote.git'), dir]);
     const env = testEnv(h, { GIT_AUTHOR_NAME: `Dev ${i}`, GIT_COMMITTER_NAME: `Dev ${i}`, GIT_AUTHOR_EMAIL: `dev${i}@example.com`, GIT_COMMITTER_EMAIL: `dev${i}@example.com`, FAKE_STATE: join(h, 'fake'), FAKE_SCENARIO: 'succeed' });
-    clones.push({ dir, home: h, env, cleanup: () => {} });
+    clones.push({ dir, home: h, env, cleanup });
   }
-  return { root, remote: join(root, 'remote.git'), clones, cleanup: () => rmSync(root, { recursive: true, force: true }) };
+  return { root, remote: join(root, 'remote.git'), clones, cleanup };
 }
 
 export async function withFakeAgent(sb: Sandbox): Promise<void> {
