@@ -11,8 +11,12 @@ export interface Output { json: boolean }
 let stdoutGone = false;
 let stdoutFailure: string | undefined;
 
-/** Installed once at start-up, before anything is printed. */
+let guarded = false;
+
+/** Installed at start-up, before anything is printed (once per process: main() may run many times). */
 export function guardPipes(): void {
+  if (guarded) return;
+  guarded = true;
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     stdoutGone = true;
     // A full disk or a broken file is not a reader that left: that output was lost.
