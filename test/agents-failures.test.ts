@@ -89,8 +89,11 @@ t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed',
   scenario('ignore-sigterm,succeed');
   const id = await l.create('stubborn', '--accept', 'done');
   await l('start', id);
-  await eventually(() => invocations()[0], 20000, 'the agent');
-  await new Promise((r) => setTimeout(r, 300));
+  // Stop only once the agent says its SIGTERM handler is in place (a fixed pause was a race under load).
+  await eventually(async () => {
+    const run = (await l.json('show', id)).value.current_run;
+    try { return run && readFileSync(join(runDirOf(sb, run), 'output.log'), 'utf8').includes('running and ignoring SIGTERM'); } catch { return false; }
+  }, 30000, 'the agent ignoring SIGTERM');
   const s = await l.json('stop', id);
   t.equal(s.run.code, 0);
   t.equal(s.value.signal, 'SIGKILL', 'an agent that ignores SIGTERM is killed');

@@ -7,7 +7,7 @@ import type { RunRecord } from '../lib/agents/runs.js';
 import type { Outcome } from '../lib/agents/outcome-types.js';
 import { identityOf, liveness } from '../lib/core/proc.js';
 import { terminateVerified } from '../lib/agents/kill.js';
-import { background } from './helpers/procs.js';
+import { background, exited } from './helpers/procs.js';
 
 // Recording outcomes against real task refs, through the store's own write protocol.
 
@@ -61,7 +61,7 @@ t.test("an outcome is never taken for another run's", async (t) => {
 t.test('a process whose identity cannot be proven is left alone', async (t) => {
   const child = background('sleep', ['30'], { detached: true, stdio: 'ignore' });
   t.teardown(() => { try { process.kill(child.pid!, 'SIGKILL'); } catch { /* gone */ } });
-  await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => child.once('spawn', r));
   const real = identityOf(child.pid!);
   t.equal(liveness(real), 'alive');
   const wrongStart = { ...real, start_ticks: (real.start_ticks ?? 0) - 1 };
@@ -70,6 +70,6 @@ t.test('a process whose identity cannot be proven is left alone', async (t) => {
   t.equal((await terminateVerified({ ...real, host: 'another-machine' }, 200)).signal, 'none', 'nor one recorded on another machine');
   t.equal(liveness(real), 'alive', 'the process survived');
   t.not((await terminateVerified(real, 200)).signal, 'none', 'the verified identity is killed');
-  await new Promise((r) => setTimeout(r, 200));
+  await exited(child);
   t.equal(liveness(real), 'dead');
 });
