@@ -160,11 +160,3 @@ export async function reportAcceptStashes(p: Pass): Promise<void> {
     p.findings.push({ level: 'warning', code: 'accept_stash', message: `${s.task ? `the accept of ${s.task}` : 'an accept'} kept uncommitted work in ${stashAdvice(s)}`, details: { task: s.task, stash: s.ref, commit: s.commit, checkout: s.checkout } });
   }
 }
-
-/** Reflogs for every ref (init sets it; older repositories get it here). */
-export async function repairRefLogSetting(p: Pass): Promise<void> {
-  const { ensureRefLogs } = await import('./init.js');
-  if (!(await ensureRefLogs(p.app.repo.cwd, !p.fix))) return;
-  if (p.fix) { p.fixed.push('set core.logAllRefUpdates=always'); return; }
-  p.findings.push({ level: 'info', code: 'reflog_setting', message: 'core.logAllRefUpdates is not "always": refs a pull writes keep no reflog to restore from (lazy init or lazy doctor --fix sets it)', details: {} });
-}

@@ -10,7 +10,7 @@ import { refreshIndex } from '../store/listing.js';
 import type { App } from './app.js';
 import { missingRefspecs } from '../sync/remote.js';
 import type { TaskView } from '../model/fold.js';
-import { repairAcceptLeftovers, repairConfigRef, repairRefLogSetting, repairStuckTurns, repairTaskRefs, reportAcceptStashes, reportLostBranches, type Pass } from './doctor-repair.js';
+import { repairAcceptLeftovers, repairConfigRef, repairStuckTurns, repairTaskRefs, reportAcceptStashes, reportLostBranches, type Pass } from './doctor-repair.js';
 
 export interface Finding { level: 'error' | 'warning' | 'info'; code: string; message: string; details: Record<string, unknown> }
 export interface DoctorReport { healthy: boolean; tasks: number; findings: Finding[]; fixed: string[] }
@@ -52,7 +52,6 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   await repairAcceptLeftovers(pass, views);
   await reportAcceptStashes(pass);
   await reportLostBranches(pass, views);
-  await repairRefLogSetting(pass);
 
   for (const l of listLocks(app.repo.lazyDir)) {
     if (l.state === 'stale') {

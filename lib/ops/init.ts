@@ -15,10 +15,14 @@ export async function initRepo(app: App): Promise<InitReport> {
   return { repository: app.repo.top, lazy_dir: app.repo.lazyDir, actions };
 }
 
-/** Reflogs for refs/lazy/* too (pulls write refs in bulk); true when it was not set (and, unless checkOnly, now is). */
-export async function ensureRefLogs(cwd: string, checkOnly = false): Promise<boolean> {
+/**
+ * Reflogs for every ref, so doctor can restore a damaged one. lazy's own writes create
+ * their reflog anyway (update-ref --create-reflog), so repositories initialised before
+ * this need nothing; this adds the refs a pull writes in bulk. True when it had to set it.
+ */
+export async function ensureRefLogs(cwd: string): Promise<boolean> {
   const now = (await git(['config', '--get', 'core.logAllRefUpdates'], { cwd, allowFail: true })).stdout.trim();
   if (now === 'always') return false;
-  if (!checkOnly) await git(['config', 'core.logAllRefUpdates', 'always'], { cwd });
+  await git(['config', 'core.logAllRefUpdates', 'always'], { cwd });
   return true;
 }
