@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { sandbox, cli, gitSync, LAZY, type Sandbox } from './helpers/env.js';
 import { agentSandbox, eventually, readJson, runDirOf } from './helpers/agent.js';
+import { cloneTask } from './helpers/plant.js';
 
 // issue 8, "nothing is left behind that lazy cannot see or repair": doctor finds and
 // repairs damaged refs, leftovers of killed accepts and lost turn bookkeeping; temp
@@ -55,6 +56,14 @@ t.test('a task ref pointed at a blob or deleted is found by doctor and restored 
   t.equal((await l.json('doctor', '--fix')).run.code, 0);
   t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), good, 'a deleted task ref is recreated at its last tip');
   t.equal((await l.json('doctor')).run.code, 0, 'healthy again');
+
+  // A lone creation commit that no ref ever named is what a create killed before its ref
+  // write leaves: not a lost task.
+  cloneTask(sb, other, 'zzzz2222');
+  const tree = gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/tasks/zzzz2222^{tree}']).trim();
+  gitSync(sb.dir, sb.env, ['update-ref', '-d', 'refs/lazy/tasks/zzzz2222']);
+  gitSync(sb.dir, sb.env, ['commit-tree', tree, '-m', 'lazy: create zzzz2222\n\nLazy-Task: zzzz2222\nLazy-Clock: 1']);
+  t.notOk(codes(await l.json('doctor')).includes('task_ref_deleted'), 'an unacknowledged create is not reported as a loss');
 });
 
 t.test('init sets core.logAllRefUpdates=always, so refs a pull writes keep a reflog too', async (t) => {

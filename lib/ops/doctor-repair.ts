@@ -6,6 +6,7 @@ import type { TaskView } from '../model/fold.js';
 import { CONFIG_REF, taskRef } from '../store/layout.js';
 import type { RefTip } from '../store/refs.js';
 import { readShared } from '../store/config.js';
+import { parseCommit } from '../store/objects.js';
 import { indexedIds } from '../store/listing.js';
 import { danglingTaskCommits, firstValidTip, reflogTaskIds, reflogTips, restoreRef } from '../store/recover.js';
 import { listActive } from '../agents/runs.js';
@@ -41,13 +42,19 @@ export async function repairTaskRefs(p: Pass, refs: RefTip[], bad: Map<string, L
     p.findings.push({ level: 'error', code: 'task_ref_damaged', message: `${err.message}; lazy doctor --fix restores its last good tip ${good.slice(0, 10)}`, details: { task: id, ref: taskRef(id), tip: seen, restore: good } });
   }
   dangling ??= await danglingTaskCommits(repo.cwd, store.reader);
-  const known = new Set([...indexedIds(repo.lazyDir), ...reflogTaskIds(repo.commonDir), ...dangling.keys()]);
-  for (const id of [...known].filter((x) => !existing.has(x)).sort()) {
+  const seenOnRef = new Set([...indexedIds(repo.lazyDir), ...reflogTaskIds(repo.commonDir)]);
+  for (const id of [...new Set([...seenOnRef, ...dangling.keys()])].filter((x) => !existing.has(x)).sort()) {
     const good = await firstValidTip(store.reader, id, await candidates(id, null));
-    if (!good) continue;
+    // A lone creation commit no ref ever named is a create killed before its ref was written, not a loss.
+    if (!good || (!seenOnRef.has(id) && await isRoot(p.app, good))) continue;
     if (p.fix && await restoreRef(repo.cwd, taskRef(id), good, null)) { p.fixed.push(`restored deleted ${taskRef(id)} at its last good tip ${good.slice(0, 10)}`); continue; }
     p.findings.push({ level: 'error', code: 'task_ref_deleted', message: `task ${id} lost its ref ${taskRef(id)}; lazy doctor --fix restores it at ${good.slice(0, 10)} (if you deleted it on purpose, git gc --prune=now forgets it)`, details: { task: id, ref: taskRef(id), restore: good } });
   }
+}
+
+async function isRoot(app: App, oid: string): Promise<boolean> {
+  const c = await app.store.reader.objects.read(oid);
+  return !!c && parseCommit(c.data).parents.length === 0;
 }
 
 /** refs/lazy/config that does not read as settings: commands use the defaults until it is restored. */
