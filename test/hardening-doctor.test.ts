@@ -77,26 +77,36 @@ t.test('init sets core.logAllRefUpdates=always, so refs a pull writes keep a ref
   t.notMatch((await l('init')).stdout, /logAllRefUpdates/, 'rerunning changes nothing');
 });
 
-t.test('refs/lazy/config pointing at a blob: commands warn and use defaults; doctor --fix restores it', async (t) => {
+t.test('refs/lazy/config pointing at a blob: commands warn and keep its last good version; doctor --fix restores it', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
   t.equal((await l('config', 'set', 'watchdog_ms', '5000')).code, 0);
+  t.equal((await l('config', 'set', 'protected', 'secrets/**')).code, 0);
   const good = gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/config']).trim();
   gitSync(sb.dir, sb.env, ['update-ref', 'refs/lazy/config', blob(sb)]);
   const id = await l.create('still works');
   const start = await l('start', id); // reads the config: no criterion, so no agent runs
   t.equal(start.code, 0, start.stderr);
-  t.match(start.stderr, /refs\/lazy\/config points at a blob.*using the defaults.*lazy doctor --fix/);
-  const get = await l.json('config', 'get', 'watchdog_ms');
+  t.match(start.stderr, new RegExp(`refs/lazy/config points at a blob, not a commit: using its last good version ${good.slice(0, 10)} \\(lazy doctor --fix restores it\\)`));
+  const get = await l.json('config', 'get', 'protected');
   t.equal(get.run.code, 0);
-  t.equal(get.value.value, null, 'the damaged shared value is not used');
+  t.same(get.value.value, ['secrets/**'], 'damaging the ref does not switch protection off');
   const d = await l.json('doctor');
   t.equal(d.run.code, 6);
   t.equal(d.value.findings.find((f: any) => f.code === 'config_ref_damaged')?.details.restore, good);
   t.equal((await l.json('doctor', '--fix')).run.code, 0);
   t.equal(gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/config']).trim(), good);
   t.equal((await l.json('config', 'get', 'watchdog_ms')).value.value, 5000, 'the settings are back');
+
+  // With no readable version anywhere, commands still run, on the defaults.
+  rmSync(join(sb.dir, '.git', 'logs', 'refs', 'lazy', 'config'));
+  gitSync(sb.dir, sb.env, ['update-ref', 'refs/lazy/config', blob(sb)]);
+  const bare = await l('comment', id, '-m', 'still here');
+  t.equal(bare.code, 0);
+  const list = await l('config', 'list');
+  t.equal(list.code, 0, 'config list still answers');
+  t.match((await l('start', await l.create('x'))).stderr, /using the defaults and local settings/);
 });
 
 t.test('a complete task whose branch and worktree stayed: doctor reports, --fix removes only what the accept took', async (t) => {

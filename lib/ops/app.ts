@@ -25,7 +25,7 @@ export async function openApp(o: AppOptions): Promise<App> {
     repo, store, out: { json: o.json },
     cliPath: process.env.LAZY_CLI ?? process.argv[1]!,
     config: () => (config ??= loadConfig(repo, store.reader.objects).then((c) => {
-      if (c.problem) warn(`${c.problem.message}: using the defaults and local settings (lazy doctor --fix restores its last good tip)`);
+      if (c.problem) warn(`${c.problem.message} (lazy doctor --fix restores it)`);
       return c.merged;
     })),
   };

@@ -71,7 +71,7 @@ export async function repairConfigRef(p: Pass): Promise<void> {
   if (good && p.fix && await restoreRef(repo.cwd, CONFIG_REF, good, seen)) { p.fixed.push(`restored ${CONFIG_REF} to its last good tip ${good.slice(0, 10)}`); return; }
   p.findings.push({
     level: 'error', code: 'config_ref_damaged',
-    message: `${err.message}; commands use the defaults and local settings meanwhile. ${good ? `lazy doctor --fix restores its last good tip ${good.slice(0, 10)}` : `no earlier good settings are in its reflog: git update-ref -d ${CONFIG_REF} drops them`}`,
+    message: `${err.message}; meanwhile commands use its last good version, else the defaults. ${good ? `lazy doctor --fix restores its last good tip ${good.slice(0, 10)}` : `no earlier good settings are in its reflog: git update-ref -d ${CONFIG_REF} drops them`}`,
     details: { ref: CONFIG_REF, tip: seen, ...(good ? { restore: good } : {}) },
   });
 }
