@@ -113,7 +113,7 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
       if (env.kind === 'ok') {
         const e = env.envelope;
         return { ...common, ...finish, kind: e.status, summary: e.summary, ...(e.question ? { question: e.question } : {}),
-          ...(e.risks ? { risks: e.risks } : {}), ...(e.commands ? { commands: e.commands } : {}) };
+          ...(e.risks || finish.risks ? { risks: [...(e.risks ?? []), ...(finish.risks ?? [])] } : {}), ...(e.commands ? { commands: e.commands } : {}) };
       }
       return { ...common, ...finish, kind: 'completed', summary: adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)' };
     }
@@ -149,10 +149,13 @@ async function sleepUnlessStopped(ms: number, stopFile: string): Promise<boolean
 /** After a normal end: commit what the agent left uncommitted, then collect the review facts. */
 async function finishWork(ctx: SuperviseContext, rec: RunRecord, startHead: string, note: (m: string) => void): Promise<Partial<Outcome>> {
   // An ask is read-only: whatever it left behind is not committed for it.
-  const auto = rec.kind === 'ask' ? null : await commitAll(rec.worktree, `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`).catch(() => null);
+  // A failed auto-commit (a stale index.lock, say) is a risk the review names, not a silent loss.
+  const risks: string[] = [];
+  const auto = rec.kind === 'ask' ? null : await commitAll(rec.worktree, `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`)
+    .catch((e: Error) => { risks.push(`lazy could not commit the work the agent left uncommitted: ${e.message}`); note(risks[0]!); return null; });
   if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
   const head = await headOf(rec.worktree);
   const diff = await branchDiff(rec.worktree, rec.base, head);
   const violations = (await protectedChanges(rec.worktree, startHead, head, ctx.config.protected ?? [])).map((v) => ({ ...v, base: startHead }));
-  return { review: { ...diff, auto_commit: auto }, ...(violations.length ? { violations } : {}) };
+  return { review: { ...diff, auto_commit: auto }, ...(violations.length ? { violations } : {}), ...(risks.length ? { risks } : {}) };
 }

@@ -13,6 +13,7 @@ import { taskBranch } from '../workspace/branch.js';
 import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { applySquash, deleteBranch, planSquash, type Applied } from '../workspace/merge.js';
 import { git } from '../core/git.js';
+import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
@@ -96,7 +97,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
       await phase(1);
       let applied: Applied = { moved: false, checkout: null, stash: null };
       for (let attempt = 0; attempt < 3 && plan.kind === 'ok'; attempt++) {
-        applied = await applySquash(app.repo.cwd, target, plan, (stash) => markActive(app.repo.lazyDir, { ...marker, stash }));
+        applied = await applySquash(app.repo.cwd, target, plan, (stash) => markActive(app.repo.lazyDir, { ...marker, stash }), id);
         if (applied.moved) break;
         plan = await planSquash(app.repo.cwd, target, branch, message); // the target moved meanwhile
       }
@@ -120,9 +121,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
       const worktree_removed = await removeWorktree(app.repo, wt).catch((e) => { warnings.push(`worktree ${wt} was not removed: ${(e as Error).message}`); return false; });
       const branch_deleted = await deleteBranch(app.repo.cwd, branch);
       if (!branch_deleted) warnings.push(`branch ${branch} was not deleted`);
-      if (applied.stash && !applied.stash.restored) {
-        warnings.push(`your uncommitted changes in ${applied.checkout} conflict with the merge and were kept in stash ${applied.stash.id}; recover them with: git -C ${applied.checkout} stash list, then git stash pop (or git stash show -p ${applied.stash.id})`);
-      }
+      if (applied.stash && !applied.stash.restored) warnings.push(await keptStash(app, applied.stash.id, applied.checkout));
       return { task, target, commit, already_accepted: false, branch_deleted, worktree_removed, checkout: applied.checkout, stash: applied.stash, warnings };
     } catch (e) {
       // Whatever failed (a git step, the store), the task must not stay in merging:
@@ -133,6 +132,12 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
       if (readActive(app.repo.lazyDir, id)?.run === marker.run) clearActive(app.repo.lazyDir, id, marker.run);
     }
   });
+}
+
+/** Names the stash that holds the user's work exactly (stash@{n}, commit, message), as git lists it now. */
+async function keptStash(app: App, commit: string, checkout: string | null): Promise<string> {
+  const kept = (await acceptStashes(app.repo.cwd, app.repo.commonDir)).find((s) => s.commit === commit);
+  return `your uncommitted changes in ${checkout} conflict with the merge and are kept in ${kept ? stashAdvice(kept) : `stash ${commit} (git stash list shows it)`}`;
 }
 
 /** A task found in merging: an accept in flight elsewhere is busy; a dead one is finished or rolled back first. */

@@ -24,7 +24,10 @@ export async function openApp(o: AppOptions): Promise<App> {
   const app: App = {
     repo, store, out: { json: o.json },
     cliPath: process.env.LAZY_CLI ?? process.argv[1]!,
-    config: () => (config ??= loadConfig(repo, store.reader.objects).then((c) => c.merged)),
+    config: () => (config ??= loadConfig(repo, store.reader.objects).then((c) => {
+      if (c.problem) warn(`${c.problem.message} (lazy doctor --fix restores it)`);
+      return c.merged;
+    })),
   };
   if (o.reconcile !== false) await reconcileNow(app);
   return app;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { sanitizeProse } from '../core/sanitize.js';
 import { usageError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
@@ -8,6 +9,7 @@ import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
+import { warn } from '../output/emit.js';
 
 export interface CloseInput { reason?: string; deleteBranch?: boolean }
 
@@ -37,8 +39,11 @@ export async function closeTask(app: App, idArg: string, action: 'close' | 'reje
   const config = await app.config();
   const wt = worktreePath(app.repo, id, config.worktree_dir);
   // Uncommitted work (what a crash leaves) is committed on the branch, never deleted with the worktree.
-  const saved = await commitAll(wt, `lazy: keep uncommitted work when the task was ${action === 'close' ? 'closed' : 'rejected'}\n\nLazy-Task: ${id}\n`).catch(() => null);
-  const worktree_removed = await removeWorktree(app.repo, wt);
+  let unsaved: Error | null = null;
+  const saved = !existsSync(wt) ? null : await commitAll(wt, `lazy: keep uncommitted work when the task was ${action === 'close' ? 'closed' : 'rejected'}\n\nLazy-Task: ${id}\n`).catch((e: Error) => { unsaved = e; return null; });
+  // Work that could not be committed stays in its worktree, never removed with it.
+  if (unsaved) warn(`the worktree ${wt} was kept: ${(unsaved as Error).message}`);
+  const worktree_removed = unsaved ? false : await removeWorktree(app.repo, wt);
   const name = taskBranch(id);
   if (!(await branchExists(app.repo, name))) return { task, worktree_removed, saved_commit: saved, branch: null };
   const unmerged = await unmergedCommits(app.repo.cwd, name);

@@ -9,6 +9,8 @@ import { TASKS_NS } from '../store/layout.js';
 import { refreshIndex } from '../store/listing.js';
 import type { App } from './app.js';
 import { missingRefspecs } from '../sync/remote.js';
+import type { TaskView } from '../model/fold.js';
+import { repairAcceptLeftovers, repairConfigRef, repairStuckTurns, repairTaskRefs, reportAcceptStashes, reportLostBranches, type Pass } from './doctor-repair.js';
 
 export interface Finding { level: 'error' | 'warning' | 'info'; code: string; message: string; details: Record<string, unknown> }
 export interface DoctorReport { healthy: boolean; tasks: number; findings: Finding[]; fixed: string[] }
@@ -17,16 +19,17 @@ export interface DoctorReport { healthy: boolean; tasks: number; findings: Findi
 export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<DoctorReport> {
   const findings: Finding[] = [];
   const fixed: string[] = [];
+  const pass: Pass = { app, fix: !!opts.fix, findings, fixed };
   const refs = await listTaskRefs(app.repo.cwd);
   const read = await app.store.reader.readMany(refs);
   const ids = new Set(refs.map((r) => r.id));
+  const bad = new Map<string, LazyError>();
+  const views: TaskView[] = [];
   for (const r of refs) {
     const res = read.get(r.id)!;
-    if (res instanceof LazyError) {
-      findings.push({ level: 'error', code: res.code, message: res.message, details: { task: r.id, ...res.details } });
-      continue;
-    }
+    if (res instanceof LazyError) { bad.set(r.id, res); continue; }
     const v = foldTask(res.docs);
+    views.push(v);
     if (v.parent && !ids.has(v.parent)) {
       findings.push({ level: 'warning', code: 'missing_parent', message: `task ${v.id} names parent ${v.parent}, which does not exist here`, details: { task: v.id, parent: v.parent } });
     }
@@ -43,6 +46,13 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
     }
   }
 
+  await repairTaskRefs(pass, refs, bad);
+  await repairConfigRef(pass);
+  await repairStuckTurns(pass, views);
+  await repairAcceptLeftovers(pass, views);
+  await reportAcceptStashes(pass);
+  await reportLostBranches(pass, views);
+
   for (const l of listLocks(app.repo.lazyDir)) {
     if (l.state === 'stale') {
       if (opts.fix) { removeLock(app.repo.lazyDir, l); fixed.push(`removed stale lock ${l.path}`); continue; }
@@ -54,7 +64,7 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
 
   const temps = strayObjectTemps(app.repo.commonDir);
   if (temps.length) {
-    if (opts.fix) { for (const t of temps) rmSync(t, { force: true }); fixed.push(`removed ${temps.length} half-written object file(s)`); }
+    if (opts.fix) { for (const t of temps) rmSync(t, { force: true }); fixed.push(`removed ${temps.length} half-written object file(s) older than ${TEMP_AGE_MS / 60_000} min`); }
     else findings.push({ level: 'warning', code: 'stray_temp_objects', message: `${temps.length} half-written object file(s) left by an interrupted write`, details: { files: temps.slice(0, 20) } });
   }
 
@@ -76,15 +86,19 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   return { healthy: !findings.some((f) => f.level === 'error'), tasks: refs.length, findings, fixed };
 }
 
+/** A temporary object this old belongs to no live writer (an object write takes milliseconds). */
+const TEMP_AGE_MS = 10 * 60_000;
+
+/** Half-written loose objects: lazy's (tmp_obj_*, and .tmp-* from before) and git's own. */
 function strayObjectTemps(commonDir: string): string[] {
   const out: string[] = [];
   const objects = join(commonDir, 'objects');
   let dirs: string[] = [];
   try { dirs = readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)); } catch { return out; }
-  const cutoff = Date.now() - 60_000;
-  for (const d of dirs) {
+  const cutoff = Date.now() - TEMP_AGE_MS;
+  for (const d of ['', ...dirs]) {
     for (const f of readdirSync(join(objects, d))) {
-      if (!f.includes('.tmp-')) continue;
+      if (!f.includes('.tmp-') && !f.startsWith('tmp_obj_')) continue;
       const p = join(objects, d, f);
       try { if (statSync(p).mtimeMs < cutoff) out.push(p); } catch { /* gone */ }
     }

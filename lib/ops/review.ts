@@ -11,6 +11,7 @@ import { boundedText, tagOf } from './create.js';
 import { targetOf } from './accept.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
+import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 
 export interface Diff { id: string; branch: string; base: string; stat: boolean; text: string }
 
@@ -72,6 +73,11 @@ export async function inbox(app: App): Promise<InboxItem[]> {
       const owner = r.merging_owner as ProcIdentity | null;
       if (!owner || liveness(owner) === 'dead') items.push({ id: r.id, goal: r.goal, status: r.status, kind: 'merging', reason: 'an accept stopped midway and nobody owns the merge', since: r.updated_at });
     }
+  }
+  // Work an accept could not restore stays here for as long as git still holds the stash.
+  for (const s of await acceptStashes(app.repo.cwd, app.repo.commonDir)) {
+    const r = rows.find((x) => x.id === s.task);
+    items.push({ id: s.task ?? '-', goal: r?.goal ?? '', status: r?.status ?? '', kind: 'stash', reason: `your uncommitted work is kept in ${stashAdvice(s)}`, since: s.date });
   }
   return items.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.id < b.id ? -1 : 1));
 }

@@ -1,7 +1,9 @@
 import { assertAllowed } from '../model/table.js';
 import { CLARIFY_QUESTION } from '../model/attention.js';
 import type { TaskView } from '../model/fold.js';
-import { launchTurn } from '../agents/launch.js';
+import { launchTurn, upstreamOf } from '../agents/launch.js';
+import { revParse } from '../workspace/worktree.js';
+import { warn } from '../output/emit.js';
 import { planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
 import { taskArg } from './resolve.js';
@@ -28,6 +30,7 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
     });
     return { task, run: null };
   }
+  if (!view.base && !view.parent) await warnDetached(app, view);
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'start', agent: o.agent, config,
     plan: (d, r) => {
@@ -37,4 +40,11 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
     },
   });
   return { task, run };
+}
+
+/** A task created on a detached HEAD has no branch of its own to come back to: say where its work goes. */
+async function warnDetached(app: App, view: TaskView): Promise<void> {
+  const upstream = upstreamOf(view, 'main');
+  const commit = await revParse(app.repo.cwd, upstream);
+  warn(`task ${view.id} was created on a detached HEAD, so it has no branch to return to: its work starts from ${upstream}${commit ? ` at ${commit.slice(0, 10)}` : ''} and accept merges it into ${upstream}`);
 }

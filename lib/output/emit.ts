@@ -40,14 +40,18 @@ export function writeOut(text: string): void {
   if (!stdoutGone) process.stdout.write(text);
 }
 
-export function printJson(value: unknown): void {
-  writeOut(JSON.stringify(value, null, 2) + '\n');
-}
-
 /** Stored text may come from another clone: nothing printed may drive the terminal. */
 const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+/** What JSON.stringify leaves raw (it escapes C0 itself): DEL and the C1 controls. */
+const JSON_UNPRINTABLE = /[\u007f-\u009f]/g;
 
-export const safeText = (text: string) => text.replace(UNPRINTABLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escapeAs = (re: RegExp) => (text: string) => text.replace(re, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const safeText = escapeAs(UNPRINTABLE);
+
+export function printJson(value: unknown): void {
+  // The \uXXXX escape is valid JSON, so the document parses to the same strings.
+  writeOut(escapeAs(JSON_UNPRINTABLE)(JSON.stringify(value, null, 2)) + '\n');
+}
 
 export function printText(text: string): void {
   const safe = safeText(text);

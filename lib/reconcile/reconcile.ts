@@ -8,6 +8,7 @@ import { parkStatus } from '../model/park.js';
 import { MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
 import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
 import { recoverAccept } from './accept-recovery.js';
+import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
 import { recordOutcome } from '../agents/outcome.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
@@ -124,6 +125,8 @@ async function reconcileAccept(deps: ReconcileDeps, m: ActiveMarker, actions: Re
   const r = await recoverAccept(deps.repo, deps.store, deps.config, m.task, { locked: false });
   if (r.outcome === 'completed') actions.push({ task: m.task, action: 'completed', detail: `a stopped accept had merged ${r.commit.slice(0, 10)}` });
   if (r.outcome === 'restored') actions.push({ task: m.task, action: 'restored', detail: `a stopped accept was rolled back to ${r.status}` });
-  if (m.stash) actions.push({ task: m.task, action: 'stash', warn: true, detail: `the stopped accept had stashed uncommitted work of the target checkout as ${m.stash}; recover it with git stash list / git stash pop` });
+  // Only a stash git still lists is reported: the accept may have restored it before it died.
+  const kept = m.stash ? (await acceptStashes(deps.repo.cwd, deps.repo.commonDir)).find((s) => s.commit === m.stash) : undefined;
+  if (kept) actions.push({ task: m.task, action: 'stash', warn: true, detail: `the stopped accept kept uncommitted work of the target checkout in ${stashAdvice(kept)}` });
   clearActive(deps.repo.lazyDir, m.task, m.run);
 }

@@ -13,6 +13,7 @@ import type { ObjectReader } from './objects.js';
 import { parseCommit, parseTree } from './objects.js';
 import { withLock } from './lock.js';
 import { isTrusted, trust, untrustedAgents } from './trust.js';
+import { reflogTips } from './recover.js';
 
 // Shared settings live in refs/lazy/config (validated, versioned, pushed with the
 // tasks); per-clone overrides in .git/lazy/config.yaml are never pushed. A read
@@ -39,12 +40,18 @@ const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', '
 
 export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
 
-export interface ConfigSnapshot { shared: Config; local: Config; merged: Config; tip: string | null }
+export interface ConfigSnapshot {
+  shared: Config; local: Config; merged: Config; tip: string | null;
+  /** Why the shared settings were not used (refs/lazy/config unreadable): defaults and local settings apply. */
+  problem?: LazyError;
+}
 
-async function readShared(repo: Repo, objects: ObjectReader): Promise<{ config: Config; tip: string | null }> {
-  const commit = await objects.read(CONFIG_REF);
+/** The shared settings at `at` (the ref, or one of its past commits for doctor). */
+export async function readShared(repo: Repo, objects: ObjectReader, at = CONFIG_REF): Promise<{ config: Config; tip: string | null }> {
+  const commit = await objects.read(at);
   if (!commit) return { config: {}, tip: null };
-  const tree = commit.type === 'commit' ? await objects.read(parseCommit(commit.data).tree) : null;
+  if (commit.type !== 'commit') throw new LazyError('invalid_data', `${CONFIG_REF} points at a ${commit.type}, not a commit`, EXIT.invalidData, { ref: CONFIG_REF, object: commit.oid, path: '/' });
+  const tree = await objects.read(parseCommit(commit.data).tree);
   const entry = tree ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
   const blob = entry ? await objects.read(entry.oid) : null;
   if (!blob) throw new LazyError('invalid_data', `${CONFIG_REF} has no ${CONFIG_FILE}`, EXIT.invalidData, { ref: CONFIG_REF, object: commit.oid, path: '/' });
@@ -65,12 +72,24 @@ function merge(a: Config, b: Config): Config {
 }
 
 export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<ConfigSnapshot> {
-  const [{ config: shared, tip }, local] = await Promise.all([readShared(repo, objects), readLocal(repo)]);
+  // Damaged shared settings must not stop every command, nor switch protection off: the
+  // last version that reads (from the reflog) applies, else the defaults.
+  let problem: LazyError | undefined;
+  const sharedRead = readShared(repo, objects).catch(async (e: unknown) => {
+    if (!(e instanceof LazyError) || e.exitCode !== EXIT.invalidData) throw e;
+    for (const oid of reflogTips(repo.commonDir, CONFIG_REF)) {
+      const last = await readShared(repo, objects, oid).catch(() => null);
+      if (last) { problem = new LazyError(e.code, `${e.message}: using its last good version ${oid.slice(0, 10)}`, e.exitCode, e.details); return { config: last.config, tip: null }; }
+    }
+    problem = new LazyError(e.code, `${e.message}: using the defaults and local settings`, e.exitCode, e.details);
+    return { config: {} as Config, tip: null };
+  });
+  const [{ config: shared, tip }, local] = await Promise.all([sharedRead, readLocal(repo)]);
   // Where worktrees go is this machine's business: a shared value is ignored.
   const { worktree_dir: _ignored, ...sharedEffective } = shared;
   const merged = merge(sharedEffective, local);
   const untrusted = untrustedAgents(repo, shared, local);
-  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip };
+  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip, ...(problem ? { problem } : {}) };
 }
 
 /** Parses `agents.<name>.<field>` and top-level keys into a path, refusing unknown ones. */

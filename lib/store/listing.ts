@@ -62,6 +62,9 @@ function load(lazyDir: string, withDetail: boolean): Cache {
   return { lean, bad, detail: d };
 }
 
+/** Ids the cache last saw (doctor's evidence that a task existed before its ref vanished). */
+export const indexedIds = (lazyDir: string): string[] => { const c = load(lazyDir, false); return [...c.lean.keys(), ...c.bad.keys()]; };
+
 async function save(lazyDir: string, lean: Map<string, LeanRow>, bad: Map<string, BadRow>, detail: Record<string, Detail>): Promise<void> {
   // Detail first: a crash between the two writes leaves lean rows whose detail is newer, never older.
   await writeFileAtomic(detailPath(lazyDir), JSON.stringify({ version: VERSION, rows: detail } satisfies DetailFile));

@@ -5,17 +5,19 @@ import { TASKS_NS, ZERO_OID } from './layout.js';
 
 // Ref moves go through `git update-ref NEW OLD`: git's own lock file and old-value
 // check make it a true compare-and-swap across processes. Invariant: a task ref is
-// never moved without the value the writer read.
+// never moved without the value the writer read. Every lazy ref keeps a reflog, even in
+// a repository whose core.logAllRefUpdates predates lazy init, so doctor can restore it.
 
 export type CasResult = 'ok' | 'moved';
 
 /** `old` = null means create-only. */
 export async function casRef(cwd: string, ref: string, next: string, old: string | null, reason: string): Promise<CasResult> {
-  const r = await git(['update-ref', '-m', reason, ref, next, old ?? ZERO_OID], { cwd, allowFail: true });
+  const args = ['update-ref', '--create-reflog', '-m', reason, ref, next, old ?? ZERO_OID];
+  const r = await git(args, { cwd, allowFail: true });
   if (r.code === 0) return 'ok';
   // Lost the race (ref moved, or someone holds git's own ref lock): the caller re-reads.
   if (/cannot lock ref|is at .* but expected|reference already exists|unable to resolve reference/i.test(r.stderr)) return 'moved';
-  await git(['update-ref', '-m', reason, ref, next, old ?? ZERO_OID], { cwd }); // rethrows with git's message
+  await git(args, { cwd }); // rethrows with git's message
   return 'ok';
 }
 

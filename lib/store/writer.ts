@@ -1,10 +1,11 @@
 import { promises as fsp } from 'node:fs';
-import { writeFileAtomic } from '../core/fsutil.js';
+import { objectTmpName, writeFileAtomic } from '../core/fsutil.js';
 import type { Signature } from '../core/actor.js';
 
 // Object writes through isomorphic-git, in process. isomorphic-git writes loose
 // objects in place and skips any path that exists, so a crash mid-write would leave a
-// torn object that is never repaired. Invariant: objects are only ever renamed into place.
+// torn object that is never repaired. Invariant: objects are only ever renamed into place,
+// from a temp file named as git names its own (tmp_obj_*), so a kill leaves nothing fsck flags.
 
 type IsoGit = typeof import('./isogit.js');
 let iso: Promise<IsoGit> | undefined;
@@ -20,7 +21,7 @@ const atomicFs = {
   promises: {
     ...fsp,
     writeFile: (path: string, data: Uint8Array | string) =>
-      path.includes('/objects/') ? writeFileAtomic(path, data) : fsp.writeFile(path, data),
+      path.includes('/objects/') ? writeFileAtomic(path, data, objectTmpName(path)) : fsp.writeFile(path, data),
   },
 };
 

@@ -1,5 +1,6 @@
 import { git } from '../core/git.js';
 import { dirtyFiles } from './worktree.js';
+import { acceptStashMessage } from './stash.js';
 
 // Squash-merging a task branch into its target without disturbing anyone's checkout:
 // the squash commit is computed in the object store (merge-tree + commit-tree), then
@@ -37,7 +38,7 @@ export async function checkoutOf(cwd: string, branch: string): Promise<string | 
 export interface Applied { moved: boolean; checkout: string | null; stash: { id: string; restored: boolean; detail?: string } | null }
 
 /** Moves the target to the squash commit. Returns moved=false when the target moved meanwhile. */
-export async function applySquash(cwd: string, target: string, plan: { commit: string; targetOld: string }, onStash?: (id: string) => void): Promise<Applied> {
+export async function applySquash(cwd: string, target: string, plan: { commit: string; targetOld: string }, onStash?: (id: string) => void, task = ''): Promise<Applied> {
   const checkout = await checkoutOf(cwd, target);
   if (!checkout) {
     const r = await git(['update-ref', '-m', `lazy: accept into ${target}`, `refs/heads/${target}`, plan.commit, plan.targetOld], { cwd, allowFail: true });
@@ -45,7 +46,7 @@ export async function applySquash(cwd: string, target: string, plan: { commit: s
   }
   let stash: Applied['stash'] = null;
   if ((await dirtyFiles(checkout)).length) {
-    await git(['stash', 'push', '--include-untracked', '-q', '-m', `lazy accept: your uncommitted work in ${checkout}`], { cwd: checkout });
+    await git(['stash', 'push', '--include-untracked', '-q', '-m', acceptStashMessage(task, checkout)], { cwd: checkout });
     stash = { id: (await git(['rev-parse', 'refs/stash'], { cwd: checkout })).stdout.trim(), restored: false };
     onStash?.(stash.id); // so a crash before the restore can still say where the work went
   }

@@ -76,9 +76,21 @@ export async function headOf(cwd: string): Promise<string> {
 /** Commits everything in the worktree; returns the new commit, or null when clean. */
 export async function commitAll(cwd: string, message: string): Promise<string | null> {
   if ((await dirtyFiles(cwd)).length === 0) return null;
-  await git(['add', '-A'], { cwd });
-  await git(['commit', '-q', '--no-verify', '-m', message], { cwd });
+  try {
+    await git(['add', '-A'], { cwd });
+    await git(['commit', '-q', '--no-verify', '-m', message], { cwd });
+  } catch (e) {
+    throw (await staleIndexLock(cwd, e)) ?? e;
+  }
   return headOf(cwd);
+}
+
+/** git's message for a leftover index.lock does not say what to do: name the file. */
+async function staleIndexLock(cwd: string, cause: unknown): Promise<Error | null> {
+  const gitDir = (await git(['rev-parse', '--absolute-git-dir'], { cwd, allowFail: true })).stdout.trim();
+  const lock = gitDir && join(gitDir, 'index.lock');
+  if (!lock || !existsSync(lock)) return null;
+  return external('index_locked', `could not commit in ${cwd}: ${lock} exists (left by a git process that died?); remove it if no git command is running there`, { worktree: cwd, lock, cause: (cause as Error).message });
 }
 
 export type MergeResult = { status: 'up-to-date' | 'merged' | 'conflict' | 'skipped'; detail: string; files: string[] };

@@ -1,0 +1,31 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { git } from '../core/git.js';
+
+// Work an accept stashed and could not restore. git is the one truth: an entry is
+// listed while it is still in the stash list, and disappears once the user pops it.
+
+export const STASH_PREFIX = 'lazy accept';
+
+/** The stash message an accept writes: names the task and the checkout it emptied. */
+export const acceptStashMessage = (task: string, checkout: string) => `${STASH_PREFIX}${task ? ` ${task}` : ''}: your uncommitted work in ${checkout}`;
+
+export interface AcceptStash { ref: string; commit: string; message: string; task: string | null; checkout: string | null; date: string }
+
+/** Stash entries an accept made that are still there; costs one stat when nothing is stashed. */
+export async function acceptStashes(cwd: string, commonDir: string): Promise<AcceptStash[]> {
+  if (!existsSync(join(commonDir, 'logs', 'refs', 'stash'))) return [];
+  const r = await git(['stash', 'list', '--format=%gd%x00%H%x00%cI%x00%gs'], { cwd, allowFail: true });
+  const out: AcceptStash[] = [];
+  for (const line of r.stdout.split('\n')) {
+    const [ref, commit, date, message] = line.split('\0');
+    if (!ref || !commit || !message) continue;
+    const m = /lazy accept(?: ([0-9a-z]{8}))?: your uncommitted work in (.+)$/.exec(message);
+    if (m) out.push({ ref, commit, message, task: m[1] ?? null, checkout: m[2] ?? null, date: new Date(date ?? 0).toISOString() });
+  }
+  return out;
+}
+
+/** How to get one back, for messages. */
+export const stashAdvice = (s: AcceptStash) =>
+  `stash ${s.commit} (${s.ref}, "${s.message}"); restore it in ${s.checkout ?? 'that checkout'} with: git stash pop ${s.ref}`;
