@@ -1,7 +1,8 @@
 import t from 'tap';
 import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { background } from './helpers/procs.js';
 import { sandbox, cli, gitSync, LAZY, type Sandbox } from './helpers/env.js';
 import { agentSandbox, eventually, readJson, runDirOf } from './helpers/agent.js';
 import { cloneTask } from './helpers/plant.js';
@@ -169,7 +170,7 @@ t.test('a task stuck working after .git/lazy was deleted: doctor explains, --fix
 /** Runs accept and SIGKILLs it as it announces `phase`. */
 function killAcceptAt(sb: Sandbox, id: string, phase: string): Promise<string> {
   return new Promise((res) => {
-    const c = spawn(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     c.stdout.on('data', (d) => { out += d; if (out.includes(`accept: ${phase}`)) c.kill('SIGKILL'); });
     c.on('close', (_code, signal) => res(signal ?? 'exited'));
