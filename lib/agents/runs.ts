@@ -5,6 +5,7 @@ import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapter.js';
 import type { Outcome } from './outcome-types.js';
+import type { AgentIdentity } from './kill.js';
 
 // Local, never-pushed bookkeeping for turns running on this machine: one directory per
 // run (record, prompt, output log, heartbeat, outcome) and one active marker per task.
@@ -67,7 +68,7 @@ export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void
 
 export const readRun = (lazyDir: string, run: string) => readJson<RunRecord>(runFiles(runDir(lazyDir, run)).record);
 export const readOutcome = (lazyDir: string, run: string) => readJson<Outcome>(runFiles(runDir(lazyDir, run)).outcome);
-export const readAgentIdentity = (lazyDir: string, run: string) => readJson<ProcIdentity & { attempt: number }>(runFiles(runDir(lazyDir, run)).agent);
+export const readAgentIdentity = (lazyDir: string, run: string) => readJson<AgentIdentity & { attempt: number }>(runFiles(runDir(lazyDir, run)).agent);
 
 export function writeOutcome(lazyDir: string, o: Outcome): void {
   writeFileAtomicSync(runFiles(runDir(lazyDir, o.run)).outcome, JSON.stringify(o, null, 2));
