@@ -1,6 +1,8 @@
 import t from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { LAZY } from './helpers/env.js';
 import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from './helpers/agent.js';
 
 // What an agent does cannot hang or exhaust lazy (issue 8, items 8-10).
@@ -91,4 +93,76 @@ t.test('reconcile kills the verified leftovers of a dead supervisor\'s agent', a
   t.notOk(alive(pid), 'the orphan kill reached the child although its leader had exited');
   const w = await l.json('wait', id, '--timeout', '30');
   t.equal(w.value.status, 'blocked', 'the crashed turn was resumed and completed');
+});
+
+// Item 9: bounded reads.
+
+t.test('a FIFO or a device as $LAZY_RESULT breaks the result contract; it never hangs the supervisor', async (t) => {
+  for (const hostile of ['result-fifo', 'result-zero']) {
+    const { sb, l, scenario } = await agentSandbox();
+    t.teardown(sb.cleanup);
+    scenario(`${hostile},succeed`);
+    const id = await l.create(hostile, '--accept', 'done');
+    const s = await l.json('start', id);
+    const outcome = await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')) && readJson(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 30_000, `the outcome of ${hostile}`);
+    t.equal(outcome.kind, 'interrupted', hostile);
+    t.match(outcome.summary, hostile === 'result-fifo' ? /result contract: .* is a FIFO, not a regular file/ : /result contract: .* is a device, not a regular file/);
+    const w = await l.json('wait', id, '--timeout', '30');
+    t.equal(w.value.status, 'blocked', 'the next turn ran normally');
+  }
+});
+
+/** Spawns the CLI with stdin fed `bytes` and then held open (never EOF); resolves with its exit. */
+function withEndlessStdin(box: AgentBox, args: string[], bytes: number): Promise<{ code: number | null; stdout: string; ms: number }> {
+  return new Promise((res) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [LAZY, ...args], { cwd: box.sb.dir, env: box.sb.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stdin.on('error', () => {});
+    child.stdin.write(Buffer.alloc(bytes, 'y\n'));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('close', (code) => { clearTimeout(timer); child.stdin.destroy(); res({ code, stdout, ms: Date.now() - started }); });
+  });
+}
+
+t.test('stdin is read to its limit plus one byte, not to its end', async (t) => {
+  const box = await agentSandbox();
+  t.teardown(box.sb.cleanup);
+  const id = await box.l.create('endless stdin');
+  const r = await withEndlessStdin(box, ['comment', id, '--json'], 600 * 1024);
+  t.equal(r.code, 2, `a usage error, not a hang (${r.ms} ms)`);
+  t.match(JSON.parse(r.stdout).error, { code: 'usage', message: /stdin is larger than 524288 bytes/, details: { limit: 524288 } });
+  t.equal((await box.l.json('show', id)).value.turns.length, 0, 'nothing was written');
+});
+
+t.test('--prompt-file must be a regular file: a FIFO is refused, never waited on', async (t) => {
+  const box = await agentSandbox();
+  t.teardown(box.sb.cleanup);
+  const fifo = join(box.sb.dir, 'prompt.fifo');
+  execFileSync('mkfifo', [fifo]);
+  const r = await box.l.json('create', 'fifo prompt', '--prompt-file', fifo);
+  t.equal(r.run.code, 2);
+  t.match(r.value.error.message, /prompt\.fifo is a FIFO, not a regular file/);
+  writeFileSync(join(box.sb.dir, 'big.txt'), Buffer.alloc(600 * 1024, 'a'));
+  const big = await box.l.json('create', 'big prompt', '--prompt-file', 'big.txt');
+  t.equal(big.run.code, 2);
+  t.match(big.value.error.message, /--prompt-file big.txt is larger than 524288 bytes/);
+});
+
+t.test('show reads only the tail of a huge run log', async (t) => {
+  const { sb, l, scenario, invocations } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  scenario('hang');
+  const id = await l.create('huge log', '--accept', 'done');
+  const s = await l.json('start', id);
+  await eventually(() => invocations()[0], 20_000, 'the agent');
+  // One 32 MiB line, then a last one: what an agent that never prints a newline leaves.
+  appendFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), Buffer.alloc(32 * 1024 * 1024, 'z'));
+  appendFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), '\nthe last line\n');
+  const r = await l('show', id, '--json');
+  t.equal(r.code, 0);
+  t.ok(r.stdout.length < 256 * 1024, `show printed ${r.stdout.length} bytes`);
+  t.equal(JSON.parse(r.stdout).run.log.at(-1), 'the last line');
+  t.equal((await l.json('stop', id)).run.code, 0);
 });

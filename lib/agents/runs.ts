@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from '../core/fsutil.js';
+import { readTail, writeFileAtomicSync } from '../core/fsutil.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapter.js';
@@ -79,12 +79,17 @@ export function touch(path: string): void {
   try { utimesSync(path, now, now); } catch { writeFileSync(path, ''); }
 }
 
-/** Last n lines of a run's output log. */
+/** What `show`, `watch` and interrupt diagnostics read of a run's log: its last 64 KiB at most. */
+export const LOG_TAIL_BYTES = 64 * 1024;
+
+/** Last n lines of a run's output log (within its last LOG_TAIL_BYTES; a line cut there is dropped). */
 export function logTail(lazyDir: string, run: string, n = 50): string[] {
-  let text = '';
-  try { text = readFileSync(runFiles(runDir(lazyDir, run)).log, 'utf8'); } catch { return []; }
-  const lines = text.replace(/\n$/, '').split('\n');
-  return text ? lines.slice(-n) : [];
+  let tail: { text: string; cut: boolean };
+  try { tail = readTail(runFiles(runDir(lazyDir, run)).log, LOG_TAIL_BYTES); } catch { return []; }
+  if (!tail.text) return [];
+  const lines = tail.text.replace(/\n$/, '').split('\n');
+  if (tail.cut && lines.length > 1) lines.shift();
+  return lines.slice(-n);
 }
 
 export function markActive(lazyDir: string, m: ActiveMarker): void {
