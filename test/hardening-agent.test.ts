@@ -2,7 +2,8 @@ import t from 'tap';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
-import { LAZY } from './helpers/env.js';
+import { cli, gitSync, LAZY, type Sandbox } from './helpers/env.js';
+import { team } from './helpers/team.js';
 import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from './helpers/agent.js';
 
 // What an agent does cannot hang or exhaust lazy (issue 8, items 8-10).
@@ -165,4 +166,56 @@ t.test('show reads only the tail of a huge run log', async (t) => {
   t.ok(r.stdout.length < 256 * 1024, `show printed ${r.stdout.length} bytes`);
   t.equal(JSON.parse(r.stdout).run.log.at(-1), 'the last line');
   t.equal((await l.json('stop', id)).run.code, 0);
+});
+
+// Item 10: what one task may hold.
+
+/** Appends `n` copies of the task's last comment (new ids and clocks) in one commit, through git fast-import. */
+function plantComments(sb: Sandbox, id: string, n: number): void {
+  const ref = `refs/lazy/tasks/${id}`;
+  const name = gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `${ref}:turns`]).trim().split('\n').at(-1)!;
+  const body = gitSync(sb.dir, sb.env, ['show', `${ref}:turns/${name}`]);
+  const [, clock0, id0] = /^(\d+)-([0-9a-z]{8})\.yaml$/.exec(name)!;
+  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+  let stream = `commit ${ref}\ncommitter A <a@example.com> 1700000000 +0000\ndata 7\nplanted\nfrom ${ref}^0\n`;
+  for (let i = 1; i <= n; i++) {
+    let eid = 'z';
+    for (let k = 0, x = i; k < 7; k++, x = Math.floor(x / 32)) eid += alphabet[x % 32];
+    const clock = Number(clock0) + i;
+    const doc = body.replaceAll(id0!, eid).replace(/^clock: .*$/m, `clock: ${clock}`);
+    stream += `M 100644 inline turns/${String(clock).padStart(10, '0')}-${eid}.yaml\ndata ${Buffer.byteLength(doc)}\n${doc}\n`;
+  }
+  gitSync(sb.dir, sb.env, ['fast-import', '--quiet'], `${stream}\n`);
+}
+
+t.test('a task at its entry limit refuses growing writes with exit 4, loses nothing, and can still be closed', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('a long history');
+  t.equal((await l('comment', id, '-m', 'first')).code, 0);
+  plantComments(sb, id, 4998); // create + first + 4998 = 5000 entries
+  const tip = gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
+  const r = await l.json('comment', id, '-m', 'one too many');
+  t.equal(r.run.code, 4);
+  t.match(r.value.error, { code: 'task_full', message: /holds 5000 entries; one task holds at most 5000/, details: { action: 'comment', status: 'backlog', available_actions: ['close'], entries: 5000, limit: 5000 } });
+  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), tip, 'nothing was written');
+  t.equal((await l.json('start', id)).run.code, 4, 'a new turn is refused too');
+  t.equal((await l.json('edit', id, '--tag', 'x')).run.code, 0, 'an edit adds no entry and still lands');
+  const closed = await l.json('close', id, '-m', 'moved on');
+  t.equal(closed.run.code, 0, 'a finishing write still lands');
+  t.equal(closed.value.task.status, 'abandoned');
+});
+
+t.test('pull refuses a remote task holding more entries than the hard limit', async (t) => {
+  const tm = team(2);
+  t.teardown(tm.cleanup);
+  const [a, b] = tm.clones as [Sandbox, Sandbox];
+  const la = cli(a);
+  const id = await la.create('too long to travel');
+  t.equal((await la('comment', id, '-m', 'first')).code, 0);
+  plantComments(a, id, 6000);
+  gitSync(a.dir, a.env, ['push', '-q', 'origin', `refs/lazy/tasks/${id}:refs/lazy/tasks/${id}`]);
+  const p = await cli(b).json('pull');
+  t.match(JSON.stringify(p.value), new RegExp(`has 6002 entries, more than 6000`));
+  t.equal((await cli(b).json('show', id)).run.code, 3, 'the task did not arrive');
 });
