@@ -1,5 +1,5 @@
 import t from 'tap';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { cli, gitSync, LAZY, type Sandbox } from './helpers/env.js';
@@ -218,4 +218,20 @@ t.test('pull refuses a remote task holding more entries than the hard limit', as
   const p = await cli(b).json('pull');
   t.match(JSON.stringify(p.value), new RegExp(`has 6002 entries, more than 6000`));
   t.equal((await cli(b).json('show', id)).run.code, 3, 'the task did not arrive');
+});
+
+t.test('an agent flooding its output: the turn completes, the run log is rotated, the review summary is bounded', async (t) => {
+  for (const flood of ['flood', 'flood-noline']) {
+    const { sb, l, scenario } = await agentSandbox();
+    t.teardown(sb.cleanup);
+    scenario(flood);
+    const id = await l.create(flood, '--accept', 'done');
+    const s = await l.json('start', id);
+    const w = await l.json('wait', id, '--timeout', '120');
+    t.equal(w.value.status, 'blocked', `${flood}: completed`);
+    const dir = runDirOf(sb, s.value.run.id);
+    const sizes = ['output.log', 'output.log.1'].map((f) => (existsSync(join(dir, f)) ? statSync(join(dir, f)).size : 0));
+    t.ok(sizes[1]! > 0 && sizes.every((n) => n <= 33 * 1024 * 1024), `${flood}: 80 MiB of output kept as ${sizes.join(' + ')} bytes`);
+    t.ok(w.value.turns.at(-1).content.length < 70 * 1024, `${flood}: the summary is bounded`);
+  }
 });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, renameSync, writeSync } from 'node:fs';
 import { writeFileAtomicSync } from '../core/fsutil.js';
 import { identityOf } from '../core/proc.js';
 import type { Adapter, AgentSpec, StreamState, TurnInput } from './adapter.js';
@@ -42,6 +42,8 @@ export interface AttemptResult {
 const TAIL_BYTES = 64 * 1024;
 /** A longer output line is not parsed (it only counts as progress): the supervisor's memory stays bounded. */
 const MAX_LINE = 8 * 1024 * 1024;
+/** The run log is rotated at this size (output.log → output.log.1): a run keeps at most twice this on disk. */
+const LOG_ROTATE_BYTES = 32 * 1024 * 1024;
 /** Once the agent's group is gone, how long output still held open by an escaped process is awaited. */
 const DRAIN_MS = 1000;
 
@@ -57,7 +59,8 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   const child = spawn(argv[0]!, argv.slice(1), { cwd: a.cwd, env: { ...process.env, ...a.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const spawnFailed = new Promise<NodeJS.ErrnoException>((res) => child.once('error', res));
   if (child.pid) writeFileAtomicSync(a.agentFile, JSON.stringify({ ...identityOf(child.pid), run: a.env.LAZY_RUN, attempt: a.attempt }));
-  const log = openSync(a.logPath, 'a');
+  let log = openSync(a.logPath, 'a');
+  let logged = fstatSync(log).size;
 
   const onLine = (line: string | null) => {
     if (line === null || a.adapter.parseLine(line, a.state) === 'progress') lastProgress = Date.now();
@@ -68,7 +71,13 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   };
   const lines = lineSplitter(onLine);
   const write = (text: string, isStdout: boolean) => {
-    writeSync(log, text);
+    logged += writeSync(log, text);
+    if (logged > LOG_ROTATE_BYTES) {
+      closeSync(log);
+      renameSync(a.logPath, `${a.logPath}.1`);
+      log = openSync(a.logPath, 'a');
+      logged = 0;
+    }
     tail = (tail + text).slice(-TAIL_BYTES);
     if (isStdout) lines.push(text);
     else lastProgress = Date.now();

@@ -16,6 +16,7 @@ export async function followTask(app: App, id: string, write: (s: string) => voi
     const path = runFiles(runDir(app.repo.lazyDir, run)).log;
     let size = 0;
     try { size = statSync(path).size; } catch { return; }
+    if (size < offset) offset = 0; // the supervisor rotated the log
     if (size <= offset) return;
     // Joining a run late shows its tail, and one tick reads a bounded slice (the rest follows on the next).
     if (offset === 0 && size > LOG_TAIL_BYTES) offset = size - LOG_TAIL_BYTES;
