@@ -1,5 +1,5 @@
 import t from 'tap';
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { cli, gitSync, LAZY, type Sandbox } from './helpers/env.js';
@@ -21,10 +21,20 @@ async function childPid(t: { teardown(f: () => void): void }, box: AgentBox, n =
   return pid;
 }
 
+/** Removes the sandbox once every supervisor it started has exited: no test leaves a process behind. */
+function cleanupAfterSupervisors(t: { teardown(f: () => Promise<void>): void }, sb: Sandbox): void {
+  t.teardown(async () => {
+    const runs = join(sb.dir, '.git', 'lazy', 'runs');
+    const pids = existsSync(runs) ? readdirSync(runs).map((r) => { try { return readJson(join(runs, r, 'run.json')).supervisor?.pid as number | undefined; } catch { return undefined; } }) : [];
+    for (const pid of pids) if (pid) await eventually(() => !alive(pid), 30_000, `supervisor ${pid} to exit`);
+    sb.cleanup();
+  });
+}
+
 t.test('a child the agent leaves running neither keeps the turn open nor outlives it', async (t) => {
   const box = await agentSandbox();
   const { sb, l, scenario } = box;
-  t.teardown(sb.cleanup);
+  cleanupAfterSupervisors(t, sb);
   scenario('leave-child');
   const id = await l.create('leave a child', '--accept', 'done');
   const s = await l.json('start', id);
@@ -41,7 +51,7 @@ t.test('a child the agent leaves running neither keeps the turn open nor outlive
 t.test('a child that escaped into its own session does not keep the turn open', async (t) => {
   const box = await agentSandbox();
   const { sb, l, scenario } = box;
-  t.teardown(sb.cleanup);
+  cleanupAfterSupervisors(t, sb);
   scenario('leave-daemon');
   const id = await l.create('leave a daemon', '--accept', 'done');
   await l('start', id);
@@ -56,7 +66,7 @@ t.test('a child that escaped into its own session does not keep the turn open', 
 t.test('stop finds what the agent left running after it exited', async (t) => {
   const box = await agentSandbox({ settings: { stop_grace_ms: '4000' } });
   const { sb, l, scenario, invocations } = box;
-  t.teardown(sb.cleanup);
+  cleanupAfterSupervisors(t, sb);
   scenario('leave-stubborn-child');
   const id = await l.create('stubborn child', '--accept', 'done');
   await l('start', id);
@@ -77,7 +87,7 @@ t.test('stop finds what the agent left running after it exited', async (t) => {
 t.test('reconcile kills the verified leftovers of a dead supervisor\'s agent', async (t) => {
   const box = await agentSandbox({ settings: { stop_grace_ms: '8000' } });
   const { sb, l, scenario, invocations } = box;
-  t.teardown(sb.cleanup);
+  cleanupAfterSupervisors(t, sb);
   scenario('leave-stubborn-child,succeed');
   const id = await l.create('orphaned child', '--accept', 'done');
   const s = await l.json('start', id);
@@ -101,7 +111,7 @@ t.test('reconcile kills the verified leftovers of a dead supervisor\'s agent', a
 t.test('a FIFO or a device as $LAZY_RESULT breaks the result contract; it never hangs the supervisor', async (t) => {
   for (const hostile of ['result-fifo', 'result-zero']) {
     const { sb, l, scenario } = await agentSandbox();
-    t.teardown(sb.cleanup);
+    cleanupAfterSupervisors(t, sb);
     scenario(`${hostile},succeed`);
     const id = await l.create(hostile, '--accept', 'done');
     const s = await l.json('start', id);
@@ -129,7 +139,7 @@ function withEndlessStdin(box: AgentBox, args: string[], bytes: number): Promise
 
 t.test('stdin is read to its limit plus one byte, not to its end', async (t) => {
   const box = await agentSandbox();
-  t.teardown(box.sb.cleanup);
+  cleanupAfterSupervisors(t, box.sb);
   const id = await box.l.create('endless stdin');
   const r = await withEndlessStdin(box, ['comment', id, '--json'], 600 * 1024);
   t.equal(r.code, 2, `a usage error, not a hang (${r.ms} ms)`);
@@ -139,7 +149,7 @@ t.test('stdin is read to its limit plus one byte, not to its end', async (t) => 
 
 t.test('--prompt-file must be a regular file: a FIFO is refused, never waited on', async (t) => {
   const box = await agentSandbox();
-  t.teardown(box.sb.cleanup);
+  cleanupAfterSupervisors(t, box.sb);
   const fifo = join(box.sb.dir, 'prompt.fifo');
   execFileSync('mkfifo', [fifo]);
   const r = await box.l.json('create', 'fifo prompt', '--prompt-file', fifo);
@@ -153,7 +163,7 @@ t.test('--prompt-file must be a regular file: a FIFO is refused, never waited on
 
 t.test('show reads only the tail of a huge run log', async (t) => {
   const { sb, l, scenario, invocations } = await agentSandbox();
-  t.teardown(sb.cleanup);
+  cleanupAfterSupervisors(t, sb);
   scenario('hang');
   const id = await l.create('huge log', '--accept', 'done');
   const s = await l.json('start', id);
@@ -190,7 +200,7 @@ function plantComments(sb: Sandbox, id: string, n: number): void {
 
 t.test('a task at its entry limit refuses growing writes with exit 4, loses nothing, and can still be closed', async (t) => {
   const { sb, l } = await agentSandbox();
-  t.teardown(sb.cleanup);
+  cleanupAfterSupervisors(t, sb);
   const id = await l.create('a long history');
   t.equal((await l('comment', id, '-m', 'first')).code, 0);
   plantComments(sb, id, 4998); // create + first + 4998 = 5000 entries
@@ -223,7 +233,7 @@ t.test('pull refuses a remote task holding more entries than the hard limit', as
 t.test('an agent flooding its output: the turn completes, the run log is rotated, the review summary is bounded', async (t) => {
   for (const flood of ['flood', 'flood-noline']) {
     const { sb, l, scenario } = await agentSandbox();
-    t.teardown(sb.cleanup);
+    cleanupAfterSupervisors(t, sb);
     scenario(flood);
     const id = await l.create(flood, '--accept', 'done');
     const s = await l.json('start', id);
