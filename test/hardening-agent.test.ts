@@ -1,5 +1,5 @@
 import t from 'tap';
-import { appendFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { cli, gitSync, LAZY, type Sandbox } from './helpers/env.js';
@@ -244,4 +244,22 @@ t.test('an agent flooding its output: the turn completes, the run log is rotated
     t.ok(sizes[1]! > 0 && sizes.every((n) => n <= 33 * 1024 * 1024), `${flood}: 80 MiB of output kept as ${sizes.join(' + ')} bytes`);
     t.ok(w.value.turns.at(-1).content.length < 70 * 1024, `${flood}: the summary is bounded`);
   }
+});
+
+t.test('a FIFO planted over a run file never hangs stop or reconcile', async (t) => {
+  const { sb, l, scenario, invocations } = await agentSandbox();
+  cleanupAfterSupervisors(t, sb);
+  scenario('hang');
+  const id = await l.create('planted fifo', '--accept', 'done');
+  const s = await l.json('start', id);
+  await eventually(() => invocations()[0], 20_000, 'the agent');
+  const dir = runDirOf(sb, s.value.run.id);
+  const agentPid = invocations()[0]!.pid;
+  rmSync(join(dir, 'outcome.json'), { force: true });
+  execFileSync('mkfifo', [join(dir, 'outcome.json')]);
+  const r = await l.json('list');
+  t.equal(r.run.code, 0, 'reconcile read past the FIFO');
+  const stop = await l.json('stop', id);
+  t.equal(stop.run.code, 0);
+  await eventually(() => !alive(agentPid), 10_000, 'the agent to be gone');
 });

@@ -1,6 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readTail, writeFileAtomicSync } from '../core/fsutil.js';
+import { readBoundedFile, readTail, writeFileAtomicSync } from '../core/fsutil.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapter.js';
@@ -55,8 +55,9 @@ export const runFiles = (dir: string) => ({
   session: join(dir, 'session.txt'),
 });
 
+/** Run files sit where an agent could reach them: read bounded and from regular files only, like any outside input. */
 function readJson<T>(path: string): T | undefined {
-  try { return JSON.parse(readFileSync(path, 'utf8')) as T; } catch { return undefined; }
+  try { return JSON.parse(readBoundedFile(path, 64 * 1024 * 1024).toString('utf8')) as T; } catch { return undefined; }
 }
 
 export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void {
