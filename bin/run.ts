@@ -1,4 +1,4 @@
-import { fstatSync, readFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { fstatSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -6,6 +6,7 @@ import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
 import { emit, reportError, stdoutOpen, writeOut, type Output } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
+import { readTextInput } from '../lib/core/fsutil.js';
 
 // The glue every command file uses: open the repository, run one lifecycle
 // operation, print its result (text or --json), and turn failures into exit codes.
@@ -51,11 +52,11 @@ export function readStdinText(optional = false): string | undefined {
   try {
     const st = fstatSync(0);
     if (!st.isFIFO() && !st.isFile() && (optional || !st.isSocket())) return undefined;
-    const text = readFileSync(0, 'utf8');
-    return text.length ? text : undefined;
   } catch {
     return undefined;
   }
+  const text = readTextInput(0, 'stdin');
+  return text.length ? text : undefined;
 }
 
 /** -m TEXT, else stdin, else $EDITOR on a terminal; a required text that is missing is a usage error. */
@@ -73,7 +74,7 @@ function fromEditor(what: string): string | undefined {
   writeFileSync(file, `\n# Write ${what} above. Lines starting with '#' are ignored; an empty message aborts.\n`);
   const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
   if (r.status !== 0) return undefined;
-  return readFileSync(file, 'utf8').split('\n').filter((l) => !l.startsWith('#')).join('\n').trim() || undefined;
+  return readTextInput(file, what).split('\n').filter((l) => !l.startsWith('#')).join('\n').trim() || undefined;
 }
 
 export interface FollowArgs { follow?: boolean }

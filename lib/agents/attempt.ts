@@ -1,8 +1,10 @@
-import { appendFileSync, existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, fstatSync, openSync, renameSync, writeSync } from 'node:fs';
 import { writeFileAtomicSync } from '../core/fsutil.js';
 import { identityOf } from '../core/proc.js';
 import type { Adapter, AgentSpec, StreamState, TurnInput } from './adapter.js';
 import { classifyCommon } from './taxonomy.js';
+import { endGroup } from './kill.js';
 
 // One launch of the agent process: output to the run log and through the adapter's
 // parser, a watchdog on forward progress, and the user's stop request honoured with
@@ -38,65 +40,111 @@ export interface AttemptResult {
 }
 
 const TAIL_BYTES = 64 * 1024;
+/** A longer output line is not parsed (it only counts as progress): the supervisor's memory stays bounded. */
+const MAX_LINE = 8 * 1024 * 1024;
+/** The run log is rotated at this size (output.log → output.log.1): a run keeps at most twice this on disk. */
+const LOG_ROTATE_BYTES = 32 * 1024 * 1024;
+/** Once the agent's group is gone, how long output still held open by an escaped process is awaited. */
+const DRAIN_MS = 1000;
 
 export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
-  const { execa } = await import('execa');
   const argv = a.adapter.argv(a.spec, a.input);
   const started = Date.now();
   let tail = '';
-  let partial = '';
   let lastProgress = Date.now();
   let stopped = false;
   let watchdog = false;
   let gaveUp: string | undefined;
-  const child = execa(argv[0]!, argv.slice(1), {
-    cwd: a.cwd, env: a.env, extendEnv: true, stdin: 'ignore', buffer: false, reject: false, detached: true, cleanup: false,
-  });
-  if (child.pid) writeFileAtomicSync(a.agentFile, JSON.stringify({ ...identityOf(child.pid), attempt: a.attempt }));
+  // Its own session and process group: whatever the agent starts is ended with it.
+  const child = spawn(argv[0]!, argv.slice(1), { cwd: a.cwd, env: { ...process.env, ...a.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const spawnFailed = new Promise<NodeJS.ErrnoException>((res) => child.once('error', res));
+  if (child.pid) writeFileAtomicSync(a.agentFile, JSON.stringify({ ...identityOf(child.pid), run: a.env.LAZY_RUN, attempt: a.attempt }));
+  let log = openSync(a.logPath, 'a');
+  let logged = fstatSync(log).size;
 
-  const onLine = (line: string) => {
-    if (a.adapter.parseLine(line, a.state) === 'progress') lastProgress = Date.now();
+  const onLine = (line: string | null) => {
+    if (line === null || a.adapter.parseLine(line, a.state) === 'progress') lastProgress = Date.now();
     else if (classifyCommon(a.state.retry?.message ?? '') === 'transient_unreachable' && (a.state.retry?.count ?? 0) >= a.unreachableMax && !gaveUp) {
       gaveUp = `the agent kept retrying an unreachable endpoint (${a.state.retry!.message})`;
       kill();
     }
   };
-  const write = (chunk: Buffer, isStdout: boolean) => {
-    const text = chunk.toString('utf8');
-    appendFileSync(a.logPath, text);
+  const lines = lineSplitter(onLine);
+  const write = (text: string, isStdout: boolean) => {
+    logged += writeSync(log, text);
+    if (logged > LOG_ROTATE_BYTES) {
+      closeSync(log);
+      renameSync(a.logPath, `${a.logPath}.1`);
+      log = openSync(a.logPath, 'a');
+      logged = 0;
+    }
     tail = (tail + text).slice(-TAIL_BYTES);
-    if (!isStdout) { lastProgress = Date.now(); return; }
-    const lines = (partial + text).split('\n');
-    partial = lines.pop() ?? '';
-    for (const l of lines) onLine(l);
+    if (isStdout) lines.push(text);
+    else lastProgress = Date.now();
   };
-  child.stdout?.on('data', (c: Buffer) => write(c, true));
-  child.stderr?.on('data', (c: Buffer) => write(c, false));
+  child.stdout!.setEncoding('utf8').on('data', (t: string) => write(t, true));
+  child.stderr!.setEncoding('utf8').on('data', (t: string) => write(t, false));
 
   let killTimer: NodeJS.Timeout | undefined;
-  const signalGroup = (sig: NodeJS.Signals) => {
-    if (!child.pid) return;
-    try { process.kill(-child.pid, sig); } catch { try { child.kill(sig); } catch { /* gone */ } }
-  };
   function kill() {
-    if (killTimer) return;
-    signalGroup('SIGTERM');
-    killTimer = setTimeout(() => signalGroup('SIGKILL'), a.graceMs);
+    if (killTimer || !child.pid) return;
+    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
+    killTimer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, a.graceMs);
   }
   const ticker = setInterval(() => {
     if (!stopped && existsSync(a.stopFile)) { stopped = true; kill(); }
     if (!watchdog && Date.now() - lastProgress > a.watchdogMs) { watchdog = true; kill(); }
   }, 200);
 
-  const res = await child;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  const first = await Promise.race([exited, spawnFailed.then((e) => ({ error: e }))]);
   clearInterval(ticker);
   if (killTimer) clearTimeout(killTimer);
-  if (partial) onLine(partial);
-  const spawnError = res.failed && res.exitCode === undefined && !res.signal
-    ? `cannot start ${argv[0]}: ${(res as { code?: string }).code === 'ENOENT' ? 'not found' : res.shortMessage ?? 'spawn failed'}`
-    : undefined;
+  if ('error' in first) {
+    closeSync(log);
+    const reason = first.error.code === 'ENOENT' ? 'not found' : first.error.message;
+    return { exitCode: null, signal: null, durationMs: Date.now() - started, tail, stopped, watchdog, spawnError: `cannot start ${argv[0]}: ${reason}` };
+  }
+  // The turn ends when the agent exits: what it left running in its group goes too.
+  const leftovers = await endGroup(child.pid!, a.graceMs);
+  if (leftovers.signal !== 'none') writeSync(log, `[lazy ${new Date().toISOString()}] the agent exited and left processes running; they were ended with ${leftovers.signal}\n`);
+  await drained(child, DRAIN_MS);
+  lines.end();
+  closeSync(log);
   return {
-    exitCode: res.exitCode ?? null, signal: res.signal ?? null, durationMs: Date.now() - started, tail,
-    stopped: stopped || existsSync(a.stopFile), watchdog, ...(gaveUp ? { gaveUp } : {}), ...(spawnError ? { spawnError } : {}),
+    exitCode: first.code, signal: first.signal, durationMs: Date.now() - started, tail,
+    stopped: stopped || existsSync(a.stopFile), watchdog, ...(gaveUp ? { gaveUp } : {}),
   };
+}
+
+/** Feeds complete lines to `onLine`; a line over MAX_LINE is dropped unread (reported as null). */
+function lineSplitter(onLine: (line: string | null) => void) {
+  let parts: string[] = [];
+  let size = 0;
+  let overlong = false;
+  const flush = (last: string) => {
+    onLine(overlong ? null : parts.join('') + last);
+    parts = []; size = 0; overlong = false;
+  };
+  return {
+    push(text: string) {
+      let from = 0;
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) { flush(text.slice(from, nl)); from = nl + 1; }
+      if (overlong || from === text.length) return;
+      parts.push(text.slice(from));
+      size += text.length - from;
+      if (size > MAX_LINE) { parts = []; size = 0; overlong = true; }
+    },
+    end() { if (parts.length || overlong) flush(''); },
+  };
+}
+
+/** Waits for the output pipes to close, at most `ms`: a process that escaped the group may hold them forever. */
+async function drained(child: ChildProcess, ms: number): Promise<void> {
+  const closed = (s: NodeJS.ReadableStream | null) => new Promise<void>((res) => (!s || (s as { closed?: boolean }).closed ? res() : s.once('close', () => res())));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all([closed(child.stdout), closed(child.stderr)]), new Promise((r) => { timer = setTimeout(r, ms); })]);
+  clearTimeout(timer);
+  child.stdout?.destroy();
+  child.stderr?.destroy();
 }

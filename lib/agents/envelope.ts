@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readBoundedFile, ReadRefused } from '../core/fsutil.js';
 import { envelope as validateEnvelope } from '#validators';
 
 // The result envelope an agent may write to $LAZY_RESULT. A malformed one is evidence
@@ -29,6 +29,8 @@ export function parseEnvelope(text: string): EnvelopeRead {
 
 export function readEnvelope(path: string): EnvelopeRead {
   let text: string;
-  try { text = readFileSync(path, 'utf8'); } catch { return { kind: 'absent' }; }
+  try { text = readBoundedFile(path, MAX_BYTES, 'the result envelope').toString('utf8'); } catch (e) {
+    return e instanceof ReadRefused ? { kind: 'malformed', error: e.message } : { kind: 'absent' };
+  }
   return parseEnvelope(text);
 }

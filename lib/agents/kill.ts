@@ -1,26 +1,53 @@
-import { liveness, type ProcIdentity } from '../core/proc.js';
+import { bootId, environHas, groupMembers, liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 
-// Ending a process lazy does not hold as a child (an orphaned agent, or one `lazy stop`
-// targets): only when its identity is verified, then its whole process group, SIGTERM
-// first and SIGKILL after the grace period.
+// Ending an agent's processes. The agent runs as the leader of its own process group, and
+// everything it starts stays in that group unless it escapes on purpose; so a turn ends
+// by signalling the whole group, SIGTERM first and SIGKILL after the grace period.
 
 export interface Terminated { signal: 'none' | 'SIGTERM' | 'SIGKILL'; waited_ms: number }
 
+/** What agent.json records: the leader's identity and the run its processes carry as LAZY_RUN. */
+export interface AgentIdentity extends ProcIdentity { run?: string }
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `beforeSignal` runs once the identity is checked and before the first signal. */
-export async function terminateVerified(id: ProcIdentity | undefined, graceMs: number, beforeSignal?: () => void): Promise<Terminated> {
-  const alive = !!id && liveness(id) === 'alive';
-  beforeSignal?.();
-  if (!alive) return { signal: 'none', waited_ms: 0 };
-  const group = (sig: NodeJS.Signals) => { try { process.kill(-id.pid, sig); } catch { try { process.kill(id.pid, sig); } catch { /* gone */ } } };
+const signalGroup = (pgid: number, sig: NodeJS.Signals) => {
+  try { process.kill(-pgid, sig); } catch { try { process.kill(pgid, sig); } catch { /* gone */ } }
+};
+
+/**
+ * SIGTERM to group `pgid`, SIGKILL once `graceMs` pass with any member left; then waits
+ * (up to 5 s more) for the group to be gone. 'none' when nothing was running. Zombies do
+ * not count: whoever inherits them may reap them late.
+ */
+export async function endGroup(pgid: number, graceMs: number, alive = () => groupMembers(pgid).length > 0): Promise<Terminated> {
+  if (!alive()) return { signal: 'none', waited_ms: 0 };
   const started = Date.now();
-  group('SIGTERM');
+  signalGroup(pgid, 'SIGTERM');
   while (Date.now() - started < graceMs) {
-    if (liveness(id) !== 'alive') return { signal: 'SIGTERM', waited_ms: Date.now() - started };
+    if (!alive()) return { signal: 'SIGTERM', waited_ms: Date.now() - started };
     await sleep(50);
   }
-  if (liveness(id) === 'alive') group('SIGKILL');
-  for (let i = 0; i < 100 && liveness(id) === 'alive'; i++) await sleep(50);
+  if (alive()) signalGroup(pgid, 'SIGKILL');
+  for (let i = 0; i < 100 && alive(); i++) await sleep(50);
   return { signal: 'SIGKILL', waited_ms: Date.now() - started };
+}
+
+/**
+ * Invariant: only a verified group is signalled. It is ours while its leader's identity
+ * holds, or, once the leader is gone, while a member that started after the leader
+ * carries the run's LAZY_RUN (a group id cannot be reused while any member lives).
+ */
+export function ownsGroup(id: AgentIdentity): boolean {
+  if (liveness(id) === 'alive') return true;
+  if (id.host !== thisHost() || !id.run || id.start_ticks === null || (id.boot_id && id.boot_id !== bootId())) return false;
+  return groupMembers(id.pid).some((p) => p.start >= id.start_ticks! && environHas(p.pid, `LAZY_RUN=${id.run}`));
+}
+
+/** Ends a process group lazy does not hold as a child (`lazy stop`, an orphan found by reconcile). `beforeSignal` runs once the identity is checked. */
+export async function terminateVerified(id: AgentIdentity | undefined, graceMs: number, beforeSignal?: () => void): Promise<Terminated> {
+  const ours = !!id && ownsGroup(id);
+  beforeSignal?.();
+  if (!ours) return { signal: 'none', waited_ms: 0 };
+  return endGroup(id.pid, graceMs, () => liveness(id) === 'alive' || groupMembers(id.pid).length > 0);
 }

@@ -1,10 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeFileAtomicSync } from '../core/fsutil.js';
+import { readBoundedFile, readTail, writeFileAtomicSync } from '../core/fsutil.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapter.js';
 import type { Outcome } from './outcome-types.js';
+import type { AgentIdentity } from './kill.js';
 
 // Local, never-pushed bookkeeping for turns running on this machine: one directory per
 // run (record, prompt, output log, heartbeat, outcome) and one active marker per task.
@@ -54,8 +55,9 @@ export const runFiles = (dir: string) => ({
   session: join(dir, 'session.txt'),
 });
 
+/** Run files sit where an agent could reach them: read bounded and from regular files only, like any outside input. */
 function readJson<T>(path: string): T | undefined {
-  try { return JSON.parse(readFileSync(path, 'utf8')) as T; } catch { return undefined; }
+  try { return JSON.parse(readBoundedFile(path, 64 * 1024 * 1024).toString('utf8')) as T; } catch { return undefined; }
 }
 
 export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void {
@@ -67,7 +69,7 @@ export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void
 
 export const readRun = (lazyDir: string, run: string) => readJson<RunRecord>(runFiles(runDir(lazyDir, run)).record);
 export const readOutcome = (lazyDir: string, run: string) => readJson<Outcome>(runFiles(runDir(lazyDir, run)).outcome);
-export const readAgentIdentity = (lazyDir: string, run: string) => readJson<ProcIdentity & { attempt: number }>(runFiles(runDir(lazyDir, run)).agent);
+export const readAgentIdentity = (lazyDir: string, run: string) => readJson<AgentIdentity & { attempt: number }>(runFiles(runDir(lazyDir, run)).agent);
 
 export function writeOutcome(lazyDir: string, o: Outcome): void {
   writeFileAtomicSync(runFiles(runDir(lazyDir, o.run)).outcome, JSON.stringify(o, null, 2));
@@ -78,12 +80,17 @@ export function touch(path: string): void {
   try { utimesSync(path, now, now); } catch { writeFileSync(path, ''); }
 }
 
-/** Last n lines of a run's output log. */
+/** What `show`, `watch` and interrupt diagnostics read of a run's log: its last 64 KiB at most. */
+export const LOG_TAIL_BYTES = 64 * 1024;
+
+/** Last n lines of a run's output log (within its last LOG_TAIL_BYTES; a line cut there is dropped). */
 export function logTail(lazyDir: string, run: string, n = 50): string[] {
-  let text = '';
-  try { text = readFileSync(runFiles(runDir(lazyDir, run)).log, 'utf8'); } catch { return []; }
-  const lines = text.replace(/\n$/, '').split('\n');
-  return text ? lines.slice(-n) : [];
+  let tail: { text: string; cut: boolean };
+  try { tail = readTail(runFiles(runDir(lazyDir, run)).log, LOG_TAIL_BYTES); } catch { return []; }
+  if (!tail.text) return [];
+  const lines = tail.text.replace(/\n$/, '').split('\n');
+  if (tail.cut && lines.length > 1) lines.shift();
+  return lines.slice(-n);
 }
 
 export function markActive(lazyDir: string, m: ActiveMarker): void {

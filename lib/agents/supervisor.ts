@@ -88,7 +88,7 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
     const r: AttemptResult = await runAgentOnce({
       adapter, spec: rec.agent, input: { prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work' }, state,
       cwd: rec.worktree, logPath: files.log, agentFile: files.agent, stopFile: files.stop, attempt,
-      env: { LAZY_TASK_ID: rec.task, LAZY_TURN: String(rec.turn), LAZY_RESULT: resultPath },
+      env: { LAZY_TASK_ID: rec.task, LAZY_TURN: String(rec.turn), LAZY_RESULT: resultPath, LAZY_RUN: rec.id },
       watchdogMs: ctx.config.watchdog_ms ?? 30 * 60_000, graceMs: ctx.config.stop_grace_ms ?? 10_000,
       unreachableMax: cfg.unreachableMax,
     });

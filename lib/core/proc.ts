@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 // A process is identified by host, boot, pid and start time, never by pid alone:
@@ -23,13 +23,13 @@ export function bootId(): string | null {
 /** The name this machine records on runs; LAZY_HOST overrides it (containers with random hostnames). */
 export const thisHost = () => process.env.LAZY_HOST || hostname();
 
-/** State letter and start ticks from /proc/<pid>/stat, or undefined when the pid is gone. */
-function procStat(pid: number): { state: string; start: number } | undefined {
+/** State letter, process group and start ticks from /proc/<pid>/stat, or undefined when the pid is gone. */
+function procStat(pid: number): { state: string; pgrp: number; start: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces and parentheses; fields resume after the last ')'.
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: rest[0]!, start: Number(rest[19]) };
+    return { state: rest[0]!, pgrp: Number(rest[2]), start: Number(rest[19]) };
   } catch {
     return undefined;
   }
@@ -57,4 +57,22 @@ export function liveness(id: ProcIdentity): Liveness {
   const st = procStat(id.pid);
   if (!st || st.state === 'Z' || st.state === 'X') return 'dead';
   return st.start === id.start_ticks ? 'alive' : 'dead';
+}
+
+/** Live (not zombie) processes of process group `pgid`, with their start ticks: one /proc scan. */
+export function groupMembers(pgid: number): { pid: number; start: number }[] {
+  let names: string[];
+  try { names = readdirSync('/proc'); } catch { return []; }
+  const out: { pid: number; start: number }[] = [];
+  for (const n of names) {
+    if (!/^\d+$/.test(n)) continue;
+    const st = procStat(Number(n));
+    if (st && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X') out.push({ pid: Number(n), start: st.start });
+  }
+  return out;
+}
+
+/** Whether process `pid` carries `entry` (NAME=value) in its environment. */
+export function environHas(pid: number, entry: string): boolean {
+  try { return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry); } catch { return false; }
 }

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
-import { usageError, notAllowed } from '../core/errors.js';
+import { usageError, notAllowed, LazyError } from '../core/errors.js';
+import { MAX_TEXT_BYTES, readTextInput } from '../core/fsutil.js';
 import { isTerminal } from '../model/status.js';
 import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
@@ -21,8 +21,6 @@ export interface CreateInput {
 }
 
 const AGENT_NAME = /^[A-Za-z0-9_.-]+$/;
-const MAX_TEXT_BYTES = 512 * 1024;
-
 /** Human text is never rejected, but a document must stay small enough for every clone to read. */
 export function boundedText(what: string, text: string): string {
   const bytes = Buffer.byteLength(text, 'utf8');
@@ -61,8 +59,8 @@ export async function createTask(app: App, input: CreateInput): Promise<TaskView
 
 function readPromptFile(cwd: string, file: string): string {
   try {
-    return readFileSync(file === '-' ? 0 : resolve(cwd, file), 'utf8');
+    return readTextInput(file === '-' ? 0 : resolve(cwd, file), `--prompt-file ${file}`);
   } catch (e) {
-    throw usageError(`cannot read --prompt-file ${file}: ${(e as Error).message}`);
+    throw e instanceof LazyError ? e : usageError(`cannot read --prompt-file ${file}: ${(e as Error).message}`);
   }
 }

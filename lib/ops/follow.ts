@@ -1,6 +1,6 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import type { TaskView } from '../model/fold.js';
-import { runDir, runFiles } from '../agents/runs.js';
+import { LOG_TAIL_BYTES, runDir, runFiles } from '../agents/runs.js';
 import { inProgress, waitFor } from './wait.js';
 import type { App } from './app.js';
 
@@ -16,13 +16,16 @@ export async function followTask(app: App, id: string, write: (s: string) => voi
     const path = runFiles(runDir(app.repo.lazyDir, run)).log;
     let size = 0;
     try { size = statSync(path).size; } catch { return; }
+    if (size < offset) offset = 0; // the supervisor rotated the log
     if (size <= offset) return;
+    // Joining a run late shows its tail, and one tick reads a bounded slice (the rest follows on the next).
+    if (offset === 0 && size > LOG_TAIL_BYTES) offset = size - LOG_TAIL_BYTES;
     const fd = openSync(path, 'r');
     try {
-      const buf = Buffer.alloc(size - offset);
-      readSync(fd, buf, 0, buf.length, offset);
-      offset = size;
-      write(buf.toString('utf8'));
+      const buf = Buffer.alloc(Math.min(size - offset, 4 * 1024 * 1024));
+      const n = readSync(fd, buf, 0, buf.length, offset);
+      offset += n;
+      write(buf.subarray(0, n).toString('utf8'));
     } finally {
       closeSync(fd);
     }

@@ -24,3 +24,12 @@ export function parseEntryName(name: string): { clock: number; id: string } | un
 
 /** Git's empty tree: the parent of nothing. */
 export const ZERO_OID = '0000000000000000000000000000000000000000';
+
+/**
+ * The most entries one task takes from writers that grow it (comments, turns):
+ * reading a task costs time in proportion to its entries. Writes that end a turn or the
+ * task (an outcome, stop, accept, close, reject, decisions) still land, and pull refuses a
+ * task holding more than the hard limit, which leaves them room.
+ */
+export const TASK_ENTRY_LIMIT = 5_000;
+export const TASK_ENTRY_HARD_LIMIT = 6_000;

@@ -2,6 +2,7 @@ import { gitPerson, envActor, type Actor, type Signature } from '../core/actor.j
 import { thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { LazyError, EXIT } from '../core/errors.js';
+import { availableActions } from '../model/table.js';
 import type { Repo } from '../core/repo.js';
 import type { EntryKind, TaskDoc } from '../model/docs.js';
 import { foldTask, type TaskView } from '../model/fold.js';
@@ -10,7 +11,7 @@ import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
 import { ObjectWriter, type TreeItem } from './writer.js';
 import { casRef } from './refs.js';
 import { withLock } from './lock.js';
-import { entryName, sessionName, SESSIONS_DIR, TASK_FILE, taskRef } from './layout.js';
+import { ENTRY_DIRS, entryName, sessionName, SESSIONS_DIR, TASK_ENTRY_LIMIT, TASK_FILE, taskRef } from './layout.js';
 import { ENTRY_SCHEMA, writeDoc, type DocKind } from './validate.js';
 import type { TreeEntry } from './objects.js';
 
@@ -19,6 +20,21 @@ import type { TreeEntry } from './objects.js';
 // tip that was read. A lost race re-reads and re-plans; an update is never lost.
 
 const MAX_ATTEMPTS = 20;
+
+/** Operations that finish a turn or the task: they land on a task at its entry limit. */
+const FINISHING = new Set(['turn', 'stop', 'accept', 'accept-abort', 'recover-accept', 'decide', 'close', 'reject', 'pair-end']);
+
+/** Refuses a growing write that would take a task past TASK_ENTRY_LIMIT (exit 4; nothing is written). */
+function checkEntryLimit(op: string, read: TaskRead, draft: Draft): void {
+  if (FINISHING.has(op)) return;
+  const held = ENTRY_DIRS.reduce((n, d) => n + (read.snap.dirs.get(d)?.length ?? 0), 0);
+  const after = held + draft.turns.length + draft.changes.length + draft.violations.length + draft.decisions.length;
+  if (after <= TASK_ENTRY_LIMIT) return;
+  const status = draft.view.status;
+  throw new LazyError('task_full',
+    `task ${draft.docs.id} holds ${held} entries; one task holds at most ${TASK_ENTRY_LIMIT}, so it takes no more comments or turns. Accept, close or reject it, and continue in a new task`,
+    EXIT.notAllowed, { action: op, status, available_actions: availableActions(status).filter((a) => FINISHING.has(a)), entries: held, limit: TASK_ENTRY_LIMIT });
+}
 
 export type Planner = (d: Draft) => void | Promise<void>;
 
@@ -84,6 +100,7 @@ export class Store {
       const draft = new Draft(read.docs, view, ctx, op);
       await plan(draft);
       if (draft.empty && !opts.allowEmpty) return { view, tip: read.docs.tip, draft };
+      checkEntryLimit(op, read, draft);
       const tip = await this.writeCommit(draft, read, sig, false);
       if (await casRef(this.repo.cwd, taskRef(id), tip, read.docs.tip, `lazy: ${op} ${id}`) === 'ok') {
         return { view: { ...draft.preview(), tip }, tip, draft };

@@ -4,7 +4,7 @@ import { isTaskId } from '../core/ids.js';
 import type { Repo } from '../core/repo.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
 import { listTaskRefs } from '../store/refs.js';
-import { ENTRY_DIRS, TASKS_NS, taskRef } from '../store/layout.js';
+import { ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT, TASKS_NS, taskRef } from '../store/layout.js';
 import { foldTask, maxClock, type TaskView } from '../model/fold.js';
 import { planMerge, CorruptMerge } from './merge-docs.js';
 import { writeMergeCommit } from './write-merge.js';
@@ -29,7 +29,6 @@ export interface MergeReport {
   views: Map<string, TaskView>;
 }
 
-const MAX_ENTRIES = 50_000;
 const MAX_CLOCK_JUMP = 1_000_000;
 const BATCH = 2000;
 
@@ -80,7 +79,7 @@ async function validateBatch(repo: Repo, reader: TaskReader, todo: Todo[], repor
     const r = remoteRead.get(t.id)!;
     if (r instanceof LazyError) { report.rejected.push({ id: t.id, reason: r.message, details: r.details }); continue; }
     const size = ENTRY_DIRS.reduce((n, d) => n + (r.snap.dirs.get(d)?.length ?? 0), 0);
-    if (size > MAX_ENTRIES) { report.rejected.push({ id: t.id, reason: `has ${size} entries, more than ${MAX_ENTRIES}`, details: { ref: t.ref } }); continue; }
+    if (size > TASK_ENTRY_HARD_LIMIT) { report.rejected.push({ id: t.id, reason: `has ${size} entries, more than ${TASK_ENTRY_HARD_LIMIT}`, details: { ref: t.ref } }); continue; }
     // A clock far beyond the history that backs it would crowd out every later entry.
     const clock = maxClock(r.docs);
     if (clock > MAX_CLOCK_JUMP * (size + 1)) { report.rejected.push({ id: t.id, reason: `its Lamport clock ${clock} jumps too far for ${size} entries`, details: { ref: t.ref } }); continue; }
