@@ -12,7 +12,8 @@ import { ObjectWriter } from './writer.js';
 import type { ObjectReader } from './objects.js';
 import { parseCommit, parseTree } from './objects.js';
 import { withLock } from './lock.js';
-import { isTrusted, trust, untrustedAgents } from './trust.js';
+import { isTrusted, readTrust, record, untrustedAgents } from './trust.js';
+import { applySafety, isSafetyKey, withKey, type HeldBack } from './safety.js';
 
 // Shared settings live in refs/lazy/config (validated, versioned, pushed with the
 // tasks); per-clone overrides in .git/lazy/config.yaml are never pushed. A read
@@ -39,7 +40,8 @@ const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', '
 
 export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
 
-export interface ConfigSnapshot { shared: Config; local: Config; merged: Config; tip: string | null }
+/** `merged` is what this clone obeys: local over the shared settings, less what is held back (`held`). */
+export interface ConfigSnapshot { shared: Config; local: Config; merged: Config; tip: string | null; held: HeldBack[] }
 
 async function readShared(repo: Repo, objects: ObjectReader): Promise<{ config: Config; tip: string | null }> {
   const commit = await objects.read(CONFIG_REF);
@@ -67,17 +69,21 @@ function merge(a: Config, b: Config): Config {
 export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<ConfigSnapshot> {
   const [{ config: shared, tip }, local] = await Promise.all([readShared(repo, objects), readLocal(repo)]);
   // Where worktrees go is this machine's business: a shared value is ignored.
-  const { worktree_dir: _ignored, ...sharedEffective } = shared;
-  const merged = merge(sharedEffective, local);
-  const untrusted = untrustedAgents(repo, shared, local);
-  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip };
+  const { worktree_dir: _ignored, ...sharedRest } = shared;
+  const t = tip ? readTrust(repo) : {};
+  const { effective, held } = applySafety(sharedRest, t.safety);
+  const merged = merge(effective, local);
+  const untrusted = untrustedAgents(repo, shared, local, t);
+  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip, held };
 }
 
 /** Parses `agents.<name>.<field>` and top-level keys into a path, refusing unknown ones. */
 export function keyPath(key: string): string[] {
   const parts = key.split('.');
   if (parts.length === 1 && (INT_KEYS.has(key) || LIST_KEYS.has(key) || key === 'agent' || key === 'worktree_dir')) return parts;
-  if (parts.length === 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(parts[1]!) && AGENT_FIELDS.has(parts[2]!)) return parts;
+  // An agent name may hold dots (the schema allows them): agents.<name>.<field> splits at the first and last dot.
+  const name = parts.slice(1, -1).join('.');
+  if (parts.length >= 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(name) && AGENT_FIELDS.has(parts.at(-1)!)) return ['agents', name, parts.at(-1)!];
   throw usageError(`unknown setting '${key}' (see lazy config --help for the keys)`);
 }
 
@@ -119,6 +125,7 @@ export async function writeConfig(repo: Repo, objects: ObjectReader, person: () 
     for (let attempt = 0; attempt < 10; attempt++) {
       const { config, tip } = await readShared(repo, objects);
       const wasTrusted = isTrusted(repo, config);
+      const safety = isSafetyKey(path[0]!);
       const next = setPath(config, path, json);
       const w = new ObjectWriter(repo.commonDir);
       const blob = await w.blob(writeDoc('config', next, { ref: CONFIG_REF, file: CONFIG_FILE }));
@@ -126,8 +133,8 @@ export async function writeConfig(repo: Repo, objects: ObjectReader, person: () 
       const what = value === undefined ? `unset ${key}` : `set ${key}`;
       const commit = await w.commit({ tree, parents: tip ? [tip] : [], message: `lazy: config ${what}\n\nLazy-Op: config\n`, author: await person() });
       if (await casRef(repo.cwd, CONFIG_REF, commit, tip, `lazy: config ${what}`) === 'ok') {
-        // You trust what you write yourself, unless it builds on settings you had not trusted.
-        if (wasTrusted) trust(repo, next);
+        // You trust what you write yourself, but not the settings it builds on that you had not trusted.
+        if (wasTrusted || safety) record(repo, config, (s) => (safety ? withKey(s, next, path[0]!) : s), wasTrusted ? next : undefined);
         return next;
       }
     }

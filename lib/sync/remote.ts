@@ -52,9 +52,9 @@ export async function fetchObjects(repo: Repo, remote: string, progress: boolean
 
 export interface PushLine { flag: string; ref: string; summary: string }
 
-/** Pushes refs/lazy/* (or just the named refs), fast-forward only; returns git's per-ref verdicts. */
-export async function pushLazy(repo: Repo, remote: string, progress: boolean, refs?: string[]): Promise<PushLine[]> {
-  const specs = refs ? refs.map((r) => `${r}:${r}`) : [PUSH_SPEC];
+/** Pushes the named refs, or refs/lazy/* less some (negative refspecs), fast-forward only; returns git's per-ref verdicts. */
+export async function pushLazy(repo: Repo, remote: string, progress: boolean, refs: { only: string[] } | { except: string[] }): Promise<PushLine[]> {
+  const specs = 'only' in refs ? refs.only.map((r) => `${r}:${r}`) : [PUSH_SPEC, ...refs.except.map((r) => `^${r}`)];
   const r = await git(['push', '--porcelain', ...(progress ? ['--progress'] : []), remote, ...specs], { cwd: repo.cwd, allowFail: true });
   const lines: PushLine[] = [];
   for (const line of r.stdout.split('\n')) {
