@@ -16,7 +16,8 @@ const held = (list: any[], key: string) => list.find((v) => v.key === key)?.held
 t.test('a pull cannot narrow protected or change a safety limit until config trust', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
-  const [a, b] = tm.clones.map((c) => cli(c));
+  const a = cli(tm.clones[0]!);
+  const b = cli(tm.clones[1]!);
   await a('config', 'set', 'protected', 'config/**, *.pem');
   await a('config', 'set', 'watchdog_ms', '600000');
   await a('push');
@@ -63,7 +64,8 @@ t.test('a pull cannot narrow protected or change a safety limit until config tru
 t.test('settings this clone writes itself apply at once, and a pull cannot undo an arrival', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
-  const [a, b] = tm.clones.map((c) => cli(c));
+  const a = cli(tm.clones[0]!);
+  const b = cli(tm.clones[1]!);
   await b('config', 'set', 'protected', 'secrets/**');
   await b('config', 'set', 'protected', 'other/**');
   t.same((await b.json('config', 'get', 'protected')).value.value, ['other/**'], 'your own narrowing is obeyed');
@@ -83,7 +85,8 @@ t.test('settings this clone writes itself apply at once, and a pull cannot undo 
 t.test('a remote task history with no common root is refused, reported and never merged', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
-  const [a, b] = tm.clones.map((c) => cli(c));
+  const a = cli(tm.clones[0]!);
+  const b = cli(tm.clones[1]!);
   const id = await a.create('the real goal', '--prompt', 'the real prompt');
   const other = await a.create('an honest task');
   await a('push');
@@ -112,7 +115,8 @@ t.test('a remote task history with no common root is refused, reported and never
 t.test('push sends only what a pull would take, says what it skipped, and fails when it cannot deliver', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
-  const [a, b] = tm.clones.map((c) => cli(c));
+  const a = cli(tm.clones[0]!);
+  const b = cli(tm.clones[1]!);
   const seed = tm.clones[0]!;
   const good = await a.create('good');
   const template = await a.create('template');
@@ -165,7 +169,8 @@ t.test('a push the remote refuses exits non-zero with git\'s reason, not "someon
 t.test('agent names with a dot: config set, merge and list agree; a refused config says why', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
-  const [a, b] = tm.clones.map((c) => cli(c));
+  const a = cli(tm.clones[0]!);
+  const b = cli(tm.clones[1]!);
   const set = await a.json('config', 'set', 'agents.my.agent.command', 'echo hi');
   t.equal(set.run.code, 0, 'a dotted agent name can be set');
   t.equal((await a.json('config', 'get', 'agents.my.agent.command')).value.value, 'echo hi');

@@ -27,6 +27,7 @@ export function refusedName(ref: string, label = ref): Rejected | null {
 
 /** Reads and checks tasks: object types, tree layout, schemas, invariants, size and clock. */
 export async function checkTasks(reader: TaskReader, list: Candidate[]): Promise<Map<string, TaskRead | Rejected>> {
+  if (list.length === 0) return new Map();
   const read = await reader.readMany(list);
   const out = new Map<string, TaskRead | Rejected>();
   for (const t of list) {

@@ -65,8 +65,8 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
   const refs = await outgoing(d, knownTips ?? await remoteTips(d.repo, remote), out);
   if (refs.length === 0) return out;
   d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ to ${remote}`);
-  // A long list: the whole namespace less what was skipped (git compares the rest itself).
-  const lines = await pushLazy(d.repo, remote, !!d.progress && process.stderr.isTTY, refs.length > 1000 ? { except: out.skipped.map((s) => String(s.details.ref)) } : { only: refs });
+  // Up-to-date refs cost git nothing; what differs was checked, and what failed is left out.
+  const lines = await pushLazy(d.repo, remote, !!d.progress && process.stderr.isTTY, out.skipped.map((s) => String(s.details.ref)));
   for (const l of lines) classify(out, l);
   return out;
 }
