@@ -37,6 +37,7 @@ t.test('a pull cannot narrow protected or change a safety limit until config tru
   await a('push');
   const p = await b.json('pull');
   t.equal(p.value.config, 'updated');
+  t.same(p.value.config_held.sort(), ['protected', 'retry_transient_max', 'watchdog_ms'], 'the pull says what it holds back');
   t.same((await b.json('config', 'get', 'protected')).value.value.sort(), ['*.key', '*.pem', 'config/**', 'docs/**'], 'dropped and changed globs stay protected; new ones apply');
   t.equal((await b.json('config', 'get', 'watchdog_ms')).value.value, 600000, 'a lowered watchdog is held back');
   t.equal((await b.json('config', 'get', 'retry_transient_max')).value.value, null, 'a raised retry limit is held back');

@@ -7,6 +7,7 @@ export function renderPull(p: PullResult): string {
   for (const c of p.concurrent) lines.push(`  ${c.id}: concurrent change, set aside: ${c.set_aside.join('; ')}`);
   for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
   if (p.config_rejected) lines.push(`  rejected config: ${p.config_rejected.reason}`);
+  if (p.config_held) lines.push(`  held back until lazy config trust (see lazy config list): ${p.config_held.join(', ')}`);
   return lines.join('\n');
 }
 

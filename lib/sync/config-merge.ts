@@ -8,8 +8,8 @@ import type { ObjectReader } from '../store/objects.js';
 import { writeDoc } from '../store/validate.js';
 import { ObjectWriter } from '../store/writer.js';
 import { casRef } from '../store/refs.js';
-import { record } from '../store/trust.js';
-import { union } from '../store/safety.js';
+import { readTrust, record } from '../store/trust.js';
+import { applySafety, union } from '../store/safety.js';
 import type { Config } from '../store/config.js';
 import { merge3 } from './merge-docs.js';
 import { readConfigAt } from './check.js';
@@ -18,7 +18,8 @@ import { readConfigAt } from './check.js';
 // a deterministic key-by-key three-way merge of config.yaml. A refusal says why.
 
 export type ConfigOutcome = 'absent' | 'unchanged' | 'new' | 'updated' | 'merged' | 'ahead' | 'rejected';
-export interface ConfigResult { outcome: ConfigOutcome; reason?: string; details?: Record<string, unknown> }
+/** held: safety settings of the new shared config this clone does not obey yet (see lazy config list). */
+export interface ConfigResult { outcome: ConfigOutcome; reason?: string; details?: Record<string, unknown>; held?: string[] }
 
 // Keys are whole paths, never dotted strings: an agent name may itself hold a dot.
 const flatten = (o: Record<string, Json>, prefix: string[] = []): Record<string, Json> => Object.fromEntries(Object.entries(o).flatMap(([k, v]) =>
@@ -59,7 +60,8 @@ export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: str
     // arrive are protected from now on, so a later pull cannot quietly drop them.
     record(repo, localDoc as Config, (s) => ({ ...s, protected: union(s.protected, localDoc.protected as string[], result.protected as string[]) }));
     if ((await casRef(repo.cwd, CONFIG_REF, next, ours, 'lazy: pull config')) !== 'ok') return raced;
-    return { outcome: !ours ? 'new' : base === ours ? 'updated' : 'merged' };
+    const held = applySafety(result as Config, readTrust(repo).safety).held.map((h) => h.key);
+    return { outcome: !ours ? 'new' : base === ours ? 'updated' : 'merged', ...(held.length ? { held } : {}) };
   } catch (e) {
     return { outcome: 'rejected', reason: (e as Error).message, details: e instanceof LazyError ? e.details : { ref: tracking } };
   }

@@ -10,7 +10,10 @@ import { checkTasks, isRejected, readConfigAt, refusedName, type Rejected } from
 // pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/* that a
 // pull would take; sync = pull then push, again while someone pushed meanwhile.
 
-export interface PullResult extends Omit<MergeReport, 'views'> { remote: string; config: ConfigOutcome; config_rejected?: { reason: string; details: Record<string, unknown> } }
+/** config_held: shared safety settings the pull brought that are held back until lazy config trust. */
+export interface PullResult extends Omit<MergeReport, 'views'> {
+  remote: string; config: ConfigOutcome; config_rejected?: { reason: string; details: Record<string, unknown> }; config_held?: string[];
+}
 /** rejected: refused by the remote, with git's reason; skipped: local refs a pull would refuse, never sent. */
 export interface PushResult { remote: string; new: string[]; updated: string[]; rejected: Rejected[]; skipped: Rejected[]; up_to_date: number }
 export interface SyncResult { remote: string; rounds: number; pull: PullResult; push: PushResult }
@@ -31,7 +34,7 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   const { views: _v, ...rest } = report;
-  return { remote, ...rest, config: config.outcome, ...(config.reason ? { config_rejected: { reason: config.reason, details: config.details ?? {} } } : {}), tips };
+  return { remote, ...rest, config: config.outcome, ...(config.reason ? { config_rejected: { reason: config.reason, details: config.details ?? {} } } : {}), ...(config.held ? { config_held: config.held } : {}), tips };
 }
 
 /** Local refs under refs/lazy/ that differ from the remote's, split into what may travel and what a pull would refuse. */
