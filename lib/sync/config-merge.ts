@@ -8,6 +8,7 @@ import type { ObjectReader } from '../store/objects.js';
 import { writeDoc } from '../store/validate.js';
 import { ObjectWriter } from '../store/writer.js';
 import { casRef } from '../store/refs.js';
+import { withLock } from '../store/lock.js';
 import { readTrust, record } from '../store/trust.js';
 import { applySafety, union } from '../store/safety.js';
 import type { Config } from '../store/config.js';
@@ -45,12 +46,14 @@ export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: str
   if (theirs === ours) return { outcome: 'unchanged' };
   try {
     const remoteDoc = await readConfigAt(objects, theirs, tracking);
-    const localDoc = ours ? await readConfigAt(objects, ours, CONFIG_REF) : {};
     const base = ours ? (await git(['merge-base', ours, theirs], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null : null;
     if (ours && base === theirs) return { outcome: 'ahead' };
+    // A fast-forward may move past a broken local config (it repairs it); a merge needs it whole.
+    const ff = !ours || base === ours;
+    const localDoc = ours ? await readConfigAt(objects, ours, CONFIG_REF).catch((e): Record<string, Json> => { if (ff) return {}; throw e; }) : {};
     let next = theirs;
     let result = remoteDoc;
-    if (ours && base !== ours) {
+    if (!ff) {
       const baseDoc = base ? await readConfigAt(objects, base, CONFIG_REF).catch(() => undefined) : undefined;
       const [x, y] = ours < theirs ? [localDoc, remoteDoc] : [remoteDoc, localDoc];
       result = unflatten(merge3(baseDoc ? flatten(baseDoc) : undefined, flatten(x), flatten(y), 'config').doc);
@@ -58,10 +61,13 @@ export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: str
     }
     // Before the ref moves: what this clone obeyed stays the baseline, and globs that
     // arrive are protected from now on, so a later pull cannot quietly drop them.
-    record(repo, localDoc as Config, (s) => ({ ...s, protected: union(s.protected, localDoc.protected as string[], result.protected as string[]) }));
-    if ((await casRef(repo.cwd, CONFIG_REF, next, ours, 'lazy: pull config')) !== 'ok') return raced;
-    const held = applySafety(result as Config, readTrust(repo).safety).held.map((h) => h.key);
-    return { outcome: !ours ? 'new' : base === ours ? 'updated' : 'merged', ...(held.length ? { held } : {}) };
+    // Under the config lock, as lazy config set writes, so neither loses the other's record.
+    return await withLock(repo.lazyDir, 'config', async (): Promise<ConfigResult> => {
+      record(repo, localDoc as Config, (s) => ({ ...s, protected: union(s.protected, localDoc.protected as string[], result.protected as string[]) }));
+      if ((await casRef(repo.cwd, CONFIG_REF, next, ours, 'lazy: pull config')) !== 'ok') return raced;
+      const held = applySafety(result as Config, readTrust(repo).safety).held.map((h) => h.key);
+      return { outcome: !ours ? 'new' : ff ? 'updated' : 'merged', ...(held.length ? { held } : {}) };
+    });
   } catch (e) {
     return { outcome: 'rejected', reason: (e as Error).message, details: e instanceof LazyError ? e.details : { ref: tracking } };
   }
