@@ -132,6 +132,7 @@ t.test('push sends only what a pull would take, says what it skipped, and fails 
   plantTree(seed, 'refs/lazy/junk', { 'x.txt': 'junk\n' });
   const blob = git(seed, 'hash-object', '-w', '--stdin');
   git(seed, 'update-ref', 'refs/lazy/tasks/bad00004', blob);
+  plantTree(seed, 'refs/lazy/config', { 'config.yaml': 'watchdog_ms: 5\n' });
   const p = await a.json('push');
   t.equal(p.run.code, 6, 'a push that skipped refs exits non-zero');
   t.same(p.value.updated, [good], 'the valid change is delivered');
@@ -142,11 +143,12 @@ t.test('push sends only what a pull would take, says what it skipped, and fails 
   t.match(skipped.bad00004, /points at a blob, not a commit/);
   t.match(skipped['Not-A-Task'], /not a task id/);
   t.match(skipped['refs/lazy/junk'], /not a lazy ref/);
+  t.match(skipped['refs/lazy/config'], /fails the config schema at \/watchdog_ms/, 'a config a pull would refuse stays here');
   t.same(remoteRefs(tm.remote).sort(), [`refs/lazy/tasks/${good}`, `refs/lazy/tasks/${template}`].sort(), 'nothing bad reached the remote');
   t.match((await a('push')).stdout, /skipped bad00002 \(a pull would refuse it; run lazy doctor\): .*schema/);
   const s = await a.json('sync');
   t.equal(s.run.code, 6, 'sync exits non-zero too');
-  t.equal(s.value.push.skipped.length, 6);
+  t.equal(s.value.push.skipped.length, 7);
   t.equal((await b.json('pull')).value.rejected.length, 0, 'so the other clone has nothing to refuse');
 });
 
