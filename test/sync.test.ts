@@ -27,7 +27,9 @@ t.test('a fresh clone finds every task after one pull; push is fast-forward only
   await a!('push');
   await b!('comment', ids[1]!, '-m', 'from B');
   const rejected = await b!.json('push');
-  t.same(rejected.value.rejected, [ids[1]], 'a non-fast-forward push is rejected');
+  t.same(rejected.value.rejected.map((r: any) => r.id), [ids[1]], 'a non-fast-forward push is rejected');
+  t.equal(rejected.run.code, 5, 'and the push exits non-zero');
+  t.match(rejected.value.rejected[0].reason, /fetch first.*lazy pull/, 'with git\'s reason');
   const synced = await b!.json('sync');
   t.same(synced.value.pull.merged, [ids[1]]);
   t.equal(synced.value.push.rejected.length, 0);

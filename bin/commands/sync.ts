@@ -14,10 +14,14 @@ export function syncCommand(op: keyof typeof OPS) {
     command: `${op} [remote]`,
     describe: OPS[op].describe,
     builder: (y: Argv) => y.positional('remote', { type: 'string', describe: 'git remote (default: origin, or the only one)' }),
-    handler: (a: GlobalArgs & { remote?: string }) => run(a, async (app) => {
-      const ops = await import('../../lib/ops/sync.js');
-      return { pull: ops.pullOp, push: ops.pushOp, sync: ops.syncOp }[op](app, a.remote);
-    }, OPS[op].render as (v: unknown) => string),
+    handler: (a: GlobalArgs & { remote?: string }) => {
+      let exit = (_: unknown) => 0;
+      return run(a, async (app) => {
+        const ops = await import('../../lib/ops/sync.js');
+        exit = ops.exitOf[op] as (v: unknown) => number;
+        return { pull: ops.pullOp, push: ops.pushOp, sync: ops.syncOp }[op](app, a.remote);
+      }, OPS[op].render as (v: unknown) => string, (v) => exit(v));
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { defaultRemote, addRefspecs } from '../sync/remote.js';
-import { pull, push, sync, type PullResult, type PushResult, type SyncResult, type SyncDeps } from '../sync/sync.js';
+import { pull, push, sync, pushExit, type PullResult, type PushResult, type SyncResult, type SyncDeps } from '../sync/sync.js';
 import { primeIndex } from '../store/listing.js';
+import { warn } from '../output/emit.js';
 import type { App } from './app.js';
 
 // push, pull and sync as commands: the remote defaults to origin (or the only remote).
@@ -17,15 +18,31 @@ const wantsProgress = (app: App) => !app.out.json && process.stderr.isTTY;
 
 export async function pullOp(app: App, remote?: string): Promise<PullResult> {
   const { tips: _t, ...result } = await pull(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  warnRefused(result);
   return result;
 }
+
+/** A pull that refused remote data still succeeds (the local store is intact, the rest merged), and says so on stderr. */
+function warnRefused(p: PullResult): void {
+  const n = p.rejected.length + (p.config_rejected ? 1 : 0);
+  if (n) warn(`the pull refused ${n} remote ref(s), each listed with its reason; the local copies are unchanged`);
+}
+
+/** pull exits 0 when it refused remote data (warned); push and sync exit non-zero when something was not delivered. */
+export const exitOf = {
+  pull: () => 0,
+  push: (p: PushResult) => pushExit(p),
+  sync: (s: SyncResult) => pushExit(s.push),
+};
 
 export async function pushOp(app: App, remote?: string): Promise<PushResult> {
   return push(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
 }
 
 export async function syncOp(app: App, remote?: string): Promise<SyncResult> {
-  return sync(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  const s = await sync(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  warnRefused(s.pull);
+  return s;
 }
 
 export async function initRemote(app: App, remote?: string): Promise<string[]> {

@@ -33,5 +33,5 @@ export function renderPaired(r: Paired): string {
 export function renderConfig(v: ConfigValue | ConfigValue[]): string {
   const list = Array.isArray(v) ? v : [v];
   if (!list.length) return 'no settings (lazy config set agent <name>, agents.<name>.command "<command line>", …)';
-  return list.map((c) => `${c.key} = ${c.value === null ? '(unset)' : JSON.stringify(c.value)}${c.source === 'local' ? '  [local]' : ''}${c.untrusted ? '  [untrusted: lazy config trust]' : ''}`).join('\n');
+  return list.map((c) => `${c.key} = ${c.value === null ? '(unset)' : JSON.stringify(c.value)}${c.source === 'local' ? '  [local]' : ''}${c.untrusted ? '  [untrusted: lazy config trust]' : c.held_back ? `  [held back: ${c.held_back.reason}; in effect: ${c.held_back.in_effect === null ? 'the default' : JSON.stringify(c.held_back.in_effect)}]` : ''}`).join('\n');
 }

@@ -12,7 +12,8 @@ import { ObjectWriter } from './writer.js';
 import type { ObjectReader } from './objects.js';
 import { parseCommit, parseTree } from './objects.js';
 import { withLock } from './lock.js';
-import { isTrusted, trust, untrustedAgents } from './trust.js';
+import { isTrusted, readTrust, record, untrustedAgents } from './trust.js';
+import { applySafety, isSafetyKey, withKey, type HeldBack } from './safety.js';
 import { reflogTips } from './recover.js';
 
 // Shared settings live in refs/lazy/config (validated, versioned, pushed with the
@@ -40,9 +41,10 @@ const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', '
 
 export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
 
+/** `merged` is what this clone obeys: local over the shared settings, less what is held back (`held`). */
 export interface ConfigSnapshot {
-  shared: Config; local: Config; merged: Config; tip: string | null;
-  /** Why the shared settings were not used (refs/lazy/config unreadable): defaults and local settings apply. */
+  shared: Config; local: Config; merged: Config; tip: string | null; held: HeldBack[];
+  /** Why the shared settings were not used (refs/lazy/config unreadable): its last good version, or defaults, apply. */
   problem?: LazyError;
 }
 
@@ -86,17 +88,21 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
   });
   const [{ config: shared, tip }, local] = await Promise.all([sharedRead, readLocal(repo)]);
   // Where worktrees go is this machine's business: a shared value is ignored.
-  const { worktree_dir: _ignored, ...sharedEffective } = shared;
-  const merged = merge(sharedEffective, local);
-  const untrusted = untrustedAgents(repo, shared, local);
-  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip, ...(problem ? { problem } : {}) };
+  const { worktree_dir: _ignored, ...sharedRest } = shared;
+  const t = tip ? readTrust(repo) : {};
+  const { effective, held } = applySafety(sharedRest, t.safety);
+  const merged = merge(effective, local);
+  const untrusted = untrustedAgents(repo, shared, local, t);
+  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip, held, ...(problem ? { problem } : {}) };
 }
 
 /** Parses `agents.<name>.<field>` and top-level keys into a path, refusing unknown ones. */
 export function keyPath(key: string): string[] {
   const parts = key.split('.');
   if (parts.length === 1 && (INT_KEYS.has(key) || LIST_KEYS.has(key) || key === 'agent' || key === 'worktree_dir')) return parts;
-  if (parts.length === 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(parts[1]!) && AGENT_FIELDS.has(parts[2]!)) return parts;
+  // An agent name may hold dots (the schema allows them): agents.<name>.<field> splits at the first and last dot.
+  const name = parts.slice(1, -1).join('.');
+  if (parts.length >= 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(name) && AGENT_FIELDS.has(parts.at(-1)!)) return ['agents', name, parts.at(-1)!];
   throw usageError(`unknown setting '${key}' (see lazy config --help for the keys)`);
 }
 
@@ -138,6 +144,7 @@ export async function writeConfig(repo: Repo, objects: ObjectReader, person: () 
     for (let attempt = 0; attempt < 10; attempt++) {
       const { config, tip } = await readShared(repo, objects);
       const wasTrusted = isTrusted(repo, config);
+      const safety = isSafetyKey(path[0]!);
       const next = setPath(config, path, json);
       const w = new ObjectWriter(repo.commonDir);
       const blob = await w.blob(writeDoc('config', next, { ref: CONFIG_REF, file: CONFIG_FILE }));
@@ -145,8 +152,8 @@ export async function writeConfig(repo: Repo, objects: ObjectReader, person: () 
       const what = value === undefined ? `unset ${key}` : `set ${key}`;
       const commit = await w.commit({ tree, parents: tip ? [tip] : [], message: `lazy: config ${what}\n\nLazy-Op: config\n`, author: await person() });
       if (await casRef(repo.cwd, CONFIG_REF, commit, tip, `lazy: config ${what}`) === 'ok') {
-        // You trust what you write yourself, unless it builds on settings you had not trusted.
-        if (wasTrusted) trust(repo, next);
+        // You trust what you write yourself, but not the settings it builds on that you had not trusted.
+        if (wasTrusted || safety) record(repo, config, (s) => (safety ? withKey(s, next, path[0]!) : s), wasTrusted ? next : undefined);
         return next;
       }
     }

@@ -1,35 +1,35 @@
 import { git } from '../core/git.js';
+import { LazyError } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 import type { Signature } from '../core/actor.js';
 import type { Json } from '../model/docs.js';
 import { CONFIG_FILE, CONFIG_REF } from '../store/layout.js';
-import { parseCommit, parseTree, type ObjectReader } from '../store/objects.js';
-import { readDoc, writeDoc } from '../store/validate.js';
+import type { ObjectReader } from '../store/objects.js';
+import { writeDoc } from '../store/validate.js';
 import { ObjectWriter } from '../store/writer.js';
 import { casRef } from '../store/refs.js';
+import { withLock } from '../store/lock.js';
+import { readTrust, record } from '../store/trust.js';
+import { applySafety, union } from '../store/safety.js';
+import type { Config } from '../store/config.js';
 import { merge3 } from './merge-docs.js';
+import { readConfigAt } from './check.js';
 
 // refs/lazy/config travels like a task: fast-forward when one side is ahead, otherwise
-// a deterministic key-by-key three-way merge of config.yaml.
+// a deterministic key-by-key three-way merge of config.yaml. A refusal says why.
 
 export type ConfigOutcome = 'absent' | 'unchanged' | 'new' | 'updated' | 'merged' | 'ahead' | 'rejected';
+/** held: safety settings of the new shared config this clone does not obey yet (see lazy config list). */
+export interface ConfigResult { outcome: ConfigOutcome; reason?: string; details?: Record<string, unknown>; held?: string[] }
 
-async function readConfigAt(objects: ObjectReader, commit: string, ref: string): Promise<Record<string, Json>> {
-  const c = await objects.read(commit);
-  const tree = c ? await objects.read(parseCommit(c.data).tree) : null;
-  const entry = tree ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
-  const blob = entry ? await objects.read(entry.oid) : null;
-  if (!blob) throw new Error(`${ref} has no ${CONFIG_FILE}`);
-  return readDoc<Record<string, Json>>('config', blob.data.toString('utf8'), { ref, object: blob.oid, file: CONFIG_FILE });
-}
-
-const flatten = (o: Record<string, Json>, prefix = ''): Record<string, Json> => Object.fromEntries(Object.entries(o).flatMap(([k, v]) =>
-  v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(flatten(v as Record<string, Json>, `${prefix}${k}.`)) : [[`${prefix}${k}`, v]]));
+// Keys are whole paths, never dotted strings: an agent name may itself hold a dot.
+const flatten = (o: Record<string, Json>, prefix: string[] = []): Record<string, Json> => Object.fromEntries(Object.entries(o).flatMap(([k, v]) =>
+  v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(flatten(v as Record<string, Json>, [...prefix, k])) : [[JSON.stringify([...prefix, k]), v]]));
 
 function unflatten(flat: Record<string, Json>): Record<string, Json> {
   const out: Record<string, any> = {};
   for (const [k, v] of Object.entries(flat)) {
-    const parts = k.split('.');
+    const parts = JSON.parse(k) as string[];
     let cur = out;
     for (const p of parts.slice(0, -1)) cur = cur[p] ??= {};
     cur[parts.at(-1)!] = v;
@@ -37,29 +37,46 @@ function unflatten(flat: Record<string, Json>): Record<string, Json> {
   return out;
 }
 
-export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: string, theirs: string | null): Promise<ConfigOutcome> {
+const raced = { outcome: 'rejected', reason: `${CONFIG_REF} changed during the pull; pull again to merge it`, details: { ref: CONFIG_REF } } as const;
+
+export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: string, theirs: string | null): Promise<ConfigResult> {
   const tracking = `${remote}:${CONFIG_REF}`;
   const ours = (await git(['rev-parse', '--verify', '--quiet', CONFIG_REF], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
-  if (!theirs) return 'absent';
-  if (theirs === ours) return 'unchanged';
+  if (!theirs) return { outcome: 'absent' };
+  if (theirs === ours) return { outcome: 'unchanged' };
   try {
     const remoteDoc = await readConfigAt(objects, theirs, tracking);
-    if (!ours) return (await casRef(repo.cwd, CONFIG_REF, theirs, null, 'lazy: pull config')) === 'ok' ? 'new' : 'rejected';
-    const base = (await git(['merge-base', ours, theirs], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
-    if (base === theirs) return 'ahead';
-    if (base === ours) return (await casRef(repo.cwd, CONFIG_REF, theirs, ours, 'lazy: pull config')) === 'ok' ? 'updated' : 'rejected';
-    const localDoc = await readConfigAt(objects, ours, CONFIG_REF);
-    const baseDoc = base ? await readConfigAt(objects, base, CONFIG_REF).catch(() => undefined) : undefined;
-    const [x, y] = ours < theirs ? [localDoc, remoteDoc] : [remoteDoc, localDoc];
-    const merged = unflatten(merge3(baseDoc ? flatten(baseDoc) : undefined, flatten(x), flatten(y), 'config').doc);
-    const w = new ObjectWriter(repo.commonDir);
-    const blob = await w.blob(writeDoc('config', merged, { ref: CONFIG_REF, file: CONFIG_FILE }));
-    const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
-    const sig: Signature = { name: 'lazy', email: 'lazy@merge.invalid', timestamp: 0, timezoneOffset: 0 };
-    const parents = [ours, theirs].sort();
-    const commit = await w.commit({ tree, parents, message: 'lazy: merge config (system)\n\nLazy-Op: merge\n', author: sig, committer: sig });
-    return (await casRef(repo.cwd, CONFIG_REF, commit, ours, 'lazy: merge config')) === 'ok' ? 'merged' : 'rejected';
-  } catch {
-    return 'rejected';
+    const base = ours ? (await git(['merge-base', ours, theirs], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null : null;
+    if (ours && base === theirs) return { outcome: 'ahead' };
+    // A fast-forward may move past a broken local config (it repairs it); a merge needs it whole.
+    const ff = !ours || base === ours;
+    const localDoc = ours ? await readConfigAt(objects, ours, CONFIG_REF).catch((e): Record<string, Json> => { if (ff) return {}; throw e; }) : {};
+    let next = theirs;
+    let result = remoteDoc;
+    if (!ff) {
+      const baseDoc = base ? await readConfigAt(objects, base, CONFIG_REF).catch(() => undefined) : undefined;
+      const [x, y] = ours < theirs ? [localDoc, remoteDoc] : [remoteDoc, localDoc];
+      result = unflatten(merge3(baseDoc ? flatten(baseDoc) : undefined, flatten(x), flatten(y), 'config').doc);
+      next = await writeMerge(repo, ours, theirs, result);
+    }
+    // Before the ref moves: what this clone obeyed stays the baseline, and globs that
+    // arrive are protected from now on, so a later pull cannot quietly drop them.
+    // Under the config lock, as lazy config set writes, so neither loses the other's record.
+    return await withLock(repo.lazyDir, 'config', async (): Promise<ConfigResult> => {
+      record(repo, localDoc as Config, (s) => ({ ...s, protected: union(s.protected, localDoc.protected as string[], result.protected as string[]) }));
+      if ((await casRef(repo.cwd, CONFIG_REF, next, ours, 'lazy: pull config')) !== 'ok') return raced;
+      const held = applySafety(result as Config, readTrust(repo).safety).held.map((h) => h.key);
+      return { outcome: !ours ? 'new' : ff ? 'updated' : 'merged', ...(held.length ? { held } : {}) };
+    });
+  } catch (e) {
+    return { outcome: 'rejected', reason: (e as Error).message, details: e instanceof LazyError ? e.details : { ref: tracking } };
   }
+}
+
+async function writeMerge(repo: Repo, ours: string, theirs: string, merged: Record<string, Json>): Promise<string> {
+  const w = new ObjectWriter(repo.commonDir);
+  const blob = await w.blob(writeDoc('config', merged, { ref: CONFIG_REF, file: CONFIG_FILE }));
+  const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
+  const sig: Signature = { name: 'lazy', email: 'lazy@merge.invalid', timestamp: 0, timezoneOffset: 0 };
+  return w.commit({ tree, parents: [ours, theirs].sort(), message: 'lazy: merge config (system)\n\nLazy-Op: merge\n', author: sig, committer: sig });
 }

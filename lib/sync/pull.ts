@@ -1,11 +1,11 @@
 import { git } from '../core/git.js';
 import { LazyError } from '../core/errors.js';
-import { isTaskId } from '../core/ids.js';
 import type { Repo } from '../core/repo.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
+import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
 import { listTaskRefs } from '../store/refs.js';
-import { ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT, TASKS_NS, taskRef } from '../store/layout.js';
-import { foldTask, maxClock, type TaskView } from '../model/fold.js';
+import { ENTRY_DIRS, TASKS_NS, taskRef } from '../store/layout.js';
+import { foldTask, type TaskView } from '../model/fold.js';
 import { planMerge, CorruptMerge } from './merge-docs.js';
 import { writeMergeCommit } from './write-merge.js';
 import { moveRefs, type RefMove } from './apply.js';
@@ -14,7 +14,7 @@ import { moveRefs, type RefMove } from './apply.js';
 // invariants, append-only history) before anything local moves; a bad one is reported
 // and skipped, and the others still merge.
 
-export interface Rejected { id: string; reason: string; details: Record<string, unknown> }
+export type { Rejected } from './check.js';
 
 export interface MergeReport {
   new: string[];
@@ -29,7 +29,6 @@ export interface MergeReport {
   views: Map<string, TaskView>;
 }
 
-const MAX_CLOCK_JUMP = 1_000_000;
 const BATCH = 2000;
 
 /** Merges the remote's task tips (objects already fetched) into the local refs. */
@@ -41,7 +40,8 @@ export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string
   const todo: Todo[] = [];
   for (const r of remoteRefs) {
     const ref = `${remote}:${TASKS_NS}${r.id}`;
-    if (!isTaskId(r.id)) { report.rejected.push({ id: r.id, reason: 'not a task id', details: { ref } }); continue; }
+    const refused = refusedName(TASKS_NS + r.id, ref);
+    if (refused) { report.rejected.push(refused); continue; }
     const l = local.get(r.id);
     if (l === r.tip) report.unchanged++;
     else todo.push({ ...r, ref, local: l });
@@ -73,16 +73,11 @@ export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string
 type Todo = { id: string; tip: string; ref: string; local: string | undefined };
 
 async function validateBatch(repo: Repo, reader: TaskReader, todo: Todo[], report: MergeReport): Promise<RefMove[]> {
-  const remoteRead = await reader.readMany(todo.map((t) => ({ id: t.id, tip: t.tip, ref: t.ref })));
+  const checked = await checkTasks(reader, todo);
   const moves: RefMove[] = [];
   for (const t of todo) {
-    const r = remoteRead.get(t.id)!;
-    if (r instanceof LazyError) { report.rejected.push({ id: t.id, reason: r.message, details: r.details }); continue; }
-    const size = ENTRY_DIRS.reduce((n, d) => n + (r.snap.dirs.get(d)?.length ?? 0), 0);
-    if (size > TASK_ENTRY_HARD_LIMIT) { report.rejected.push({ id: t.id, reason: `has ${size} entries, more than ${TASK_ENTRY_HARD_LIMIT}`, details: { ref: t.ref } }); continue; }
-    // A clock far beyond the history that backs it would crowd out every later entry.
-    const clock = maxClock(r.docs);
-    if (clock > MAX_CLOCK_JUMP * (size + 1)) { report.rejected.push({ id: t.id, reason: `its Lamport clock ${clock} jumps too far for ${size} entries`, details: { ref: t.ref } }); continue; }
+    const r = checked.get(t.id)!;
+    if (isRejected(r)) { report.rejected.push(r); continue; }
     if (!t.local) {
       moves.push({ ref: taskRef(t.id), next: t.tip, old: null });
       report.new.push(t.id);
@@ -98,17 +93,27 @@ async function validateBatch(repo: Repo, reader: TaskReader, todo: Todo[], repor
         report.views.set(t.id, outcome.view);
       }
     } catch (e) {
-      if (e instanceof CorruptMerge || e instanceof LazyError) report.rejected.push({ id: t.id, reason: e.message, details: { ref: t.ref, ...(e instanceof CorruptMerge ? { path: e.path } : e.details) } });
+      if (e instanceof Unrelated) report.rejected.push({ id: t.id, reason: e.message, details: { ref: t.ref, code: 'unrelated_history', local_tip: e.local, remote_tip: e.remote } });
+      else if (e instanceof CorruptMerge || e instanceof LazyError) report.rejected.push({ id: t.id, reason: e.message, details: { ref: t.ref, ...(e instanceof CorruptMerge ? { path: e.path } : e.details) } });
       else throw e;
     }
   }
   return moves;
 }
 
+class Unrelated extends Error {
+  constructor(id: string, readonly local: string, readonly remote: string) {
+    super(`the remote history of ${id} shares no commit with the local one (rewritten or forced); not merged, the local task is kept`);
+  }
+}
+
 type One = { kind: 'ahead' } | { kind: 'ff' | 'merge'; tip: string; view: TaskView };
 
 async function mergeOne(repo: Repo, reader: TaskReader, id: string, localTip: string, remote: TaskRead): Promise<One> {
   const base = (await git(['merge-base', localTip, remote.docs.tip], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
+  // Every clone's history of a task grows from the commit that created it: a remote
+  // history with no commit in common is a rewrite (a forced push), never merged.
+  if (!base) throw new Unrelated(id, localTip, remote.docs.tip);
   if (base === remote.docs.tip) return { kind: 'ahead' };
   const local = await reader.readOne(id);
   const ff = base === localTip;

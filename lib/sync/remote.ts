@@ -52,9 +52,13 @@ export async function fetchObjects(repo: Repo, remote: string, progress: boolean
 
 export interface PushLine { flag: string; ref: string; summary: string }
 
-/** Pushes refs/lazy/* (or just the named refs), fast-forward only; returns git's per-ref verdicts. */
-export async function pushLazy(repo: Repo, remote: string, progress: boolean, refs?: string[]): Promise<PushLine[]> {
-  const specs = refs ? refs.map((r) => `${r}:${r}`) : [PUSH_SPEC];
+/**
+ * Pushes refs/lazy/* less the refs in `except` (negative refspecs), fast-forward only;
+ * returns git's per-ref verdicts. One pattern, not a list of refs: git matches each
+ * listed refspec against every local ref, which costs more than the transfer.
+ */
+export async function pushLazy(repo: Repo, remote: string, progress: boolean, except: string[]): Promise<PushLine[]> {
+  const specs = [PUSH_SPEC, ...except.map((r) => `^${r}`)];
   const r = await git(['push', '--porcelain', ...(progress ? ['--progress'] : []), remote, ...specs], { cwd: repo.cwd, allowFail: true });
   const lines: PushLine[] = [];
   for (const line of r.stdout.split('\n')) {

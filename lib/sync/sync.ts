@@ -1,21 +1,26 @@
 import type { Repo } from '../core/repo.js';
 import type { TaskReader } from '../store/read.js';
 import { git } from '../core/git.js';
-import { fetchObjects, pushLazy, remoteTips } from './remote.js';
+import { fetchObjects, pushLazy, remoteTips, type PushLine } from './remote.js';
 import { mergeRemote, type MergeReport } from './pull.js';
-import { CONFIG_REF } from '../store/layout.js';
+import { CONFIG_REF, TASKS_NS } from '../store/layout.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
+import { checkTasks, isRejected, readConfigAt, refusedName, type Rejected } from './check.js';
 
-// pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/*;
-// sync = pull then push, again while a push is rejected because someone pushed meanwhile.
+// pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/* that a
+// pull would take; sync = pull then push, again while someone pushed meanwhile.
 
-export interface PullResult extends Omit<MergeReport, 'views'> { remote: string; config: ConfigOutcome }
-export interface PushResult { remote: string; new: string[]; updated: string[]; rejected: string[]; up_to_date: number }
+/** config_held: shared safety settings the pull brought that are held back until lazy config trust. */
+export interface PullResult extends Omit<MergeReport, 'views'> {
+  remote: string; config: ConfigOutcome; config_rejected?: { reason: string; details: Record<string, unknown> }; config_held?: string[];
+}
+/** rejected: refused by the remote, with git's reason; skipped: local refs a pull would refuse, never sent. */
+export interface PushResult { remote: string; new: string[]; updated: string[]; rejected: Rejected[]; skipped: Rejected[]; up_to_date: number }
 export interface SyncResult { remote: string; rounds: number; pull: PullResult; push: PushResult }
 
 export interface SyncDeps { repo: Repo; reader: TaskReader; progress?: (msg: string) => void; onViews?: (r: MergeReport) => Promise<void> }
 
-const idOf = (ref: string) => ref.replace(/^refs\/lazy\/tasks\//, '');
+const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.length) : ref);
 
 export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { tips: Map<string, string> }> {
   const tips = await remoteTips(d.repo, remote);
@@ -29,35 +34,62 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   const { views: _v, ...rest } = report;
-  return { remote, ...rest, config, tips };
+  return { remote, ...rest, config: config.outcome, ...(config.reason ? { config_rejected: { reason: config.reason, details: config.details ?? {} } } : {}), ...(config.held ? { config_held: config.held } : {}), tips };
 }
 
-/** Pushes refs/lazy/*; given the remote's tips, pushes only what differs (nothing: no round trip). */
+/** Local refs under refs/lazy/ that differ from the remote's, split into what may travel and what a pull would refuse. */
+async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult): Promise<string[]> {
+  const lines = (await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd })).stdout.split('\n').filter(Boolean);
+  const tasks: { id: string; tip: string; ref: string }[] = [];
+  const send: string[] = [];
+  for (const line of lines) {
+    const [oid, ref] = line.split(' ') as [string, string];
+    if (tips.get(ref) === oid) { out.up_to_date++; continue; }
+    const refused = refusedName(ref);
+    if (refused) out.skipped.push(refused);
+    else if (ref === CONFIG_REF) {
+      const bad = await readConfigAt(d.reader.objects, oid, ref).then(() => null, (e: Error & { details?: Record<string, unknown> }) => ({ id: ref, reason: e.message, details: { ref, ...e.details } }));
+      if (bad) out.skipped.push(bad);
+      else send.push(ref);
+    } else tasks.push({ id: idOf(ref), tip: oid, ref });
+  }
+  const checked = await checkTasks(d.reader, tasks);
+  for (const t of tasks) {
+    const r = checked.get(t.id)!;
+    if (isRejected(r)) out.skipped.push(r);
+    else send.push(t.ref);
+  }
+  return send;
+}
+
+/** Pushes what differs from the remote's tips (asking for them unless given), fast-forward only. */
 export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, string>): Promise<PushResult> {
-  const out: PushResult = { remote, new: [], updated: [], rejected: [], up_to_date: 0 };
-  let refs: string[] | undefined;
-  if (knownTips) {
-    const local = (await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd })).stdout.split('\n').filter(Boolean);
-    refs = [];
-    for (const line of local) {
-      const [oid, ref] = line.split(' ') as [string, string];
-      if (knownTips.get(ref) === oid) out.up_to_date++;
-      else refs.push(ref);
-    }
-    if (refs.length === 0) return out;
-    if (refs.length > 1000) refs = undefined; // a long list: let git compare the whole namespace
-  }
-  d.progress?.(`pushing refs/lazy/* to ${remote}`);
-  const lines = await pushLazy(d.repo, remote, !!d.progress && process.stderr.isTTY, refs);
-  if (!knownTips || !refs) out.up_to_date = 0;
-  for (const l of lines) {
-    const id = idOf(l.ref);
-    if (l.flag === '*') out.new.push(id);
-    else if (l.flag === ' ' || l.flag === '+') out.updated.push(id);
-    else if (l.flag === '!') out.rejected.push(id);
-    else if (l.flag === '=') out.up_to_date++;
-  }
+  const out: PushResult = { remote, new: [], updated: [], rejected: [], skipped: [], up_to_date: 0 };
+  const refs = await outgoing(d, knownTips ?? await remoteTips(d.repo, remote), out);
+  if (refs.length === 0) return out;
+  d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ to ${remote}`);
+  // Up-to-date refs cost git nothing; what differs was checked, and what failed is left out.
+  const lines = await pushLazy(d.repo, remote, !!d.progress && process.stderr.isTTY, out.skipped.map((s) => String(s.details.ref)));
+  for (const l of lines) classify(out, l);
   return out;
+}
+
+function classify(out: PushResult, l: PushLine): void {
+  const id = idOf(l.ref);
+  if (l.flag === '*') out.new.push(id);
+  else if (l.flag === ' ' || l.flag === '+') out.updated.push(id);
+  else if (l.flag === '!') {
+    // Behind: the remote has commits this clone lacks, or its ref moved while we pushed (a race at the remote).
+    const behind = /fetch first|non-fast-forward|stale info|failed to update ref|failed to lock/.test(l.summary);
+    out.rejected.push({ id, reason: behind ? `the remote has changes this clone lacks (git: ${l.summary}): lazy pull, then push again, or lazy sync` : `refused by the remote (git: ${l.summary})`, details: { ref: l.ref, git: l.summary, behind } });
+  }
+}
+
+/** Exit code of a push that could not deliver everything: 5 when the remote moved on, 7 when it refused, 6 when local refs were skipped. */
+export function pushExit(p: PushResult): number {
+  if (p.rejected.some((r) => !r.details.behind)) return 7;
+  if (p.rejected.length) return 5;
+  return p.skipped.length ? 6 : 0;
 }
 
 const MAX_ROUNDS = 5;
@@ -70,7 +102,7 @@ export async function sync(d: SyncDeps, remote: string): Promise<SyncResult> {
     const { tips, ...p } = await pull(d, remote);
     const q = await push(d, remote, tips);
     total = total ? accumulate(total, p, q, round) : { remote, rounds: 1, pull: p, push: q };
-    if (!q.rejected.length || round >= MAX_ROUNDS) return total;
+    if (!q.rejected.some((r) => r.details.behind) || round >= MAX_ROUNDS) return total;
     d.progress?.(`push rejected for ${q.rejected.length} task(s): someone pushed meanwhile; pulling again`);
   }
 }
