@@ -151,12 +151,12 @@ const violationYaml = (o: { id: string; clock: number; file: string; run: string
   `id: ${o.id}\nclock: ${o.clock}\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfile: ${JSON.stringify(o.file)}\nrun: ${o.run}\ncommit: ${o.commit}\nbase: ${o.base}\n`;
 
 /** Adds a planted violation to a task ref, keeping everything else. */
-function plantViolation(sb: Sandbox, id: string, file: string): void {
+function plantViolation(sb: Sandbox, id: string, file: string, base?: string): void {
   const files = readTaskFiles(sb, id);
   const real = Object.keys(files).find((p) => p.startsWith('violations/'))!;
   const field = (k: string) => new RegExp(`^${k}: "?([^"\\n]+)"?$`, 'm').exec(files[real]!)![1]!;
   const clock = 1000;
-  files[`violations/${String(clock).padStart(10, '0')}-zzzzzzz1.yaml`] = violationYaml({ id: 'zzzzzzz1', clock, file, run: field('run'), commit: field('commit'), base: field('base') });
+  files[`violations/${String(clock).padStart(10, '0')}-zzzzzzz1.yaml`] = violationYaml({ id: 'zzzzzzz1', clock, file, run: field('run'), commit: field('commit'), base: base ?? field('base') });
   const ref = `refs/lazy/tasks/${id}`;
   plantTree(sb, ref, files, gitSync(sb.dir, sb.env, ['rev-parse', ref]).trim());
 }
@@ -176,6 +176,24 @@ t.test("a stored violation named '*' reverts only a file called '*'", async (t) 
   t.notOk(files.includes(SECRET), 'the real violation was reverted');
   await l('wait', id, '--timeout', '30');
   t.ok(existsSync(join(wtOf(sb, id), 'README.md')));
+});
+
+t.test('a revert restores only from a commit the task branch passed through', async (t) => {
+  const box = await protectedBox(t, 'protected,succeed');
+  const { sb, l } = box;
+  const id = await l.create('foreign base', '--accept', 'done');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  // A commit that never was on the branch, holding content nobody reviewed.
+  const blob = gitSync(sb.dir, sb.env, ['hash-object', '-w', '--stdin'], 'planted\n').trim();
+  const tree = gitSync(sb.dir, sb.env, ['mktree'], `100644 blob ${blob}\tREADME.md\n`).trim();
+  const foreign = gitSync(sb.dir, sb.env, ['commit-tree', tree, '-m', 'foreign'], '').trim();
+  plantViolation(sb, id, 'README.md', foreign);
+  const r = await l.json('unblock', id, '-m', 'revert', '--revert-all');
+  t.equal(r.run.code, 6, 'the record is refused as invalid data');
+  t.match(r.value.error.message, /not a commit on the task branch/);
+  t.equal(gitSync(sb.dir, sb.env, ['show', `lazy/${id}:README.md`]), '# sandbox\n', 'the file was not restored from it');
+  t.equal((await l.json('show', id)).value.status, 'conflict', 'nothing started');
 });
 
 t.test('violation records whose file is not a plain repository path are refused, locally and on pull', async (t) => {

@@ -6,12 +6,16 @@ import { headOf } from './worktree.js';
 // as a literal pathspec: '*' names a file called '*', never every file.
 const literal = (args: string[]) => ['--literal-pathspecs', ...args];
 
-/** Restores one file to its state at `from` on the worktree's branch, in a commit of its own. */
-export async function restoreFile(cwd: string, file: string, from: string, message: string): Promise<string | null> {
-  // Only a point the branch itself passed through is restored from, never any commit a record names.
+/** Only a point the branch itself passed through is restored from, never any commit a record names. */
+export async function assertRestorable(cwd: string, file: string, from: string): Promise<void> {
   if ((await git(['merge-base', '--is-ancestor', from, 'HEAD'], { cwd, allowFail: true })).code !== 0) {
     throw invalidData(`cannot revert ${file}: the recorded base ${from.slice(0, 10)} is not a commit on the task branch`, { file, path: '/base', base: from });
   }
+}
+
+/** Restores one file to its state at `from` on the worktree's branch, in a commit of its own. */
+export async function restoreFile(cwd: string, file: string, from: string, message: string): Promise<string | null> {
+  await assertRestorable(cwd, file, from);
   const existed = (await git(['cat-file', '-e', `${from}:${file}`], { cwd, allowFail: true })).code === 0;
   if (existed) await git(literal(['checkout', from, '--', file]), { cwd });
   else await git(literal(['rm', '-q', '-f', '--ignore-unmatch', '--', file]), { cwd });
