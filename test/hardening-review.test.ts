@@ -146,6 +146,28 @@ t.test('a commit left behind after the turn ended is not merged', async (t) => {
   t.equal(ok.run.code, 0, ok.run.stdout.slice(0, 300));
 });
 
+t.test("a subtask's accepted squash on the parent's branch counts as reviewed; nothing else does", async (t) => {
+  const box = await agentSandbox();
+  const { sb, l } = box;
+  t.teardown(sb.cleanup);
+  const parent = await l.create('parent', '--accept', 'done');
+  await l('start', parent);
+  await l('wait', parent, '--timeout', '30');
+  const child = await l.create('child', '--parent', parent, '--accept', 'done');
+  await l('start', child);
+  await l('wait', child, '--timeout', '30');
+  t.equal((await l('accept', child, '--yes')).code, 0, 'the child lands on the parent branch');
+  const landed = branchHead(sb, parent);
+  gitSync(wtOf(sb, parent), sb.env, ['commit', '-q', '--allow-empty', '-m', 'Accept task aaaaaaaa: not a real subtask']);
+  const refused = await l.json('accept', parent, '--yes');
+  t.equal(refused.run.code, 4, 'a commit that only looks like a subtask accept is refused');
+  t.equal(refused.value.error.details.unreviewed_count, 2);
+  gitSync(wtOf(sb, parent), sb.env, ['reset', '-q', '--hard', landed]);
+  const ok = await l.json('accept', parent, '--yes');
+  t.equal(ok.run.code, 0, ok.run.stdout.slice(0, 300));
+  t.ok(onMain(sb, 'work-1.txt') && onMain(sb, 'work-2.txt'), "the parent lands with the child's work");
+});
+
 /** A violation entry as lazy writes it. */
 const violationYaml = (o: { id: string; clock: number; file: string; run: string; commit: string; base: string }) =>
   `id: ${o.id}\nclock: ${o.clock}\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfile: ${JSON.stringify(o.file)}\nrun: ${o.run}\ncommit: ${o.commit}\nbase: ${o.base}\n`;

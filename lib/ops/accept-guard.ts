@@ -23,6 +23,7 @@ export async function assertReviewed(app: App, v: TaskView, target: string, work
   const range = `${from}..${head}`;
   const count = Number((await git(['rev-list', '--count', range], { cwd, allowFail: true })).stdout.trim()) || 0;
   if (!reviewed && count === 0) return; // the branch adds nothing anybody could have reviewed
+  if (reviewed && count && (await onlySubtaskAccepts(app, v.id, reviewed.head, head, count))) return;
   const commits = (await git(['log', '--max-count=10', '--format=%H %s', range], { cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
   const what = reviewed
     ? `${branch} moved since it was reviewed: the review shows ${reviewed.head.slice(0, 10)}, the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}`
@@ -58,4 +59,21 @@ export async function assertDecided(app: App, v: TaskView, target: string, plan:
   throw notAllowed('accept', view.status, view.available_actions,
     `the squash would land protected files nobody decided on: ${files.join(', ')}; decide with lazy accept ${v.id} --approve-file/--revert-file (or --approve-all/--revert-all)`,
     { pending_files: files });
+}
+
+/** True when every commit after the review is the accepted squash of one of this task's subtasks (reviewed there). */
+async function onlySubtaskAccepts(app: App, id: string, reviewed: string, head: string, count: number): Promise<boolean> {
+  const cwd = app.repo.cwd;
+  if (count > 100 || (await git(['merge-base', '--is-ancestor', reviewed, head], { cwd, allowFail: true })).code !== 0) return false;
+  const log = (await git(['log', '--format=%H %P%x00%s%x01', `${reviewed}..${head}`], { cwd })).stdout.split('\x01').map((r) => r.trim()).filter(Boolean);
+  for (const rec of log) {
+    const [shas = '', subject = ''] = rec.split('\0');
+    const [sha, ...parents] = shas.split(' ');
+    const child = /^Accept task ([0-9a-z]{8}): /.exec(subject)?.[1];
+    if (!child || parents.length !== 1) return false;
+    const view = await app.store.view(child).catch(() => null);
+    const landed = view?.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
+    if (view?.parent !== id || landed !== sha) return false;
+  }
+  return true;
 }
