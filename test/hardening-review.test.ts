@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, type AgentBox } from './helpers/agent.js';
-import { cli, gitSync, type Sandbox } from './helpers/env.js';
+import { cli, gitSync, lazy, type Sandbox } from './helpers/env.js';
 import { plantTree, readTaskFiles } from './helpers/plant.js';
 import { team } from './helpers/team.js';
 
@@ -166,6 +166,25 @@ t.test("a subtask's accepted squash on the parent's branch counts as reviewed; n
   const ok = await l.json('accept', parent, '--yes');
   t.equal(ok.run.code, 0, ok.run.stdout.slice(0, 300));
   t.ok(onMain(sb, 'work-1.txt') && onMain(sb, 'work-2.txt'), "the parent lands with the child's work");
+});
+
+t.test('a pairing session is the review of what it leaves on the branch, protected files included', async (t) => {
+  const box = await protectedBox(t, 'succeed');
+  const { sb, l } = box;
+  const id = await l.create('pair then accept', '--accept', 'done');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  const shell = join(sb.home, 'pair-shell.sh');
+  writeFileSync(shell, '#!/bin/sh\nmkdir -p config && echo paired > paired.txt && echo T=1 > config/secrets.env\ngit add -A && git commit -q -m "human: paired"\n');
+  chmodSync(shell, 0o755);
+  const r = await lazy(['pair', id, '--json'], { cwd: sb.dir, env: { ...sb.env, SHELL: shell } });
+  t.equal(r.code, 0, r.stderr);
+  const v = JSON.parse(r.stdout).task;
+  t.equal(v.status, 'conflict', 'the protected file the pairing committed is pending');
+  t.equal(v.turns.at(-1).details.review.head, branchHead(sb, id), 'the pairing recorded the head it left');
+  const ok = await l.json('accept', id, '--yes', '--approve-file', SECRET);
+  t.equal(ok.run.code, 0, ok.run.stdout.slice(0, 300));
+  t.ok(onMain(sb, 'paired.txt') && onMain(sb, SECRET), 'the paired work lands once decided');
 });
 
 /** A violation entry as lazy writes it. */
