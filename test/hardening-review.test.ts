@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, type AgentBox } from './helpers/agent.js';
 import { cli, gitSync, lazy, type Sandbox } from './helpers/env.js';
@@ -187,9 +187,27 @@ t.test('a pairing session is the review of what it leaves on the branch, protect
   t.ok(onMain(sb, 'paired.txt') && onMain(sb, SECRET), 'the paired work lands once decided');
 });
 
+t.test('a stored review head that is not a commit id never reaches git', async (t) => {
+  const box = await agentSandbox();
+  const { sb, l } = box;
+  t.teardown(sb.cleanup);
+  const id = await l.create('planted review head', '--accept', 'done');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  const head = branchHead(sb, id);
+  const files = readTaskFiles(sb, id);
+  const turn = Object.keys(files).filter((p) => p.startsWith('turns/') && files[p]!.includes(head)).at(-1)!;
+  files[turn] = files[turn]!.replace(new RegExp(`"?${head}"?`), JSON.stringify(`--output=${join(sb.home, 'pwned')}`));
+  const ref = `refs/lazy/tasks/${id}`;
+  plantTree(sb, ref, files, gitSync(sb.dir, sb.env, ['rev-parse', ref]).trim());
+  const r = await l.json('accept', id, '--yes');
+  t.equal(r.run.code, 4, 'no review covers the branch');
+  t.same(readdirSync(sb.home).filter((f) => f.startsWith('pwned')), [], 'git wrote no file');
+});
+
 /** A violation entry as lazy writes it. */
 const violationYaml = (o: { id: string; clock: number; file: string; run: string; commit: string; base: string }) =>
-  `id: ${o.id}\nclock: ${o.clock}\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfile: ${JSON.stringify(o.file)}\nrun: ${o.run}\ncommit: ${o.commit}\nbase: ${o.base}\n`;
+  `id: ${o.id}\nclock: ${o.clock}\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfile: ${JSON.stringify(o.file)}\nrun: "${o.run}"\ncommit: "${o.commit}"\nbase: "${o.base}"\n`;
 
 /** Adds a planted violation to a task ref, keeping everything else. */
 function plantViolation(sb: Sandbox, id: string, file: string, base?: string): void {
