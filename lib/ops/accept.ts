@@ -66,6 +66,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     }
     const phase = async (i: number) => { o.narrate?.(i + 1, ACCEPT_PHASES.length, ACCEPT_PHASES[i]!); if (phaseDelay()) await sleep(phaseDelay()); };
     await phase(0);
+    // conflict may proceed only as far as the decisions below, which must resolve it.
     if (v.status !== 'conflict') assertAllowed('accept', v.status);
     if (!target) throw new LazyError('no_target', `task ${id} has no branch to merge into (created on a detached HEAD)`, EXIT.notAllowed, { status: v.status });
     const branch = taskBranch(id);
@@ -85,7 +86,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
       throw new LazyError('merge_conflict', `${branch} does not merge cleanly into ${target} (${plan.files.join(', ') || plan.detail}); unblock the task so the agent merges ${target} first`, EXIT.notAllowed,
         { status: v.status, available_actions: v.available_actions, files: plan.files });
     }
-    if (plan.kind === 'ok') await assertDecided(app, v, target, plan, (config.protected ?? []));
+    if (plan.kind === 'ok') await assertDecided(app, v, target, plan, config.protected ?? []);
 
     const restore = v.status as 'blocked';
     const owner = identityOf(process.pid);

@@ -50,12 +50,13 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
     const dirty = await dirtyFiles(path);
     // The branch moved in front of the person pairing: that is its review, and its violations.
     const upstream = upstreamOf(view, 'main');
-    const review = await branchDiff(path, upstream, after);
-    const found = await branchViolations(path, upstream, after, config.protected ?? [], protectedPoints((await app.store.read(id)).docs));
+    // Best effort: a git failure here must not strand the task in pairing (accept checks both again).
+    const review = await branchDiff(path, upstream, after).catch(() => null);
+    const found = await branchViolations(path, upstream, after, config.protected ?? [], protectedPoints((await app.store.read(id)).docs)).catch(() => []);
     const { view: task } = await app.store.mutate(id, 'pair-end', (d) => {
       if (d.status !== 'pairing') return;
       d.turn({ role: 'human', kind: 'pair', content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : ''}.`,
-        details: { review: { ...review, auto_commit: null } } });
+        ...(review ? { details: { review: { ...review, auto_commit: null } } } : {}) });
       for (const f of found) d.violation({ file: f.file, run, commit: f.commit, base: f.base });
       d.transition(parkStatus(d.preview()), 'pair_end', 'pairing ended');
     });

@@ -6,7 +6,7 @@ import type { ProtectedPoint } from '../model/fold.js';
 export interface BranchDiff { base_commit: string; head: string; commits: number; changed_files: string[]; diffstat: string }
 
 export async function branchDiff(cwd: string, base: string, head: string): Promise<BranchDiff> {
-  const mb = (await git(['merge-base', base, head], { cwd, allowFail: true })).stdout.trim() || base;
+  const mb = (await mergeBase(cwd, base, head)) ?? base;
   const [files, stat, count] = await Promise.all([
     git(['diff', '--name-only', '-z', mb, head], { cwd }),
     git(['diff', '--stat', mb, head], { cwd }),
