@@ -4,7 +4,8 @@ import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
 import { identityOf } from '../core/proc.js';
 import { commitAll, headOf, mergeUpstream, type MergeResult } from '../workspace/worktree.js';
-import { branchDiff, protectedChanges } from '../workspace/review.js';
+import { branchDiff, branchViolations } from '../workspace/review.js';
+import { protectedPoints } from '../model/fold.js';
 import { ADAPTERS } from './registry.js';
 import type { StreamState } from './adapter.js';
 import { readEnvelope } from './envelope.js';
@@ -40,7 +41,7 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
   }
   const beat = setInterval(() => touch(files.heartbeat), 2000);
   try {
-    const outcome = await runTurn(ctx, rec, note);
+    const outcome = await withViolations(ctx, rec, await runTurn(ctx, rec, note), note);
     writeOutcome(ctx.lazyDir, outcome);
     note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
     await recordOutcome(ctx.store, rec, outcome);
@@ -73,7 +74,6 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
   if (upstream?.status === 'conflict') {
     prompt = `Merging ${rec.merge_upstream} into your branch produced conflicts in: ${upstream.files.join(', ')}. Resolve them and commit the merge before anything else.\n\n${prompt}`;
   }
-  const startHead = await headOf(rec.worktree);
   const adapter = ADAPTERS[rec.agent.adapter];
   const cfg = retryConfig(ctx.config);
   const history: Attempt[] = [];
@@ -109,7 +109,7 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
       const env = readEnvelope(resultPath);
       rmSync(resultPath, { force: true });
       if (env.kind === 'malformed') return interrupted(`the agent broke its result contract: ${env.error}`);
-      const finish = await finishWork(ctx, rec, startHead, note);
+      const finish = await finishWork(rec, note);
       if (env.kind === 'ok') {
         const e = env.envelope;
         return { ...common, ...finish, kind: e.status, summary: e.summary, ...(e.question ? { question: e.question } : {}),
@@ -147,7 +147,7 @@ async function sleepUnlessStopped(ms: number, stopFile: string): Promise<boolean
 }
 
 /** After a normal end: commit what the agent left uncommitted, then collect the review facts. */
-async function finishWork(ctx: SuperviseContext, rec: RunRecord, startHead: string, note: (m: string) => void): Promise<Partial<Outcome>> {
+async function finishWork(rec: RunRecord, note: (m: string) => void): Promise<Partial<Outcome>> {
   // An ask is read-only: whatever it left behind is not committed for it.
   // A failed auto-commit (a stale index.lock, say) is a risk the review names, not a silent loss.
   const risks: string[] = [];
@@ -156,6 +156,25 @@ async function finishWork(ctx: SuperviseContext, rec: RunRecord, startHead: stri
   if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
   const head = await headOf(rec.worktree);
   const diff = await branchDiff(rec.worktree, rec.base, head);
-  const violations = (await protectedChanges(rec.worktree, startHead, head, ctx.config.protected ?? [])).map((v) => ({ ...v, base: startHead }));
-  return { review: { ...diff, auto_commit: auto }, ...(violations.length ? { violations } : {}), ...(risks.length ? { risks } : {}) };
+  return { review: { ...diff, auto_commit: auto }, ...(risks.length ? { risks } : {}) };
+}
+
+/**
+ * Invariant: a turn that parks the task (every end but an interruption) re-derives the
+ * protected-file violations from what the branch holds against its fork point, not from
+ * what this turn did: commits of an earlier crashed or stopped turn count too.
+ */
+async function withViolations(ctx: SuperviseContext, rec: RunRecord, o: Outcome, note: (m: string) => void): Promise<Outcome> {
+  const globs = ctx.config.protected ?? [];
+  if (o.kind === 'interrupted' || !globs.length) return o;
+  try {
+    const head = o.review?.head ?? (await headOf(rec.worktree));
+    const points = protectedPoints((await ctx.store.read(rec.task)).docs);
+    const violations = await branchViolations(rec.worktree, rec.base, head, globs, points);
+    return violations.length ? { ...o, violations } : o;
+  } catch (e) {
+    // Accept checks the squash against the protected globs again, so nothing lands unseen.
+    note(`could not check protected files: ${(e as Error).message}`);
+    return o;
+  }
 }

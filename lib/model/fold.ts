@@ -2,7 +2,7 @@ import type { Actor, Person } from '../core/actor.js';
 import { categoryOf, type Category, type Status } from './status.js';
 import { availableActions, canTransition, type Action } from './table.js';
 import { attentionOf, type Attention } from './attention.js';
-import type { SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry, Json } from './docs.js';
+import type { DecisionEntry, SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry, Json } from './docs.js';
 
 // Derived state: status, sequence numbers, pending feedback and counters are computed
 // from the append-only entries on every read, never stored.
@@ -166,14 +166,39 @@ export interface PendingViolation { file: string; run: string; commit: string; b
 
 /** A file is pending while its latest violation has no decision after it; decisions are sticky. */
 export function pendingViolations(docs: Pick<TaskDocs, 'violations' | 'decisions'>): PendingViolation[] {
-  const latest = new Map<string, ViolationEntry>();
-  for (const v of [...docs.violations].sort(byClock)) latest.set(v.file, v);
   const out: PendingViolation[] = [];
-  for (const [file, v] of latest) {
-    const decided = docs.decisions.some((d) => d.file === file && byClock(d, v) > 0);
-    if (!decided) out.push({ file, run: v.run, commit: v.commit, base: v.base, since: v.timestamp });
+  for (const { v, decision } of latestViolations(docs).values()) {
+    if (!decision) out.push({ file: v.file, run: v.run, commit: v.commit, base: v.base, since: v.timestamp });
   }
   return out.sort((a, b) => (a.file < b.file ? -1 : 1));
+}
+
+/**
+ * Where each flagged file stands: `covered` is a commit holding the content that is
+ * pending or was decided (a change away from it is a new violation), `restore` what a
+ * revert of such a new change puts back.
+ */
+export interface ProtectedPoint { pending: boolean; covered: string; restore: string }
+
+export function protectedPoints(docs: Pick<TaskDocs, 'violations' | 'decisions'>): Map<string, ProtectedPoint> {
+  const out = new Map<string, ProtectedPoint>();
+  for (const [file, { v, decision }] of latestViolations(docs)) {
+    if (!decision) out.set(file, { pending: true, covered: v.commit, restore: v.base });
+    else if (decision.decision === 'approve') out.set(file, { pending: false, covered: v.commit, restore: v.commit });
+    else out.set(file, { pending: false, covered: v.base, restore: v.base });
+  }
+  return out;
+}
+
+/** Each file's latest violation and the latest decision after it, if any. */
+function latestViolations(docs: Pick<TaskDocs, 'violations' | 'decisions'>): Map<string, { v: ViolationEntry; decision: DecisionEntry | undefined }> {
+  const latest = new Map<string, { v: ViolationEntry; decision: DecisionEntry | undefined }>();
+  for (const v of [...docs.violations].sort(byClock)) latest.set(v.file, { v, decision: undefined });
+  for (const d of [...docs.decisions].sort(byClock)) {
+    const e = latest.get(d.file);
+    if (e && byClock(d, e.v) > 0) e.decision = d;
+  }
+  return latest;
 }
 
 function latestSessionId(turns: TurnView[]): string | null {

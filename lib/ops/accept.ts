@@ -15,6 +15,7 @@ import { applySquash, deleteBranch, planSquash, type Applied } from '../workspac
 import { git } from '../core/git.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
+import { assertDecided, assertReviewed } from './accept-guard.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
@@ -66,15 +67,18 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     }
     const phase = async (i: number) => { o.narrate?.(i + 1, ACCEPT_PHASES.length, ACCEPT_PHASES[i]!); if (phaseDelay()) await sleep(phaseDelay()); };
     await phase(0);
-    // Every pending protected file needs an explicit decision, whatever the status says.
-    if (v.pending_violations.length) v = await decide(app, v, o.decisions ?? {});
-    assertAllowed('accept', v.status);
+    // conflict may proceed only as far as the decisions below, which must resolve it.
+    if (v.status !== 'conflict') assertAllowed('accept', v.status);
     if (!target) throw new LazyError('no_target', `task ${id} has no branch to merge into (created on a detached HEAD)`, EXIT.notAllowed, { status: v.status });
     const branch = taskBranch(id);
     if (!(await branchExists(app.repo, branch))) throw notAllowed('accept', v.status, v.available_actions, `task ${id} has no work to accept: branch ${branch} does not exist`);
-    await assertFamily(app, v);
     const config = await app.config();
     const wt = worktreePath(app.repo, id, config.worktree_dir);
+    await assertReviewed(app, v, target, wt);
+    // Every pending protected file needs an explicit decision, whatever the status says.
+    if (v.pending_violations.length) v = await decide(app, v, o.decisions ?? {});
+    assertAllowed('accept', v.status);
+    await assertFamily(app, v);
     const dirty = await dirtyFiles(wt).catch(() => []);
     if (dirty.length) throw notAllowed('accept', v.status, v.available_actions, `the task worktree has uncommitted changes: ${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}`, { worktree: wt, files: dirty });
     const message = `Accept task ${id}: ${v.goal}\n\nLazy-Task: ${id}\n`;
@@ -83,6 +87,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
       throw new LazyError('merge_conflict', `${branch} does not merge cleanly into ${target} (${plan.files.join(', ') || plan.detail}); unblock the task so the agent merges ${target} first`, EXIT.notAllowed,
         { status: v.status, available_actions: v.available_actions, files: plan.files });
     }
+    if (plan.kind === 'ok') await assertDecided(app, v, target, plan, config.protected ?? []);
 
     const restore = v.status as 'blocked';
     const owner = identityOf(process.pid);

@@ -2,7 +2,7 @@ import { usageError, notAllowed } from '../core/errors.js';
 import type { TaskView, PendingViolation } from '../model/fold.js';
 import { availableActions } from '../model/table.js';
 import type { Draft } from '../store/draft.js';
-import { restoreFile } from '../workspace/restore.js';
+import { assertRestorable, restoreFile } from '../workspace/restore.js';
 import { worktreePath } from '../workspace/worktree.js';
 import type { App } from './app.js';
 
@@ -39,8 +39,10 @@ export async function applyReverts(app: App, v: TaskView, planned: Planned[]): P
   const config = await app.config();
   const wt = worktreePath(app.repo, v.id, config.worktree_dir);
   const byFile = new Map<string, PendingViolation>(v.pending_violations.map((p) => [p.file, p]));
-  for (const p of planned) {
-    if (p.decision !== 'revert') continue;
+  const reverts = planned.filter((p) => p.decision === 'revert');
+  // Every revert is checked before any is made: a bad record reverts nothing.
+  for (const p of reverts) await assertRestorable(wt, p.file, byFile.get(p.file)!.base);
+  for (const p of reverts) {
     const viol = byFile.get(p.file)!;
     const c = await restoreFile(wt, p.file, viol.base, `lazy: revert protected file ${p.file}\n\nLazy-Task: ${v.id}\nLazy-Op: revert\n`);
     if (c) p.commit = c;

@@ -3,13 +3,14 @@ import { identityOf } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { assertAllowed } from '../model/table.js';
 import { parkStatus } from '../model/park.js';
-import type { TaskView } from '../model/fold.js';
+import { protectedPoints, type TaskView } from '../model/fold.js';
 import { resolveAgent } from '../agents/registry.js';
 import { clearActive, markActive } from '../agents/runs.js';
 import { branchGone, taskBranch } from '../workspace/branch.js';
 import { branchExists, dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
 import { upstreamOf } from '../agents/launch.js';
 import { git } from '../core/git.js';
+import { branchDiff, branchViolations } from '../workspace/review.js';
 import { withLock } from '../store/lock.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
@@ -48,9 +49,16 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
     const after = await headOf(path);
     const commits = Number((await git(['rev-list', '--count', `${before}..${after}`], { cwd: path })).stdout.trim()) || 0;
     const dirty = await dirtyFiles(path);
+    // The branch moved in front of the person pairing: that is its review, and its violations.
+    const upstream = upstreamOf(view, 'main');
+    // Best effort: a git failure here must not strand the task in pairing (accept checks both again).
+    const review = await branchDiff(path, upstream, after).catch(() => null);
+    const found = await branchViolations(path, upstream, after, config.protected ?? [], protectedPoints((await app.store.read(id)).docs)).catch(() => []);
     const { view: task } = await app.store.mutate(id, 'pair-end', (d) => {
       if (d.status !== 'pairing') return;
-      d.turn({ role: 'human', kind: 'pair', content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : ''}.` });
+      d.turn({ role: 'human', kind: 'pair', content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : ''}.`,
+        ...(review ? { details: { review: { ...review, auto_commit: null } } } : {}) });
+      for (const f of found) d.violation({ file: f.file, run, commit: f.commit, base: f.base });
       d.transition(parkStatus(d.preview()), 'pair_end', 'pairing ended');
     });
     return { task, command, exit_code: exit, commits, dirty };

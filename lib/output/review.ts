@@ -1,11 +1,12 @@
 import type { AcceptReport } from '../ops/accept.js';
 import type { TaskView, TurnView } from '../model/fold.js';
+import { isReviewTurn } from '../model/review.js';
 import { indent } from './format.js';
 
 // The review package: what a reviewer needs to judge a completed turn.
 
 export function latestReview(v: TaskView): TurnView | undefined {
-  return [...v.turns].reverse().find((t) => t.role === 'agent' && t.details?.mode !== 'ask' && t.details?.review);
+  return [...v.turns].reverse().find(isReviewTurn);
 }
 
 export function renderReview(v: TaskView): string {

@@ -1,0 +1,27 @@
+import { byClock } from './fold.js';
+import type { Json, TaskDocs, TurnEntry } from './docs.js';
+
+// The review package is the `review` detail of a turn that ended with the branch in
+// front of a person: an agent work turn (never an ask, which is not reviewed) or a
+// pairing session. Its head is what a reviewer saw; accept merges only that head.
+
+type TurnLike = Pick<TurnEntry, 'role' | 'kind'> & { details?: { [k: string]: Json } | null };
+
+export function isReviewTurn(t: TurnLike): boolean {
+  const review = t.details?.review;
+  // Turn details are free-form (and may be pulled): only a full commit id ever reaches git argv.
+  if (!review || typeof review !== 'object' || Array.isArray(review) || typeof review.head !== 'string' || !/^[0-9a-f]{40}$/.test(review.head)) return false;
+  return (t.role === 'agent' && t.details?.mode !== 'ask') || t.kind === 'pair';
+}
+
+/**
+ * The branch head a person reviewed: the latest review's head, moved on by the revert
+ * commits lazy itself made for decisions recorded after that review. Null with no review.
+ */
+export function reviewedHead(docs: Pick<TaskDocs, 'turns' | 'decisions'>): { head: string; turn: string } | null {
+  const review = [...docs.turns].sort(byClock).reverse().find(isReviewTurn);
+  if (!review) return null;
+  let head = (review.details!.review as { head: string }).head;
+  for (const d of [...docs.decisions].sort(byClock)) if (byClock(d, review) > 0 && d.commit) head = d.commit;
+  return { head, turn: review.id };
+}
