@@ -198,4 +198,13 @@ t.test('a task working on another machine shows as working there and is never ju
   t.match(stop.value.error.message, /running on machine-a/);
   t.equal((await b.json('wait', id, '--timeout', '1')).run.code, 5, 'B can only wait for it');
   t.equal((await a.json('stop', id)).value.task.status, 'interrupted');
+  // Its branch is on machine A: B neither calls it lost nor starts over from the base.
+  await a('push');
+  await b('pull');
+  await withFakeAgent(tm.clones[1]!);
+  const resumed = await b.json('resume', id);
+  t.equal(resumed.run.code, 4, 'B does not restart the work from the base');
+  t.match(resumed.value.error.message, /worked on machine-a: its branch lazy\/\w+ is there, not in this clone/);
+  const doctor = (await b.json('doctor')).value;
+  t.notOk(doctor.findings.some((f: { code: string }) => f.code === 'branch_missing'), 'doctor on B reports no lost branch');
 });

@@ -10,7 +10,7 @@ import { parseCommit } from '../store/objects.js';
 import { indexedIds } from '../store/listing.js';
 import { danglingTaskCommits, firstValidTip, reflogTaskIds, reflogTips, restoreRef } from '../store/recover.js';
 import { listActive } from '../agents/runs.js';
-import { branchGone, taskBranch } from '../workspace/branch.js';
+import { branchGone, sessionRanHere, taskBranch } from '../workspace/branch.js';
 import { isTerminal } from '../model/status.js';
 import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch } from '../workspace/merge.js';
@@ -154,7 +154,8 @@ function processesIn(dir: string): number[] {
 
 /** An open task whose branch was deleted outside lazy: its next turn would refuse to start. */
 export async function reportLostBranches(p: Pass, views: TaskView[]): Promise<void> {
-  for (const v of views.filter((x) => x.session?.ended_at === null && !isTerminal(x.status))) {
+  // Only a branch made here can have been lost here: a task worked on elsewhere has none.
+  for (const v of views.filter((x) => x.session?.ended_at === null && !isTerminal(x.status) && sessionRanHere(x))) {
     if (await branchExists(p.app.repo, taskBranch(v.id))) continue;
     const e = branchGone(v, 'doctor');
     p.findings.push({ level: 'error', code: 'branch_missing', message: e.message, details: { task: v.id, ...e.details } });

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { notAllowed, type LazyError } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
+import { isReviewTurn } from '../model/review.js';
+import { thisHost } from '../core/proc.js';
 
 // Branch names lazy derives, and the checkout's current branch read straight from HEAD.
 
@@ -18,23 +20,35 @@ export function currentBranch(repo: Repo): string | null {
   }
 }
 
-/** The newest branch head a review recorded, if any turn recorded one. */
-export const reviewedHead = (v: Pick<TaskView, 'turns'>): string | null => {
-  for (const t of [...v.turns].reverse()) {
-    const head = (t.details?.review as { head?: unknown } | undefined)?.head;
-    if (typeof head === 'string') return head;
-  }
-  return null;
+/** The newest branch head a review recorded (an ask's reply is no review), if any did. */
+export const lastReviewHead = (v: Pick<TaskView, 'turns'>): string | null => {
+  const t = [...v.turns].reverse().find(isReviewTurn);
+  return t ? (t.details!.review as { head: string }).head : null;
 };
 
 /**
- * A task whose open session works on lazy/<id>; when that branch is gone, recreating
- * it from the base would silently drop the earlier work from the review.
+ * Whether the open session ran a turn on this machine: only then was lazy/<id> made here.
+ * Branches do not travel, so a task pulled from a clone that works on it has none here.
+ */
+export const sessionRanHere = (v: Pick<TaskView, 'session' | 'changelog'>): boolean =>
+  v.changelog.some((c) => c.status === 'working' && c.host === thisHost() && c.timestamp >= (v.session?.started_at ?? ''));
+
+/**
+ * A task whose open session works on lazy/<id>, which this clone does not have: deleted
+ * outside lazy, or never here (the session ran on another machine). Recreating it from
+ * the base would silently drop the earlier work from the review.
  */
 export function branchGone(v: TaskView, action: string): LazyError {
-  const head = reviewedHead(v);
+  const branch = taskBranch(v.id);
+  if (!sessionRanHere(v)) {
+    const host = [...v.changelog].reverse().find((c) => c.status === 'working')?.host ?? 'another machine';
+    return notAllowed(action, v.status, v.available_actions,
+      `task ${v.id} is worked on ${host}: its branch ${branch} is there, not in this clone (branches do not travel with the task); continue it on ${host}, or close it`,
+      { branch, host });
+  }
+  const head = lastReviewHead(v);
   return notAllowed(action, v.status, v.available_actions,
-    `branch ${taskBranch(v.id)} of task ${v.id} was deleted outside lazy, with the work of its earlier turns; ` +
-    (head ? `restore it with: git branch ${taskBranch(v.id)} ${head} (the last reviewed head), ` : 'restore it with git branch, ') + `or close the task`,
-    { branch: taskBranch(v.id), ...(head ? { reviewed_head: head } : {}) });
+    `branch ${branch} of task ${v.id} was deleted outside lazy, with the work of its earlier turns; ` +
+    (head ? `restore it with: git branch ${branch} ${head} (the last reviewed head), ` : 'restore it with git branch, ') + `or close the task`,
+    { branch, ...(head ? { reviewed_head: head } : {}) });
 }
