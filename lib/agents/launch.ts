@@ -11,8 +11,8 @@ import type { Draft } from '../store/draft.js';
 import type { Config } from '../store/config.js';
 import type { TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
-import { branchGone, taskBranch } from '../workspace/branch.js';
-import { branchExists, dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace/worktree.js';
+import { assertBranchKept, taskBranch } from '../workspace/branch.js';
+import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace/worktree.js';
 import { resolveAgent } from './registry.js';
 import type { AgentSpec } from './adapter.js';
 import { withEnvelope } from './prompt.js';
@@ -66,7 +66,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
   const path = worktreePath(repo, input.id, input.config.worktree_dir);
   const baseCommit = await revParse(repo.cwd, upstream);
   if (!baseCommit) throw external('base_branch_missing', `the branch this task builds on, '${upstream}', does not exist`, { branch: upstream });
-  if (before.session?.ended_at === null && !(await branchExists(repo, taskBranch(input.id)))) throw branchGone(before, input.op);
+  await assertBranchKept(repo, before, input.op);
   await ensureWorktree(repo, { path, branch: taskBranch(input.id), base: upstream });
   const dirty = (await dirtyFiles(path)).length > 0;
 

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 
 // A process is identified by host, boot, pid and start time, never by pid alone:
@@ -59,17 +59,26 @@ export function liveness(id: ProcIdentity): Liveness {
   return st.start === id.start_ticks ? 'alive' : 'dead';
 }
 
+/** Every pid in /proc (none where there is no /proc). */
+function allPids(): number[] {
+  try { return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number); } catch { return []; }
+}
+
 /** Live (not zombie) processes of process group `pgid`, with their start ticks: one /proc scan. */
 export function groupMembers(pgid: number): { pid: number; start: number }[] {
-  let names: string[];
-  try { names = readdirSync('/proc'); } catch { return []; }
   const out: { pid: number; start: number }[] = [];
-  for (const n of names) {
-    if (!/^\d+$/.test(n)) continue;
-    const st = procStat(Number(n));
-    if (st && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X') out.push({ pid: Number(n), start: st.start });
+  for (const pid of allPids()) {
+    const st = procStat(pid);
+    if (st && st.pgrp === pgid && st.state !== 'Z' && st.state !== 'X') out.push({ pid, start: st.start });
   }
   return out;
+}
+
+/** Processes whose working directory is inside `dir` (a worktree something still runs in). */
+export function processesIn(dir: string): number[] {
+  return allPids().filter((pid) => {
+    try { const cwd = readlinkSync(`/proc/${pid}/cwd`); return cwd === dir || cwd.startsWith(`${dir}/`); } catch { return false; }
+  });
 }
 
 /** Whether process `pid` carries `entry` (NAME=value) in its environment. */

@@ -1,7 +1,7 @@
-import { readdirSync, readlinkSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { git } from '../core/git.js';
 import { LazyError } from '../core/errors.js';
-import { thisHost } from '../core/proc.js';
+import { processesIn, thisHost } from '../core/proc.js';
 import type { TaskView } from '../model/fold.js';
 import { CONFIG_REF, taskRef } from '../store/layout.js';
 import type { RefTip } from '../store/refs.js';
@@ -141,15 +141,6 @@ export async function repairStuckTurns(p: Pass, views: TaskView[]): Promise<void
       details: { task: v.id, worktree: wt, pids },
     });
   }
-}
-
-/** Live processes whose working directory is inside a folder (Linux /proc; none elsewhere). */
-function processesIn(dir: string): number[] {
-  let pids: string[] = [];
-  try { pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n)); } catch { return []; }
-  return pids.filter((pid) => {
-    try { const cwd = readlinkSync(`/proc/${pid}/cwd`); return cwd === dir || cwd.startsWith(`${dir}/`); } catch { return false; }
-  }).map(Number);
 }
 
 /** An open task whose branch was deleted outside lazy: its next turn would refuse to start. */

@@ -6,8 +6,8 @@ import { parkStatus } from '../model/park.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { resolveAgent } from '../agents/registry.js';
 import { clearActive, markActive } from '../agents/runs.js';
-import { branchGone, taskBranch } from '../workspace/branch.js';
-import { branchExists, dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
+import { assertBranchKept, taskBranch } from '../workspace/branch.js';
+import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
 import { upstreamOf } from '../agents/launch.js';
 import { git } from '../core/git.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
@@ -32,7 +32,7 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
   try {
     // The worktree and the move into pairing under the task's lock, like a turn launch.
     await withLock(app.repo.lazyDir, id, async () => {
-      if (view.session?.ended_at === null && !(await branchExists(app.repo, taskBranch(id)))) throw branchGone(view, 'pair');
+      await assertBranchKept(app.repo, view, 'pair');
       await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: upstreamOf(view, 'main') });
       await app.store.mutateUnlocked(id, 'pair', (d) => {
         assertAllowed('pair', d.status);

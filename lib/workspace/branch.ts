@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
+import { branchExists } from './worktree.js';
 import { notAllowed, type LazyError } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
@@ -38,6 +39,11 @@ export const sessionRanHere = (v: Pick<TaskView, 'session' | 'changelog'>): bool
  * outside lazy, or never here (the session ran on another machine). Recreating it from
  * the base would silently drop the earlier work from the review.
  */
+export async function assertBranchKept(repo: Repo, v: TaskView, action: string): Promise<void> {
+  if (v.session?.ended_at === null && !(await branchExists(repo, taskBranch(v.id)))) throw branchGone(v, action);
+}
+
+/** Why lazy/<id> is missing, for an open session: lost here, or never here. */
 export function branchGone(v: TaskView, action: string): LazyError {
   const branch = taskBranch(v.id);
   if (!sessionRanHere(v)) {

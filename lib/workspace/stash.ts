@@ -5,10 +5,13 @@ import { git } from '../core/git.js';
 // Work an accept stashed and could not restore. git is the one truth: an entry is
 // listed while it is still in the stash list, and disappears once the user pops it.
 
-export const STASH_PREFIX = 'lazy accept';
+const STASH_PREFIX = 'lazy accept';
+const STASH_SUFFIX = ': your uncommitted work in ';
+/** Parses what acceptStashMessage writes (the task is absent in stashes of older versions). */
+const STASH_RE = new RegExp(`${STASH_PREFIX}(?: ([0-9a-z]{8}))?${STASH_SUFFIX}(.+)$`);
 
 /** The stash message an accept writes: names the task and the checkout it emptied. */
-export const acceptStashMessage = (task: string, checkout: string) => `${STASH_PREFIX}${task ? ` ${task}` : ''}: your uncommitted work in ${checkout}`;
+export const acceptStashMessage = (task: string, checkout: string) => `${STASH_PREFIX}${task ? ` ${task}` : ''}${STASH_SUFFIX}${checkout}`;
 
 export interface AcceptStash { ref: string; commit: string; message: string; task: string | null; checkout: string | null; date: string }
 
@@ -20,7 +23,7 @@ export async function acceptStashes(cwd: string, commonDir: string): Promise<Acc
   for (const line of r.stdout.split('\n')) {
     const [ref, commit, date, message] = line.split('\0');
     if (!ref || !commit || !message) continue;
-    const m = /lazy accept(?: ([0-9a-z]{8}))?: your uncommitted work in (.+)$/.exec(message);
+    const m = STASH_RE.exec(message);
     if (m) out.push({ ref, commit, message, task: m[1] ?? null, checkout: m[2] ?? null, date: new Date(date ?? 0).toISOString() });
   }
   return out;
