@@ -109,7 +109,8 @@ t.test('every recorded fixture parses without throwing', async (t) => {
 
 t.test('command adapter: prompt last, summary from the output tail', async (t) => {
   t.same(command.argv({ name: 'x', adapter: 'command', command: ['my-agent', '--fast'] }, { prompt: 'do it', sessionId: null, mode: 'work' }), ['my-agent', '--fast', 'do it']);
-  t.equal(command.classify({ exitCode: 1, signal: null, state: {}, tail: 'HTTP 429 Too Many Requests' }).cls, 'transient_overload');
+  t.equal(command.classify({ exitCode: 1, signal: null, state: {}, tail: 'HTTP 429 Too Many Requests' }).cls, 'unknown', 'prose is never a class');
+  t.equal(command.classify({ exitCode: 1, signal: null, state: {}, tail: 'lazy-error: rate-limit: HTTP 429' }).cls, 'transient_overload', 'the documented final line is');
   t.equal(command.classify({ exitCode: 1, signal: null, state: {}, tail: 'segfault' }).cls, 'unknown', 'unrecognised failures are unknown, never a guess');
   const long = Array.from({ length: 2000 }, (_, i) => `line ${i}`).join('\n');
   const s = tailSummary(long);

@@ -6,7 +6,7 @@ export const command = 'config <action> [key] [value]';
 export const describe = 'Read or change settings: config set|unset|get KEY [VALUE] [--local], config list, config trust';
 export const builder = (y: Argv) => y
   .positional('action', { choices: ['set', 'unset', 'get', 'list', 'trust'] as const })
-  .positional('key', { type: 'string', describe: 'agent, agents.<name>.command|adapter|args|permission_mode|interactive, protected, worktree_dir, watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms' })
+  .positional('key', { type: 'string', describe: 'agent, agents.<name>.command|adapter|args|permission_mode|interactive, protected, worktree_dir, watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms, usage_limit_recheck_ms, usage_limit_max_wait_ms' })
   .positional('value', { type: 'string' })
   .option('local', { type: 'boolean', describe: 'this clone only (.git/lazy/config.yaml, never pushed)' });
 

@@ -1,5 +1,5 @@
 import type { Json } from '../model/docs.js';
-import { classifyCommon, reasonLine, type Classified } from './taxonomy.js';
+import type { Classified } from './taxonomy.js';
 
 // One interface for every agent: how to launch and resume it, how to read what it
 // prints, and how to classify its failures into the shared vocabulary.
@@ -35,7 +35,15 @@ export interface StreamState {
   usage?: { [k: string]: Json };
   costUsd?: number;
   /** The last in-stream retry the CLI reported (it is retrying on its own). */
-  retry?: { message: string; count: number };
+  retry?: { message: string; count: number; status?: number; type?: string };
+  /** The error type the CLI put on its own error message (claude: authentication_failed, rate_limit, …). */
+  errorType?: string;
+  /** The result line's subtype (claude: success, error_during_execution, error_max_turns). */
+  subtype?: string;
+  /** The latest usage-window report (claude rate_limit_event): rejected means the window is spent. */
+  rateLimit?: { status: string; resetsAt?: string; type?: string };
+  /** Distinct error messages of the CLI's error events, the last few (codex). */
+  errors?: string[];
 }
 
 export type LineKind = 'progress' | 'retry';
@@ -60,9 +68,14 @@ export function jsonLine(line: string): Record<string, any> | undefined {
   try { return JSON.parse(s) as Record<string, any>; } catch { return undefined; }
 }
 
-/** Classifies from the shared signals, with a readable reason. */
-export function commonClassify(text: string, fallback: string): Classified {
-  return { cls: classifyCommon(text), reason: reasonLine(text, fallback) };
+/** The fallback reason of a failure with no structured signal. */
+export const exitReason = (x: FailureInput) => (x.signal ? `killed by ${x.signal}` : `exit ${x.exitCode}`);
+
+/** Ambiguous: retried as unknown, with what the agent last said as the reason. */
+export function unknownFailure(x: FailureInput, said?: string): Classified {
+  const line = (said ?? x.tail).split('\n').map((l) => l.trim()).filter(Boolean).at(-1);
+  const reason = line ? `${exitReason(x)}: ${line}` : exitReason(x);
+  return { cls: 'unknown', reason: reason.length > 300 ? reason.slice(0, 299) + '…' : reason };
 }
 
 export const MAX_SUMMARY_BYTES = 4096;

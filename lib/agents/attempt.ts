@@ -3,7 +3,7 @@ import { closeSync, existsSync, fstatSync, openSync, renameSync, writeSync } fro
 import { writeFileAtomicSync } from '../core/fsutil.js';
 import { identityOf } from '../core/proc.js';
 import type { Adapter, AgentSpec, StreamState, TurnInput } from './adapter.js';
-import { classifyCommon } from './taxonomy.js';
+import { classOfErrorMessage } from './taxonomy.js';
 import { endGroup } from './kill.js';
 
 // One launch of the agent process: output to the run log and through the adapter's
@@ -64,7 +64,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
 
   const onLine = (line: string | null) => {
     if (line === null || a.adapter.parseLine(line, a.state) === 'progress') lastProgress = Date.now();
-    else if (classifyCommon(a.state.retry?.message ?? '') === 'transient_unreachable' && (a.state.retry?.count ?? 0) >= a.unreachableMax && !gaveUp) {
+    else if (classOfErrorMessage(a.state.retry?.message) === 'transient_unreachable' && (a.state.retry?.count ?? 0) >= a.unreachableMax && !gaveUp) {
       gaveUp = `the agent kept retrying an unreachable endpoint (${a.state.retry!.message})`;
       kill();
     }

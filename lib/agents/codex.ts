@@ -1,10 +1,47 @@
 import type { Adapter } from './adapter.js';
-import { jsonLine, commonClassify } from './adapter.js';
-import type { Classified } from './taxonomy.js';
+import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
+import { classOfErrorMessage, classOfStatus, oneLine, type Classified, type FailureClass } from './taxonomy.js';
 
 // OpenAI Codex: `codex exec --json <prompt>` with stdin closed (it waits on an open
 // stdin), resumed as `codex exec resume --json <thread_id> <prompt>`. exec resume has no
 // -s option, so the sandbox is set with -c for both forms (codex-cli 0.171.0 fixtures).
+// Failures are classified from codex's own error events (`error`, `turn.failed`): the HTTP
+// status they name, the fixed messages codex maps API error codes to, and socket errors;
+// never from the agent's messages or the output tail.
+
+/** Fixed messages codex prints for API error codes (insufficient_quota, server_is_overloaded). */
+const FIXED: [RegExp, FailureClass][] = [[/^Quota exceeded\. Check your plan and billing details/, 'fatal_auth'], [/^Selected model is at capacity/, 'transient_overload']];
+/** codex's set-up errors, printed on stderr before any event. */
+const SETUP = /^(Not inside a trusted directory and --skip-git-repo-check was not specified|Error finding codex home: )/;
+
+const statusIn = (m: string | undefined) => Number(/(?:unexpected status|last status:) (\d{3})\b/.exec(m ?? '')?.[1]) || undefined;
+
+function remember(state: StreamState, message: string): void {
+  const list = (state.errors ??= []);
+  if (list.at(-1) !== message) list.push(message);
+  if (list.length > 20) list.splice(0, list.length - 20);
+}
+
+/** When codex's usage-limit message says the window reopens: "try again in 2 hours 5 minutes" or "try again at 3:05 PM" / "at Sep 19th, 2026 3:05 PM" (local time). */
+export function codexReset(message: string, now: number): string | undefined {
+  const rel = /try again in ((?:\d+\s*(?:days?|hours?|minutes?|seconds?)[\s,and]*)+)/i.exec(message);
+  if (rel) {
+    const unit: Record<string, number> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
+    let ms = 0;
+    for (const [, n, u] of rel[1]!.matchAll(/(\d+)\s*([dhms])/gi)) ms += Number(n) * unit[u!.toLowerCase()]!;
+    return ms > 0 ? new Date(now + ms).toISOString() : undefined;
+  }
+  const at = /try again at ([^\n]+?)\.?$/im.exec(message)?.[1]?.replace(/(\d)(st|nd|rd|th),/, '$1,');
+  if (!at) return undefined;
+  const clock = /^(\d{1,2}):(\d{2}) ?([AP]M)$/i.exec(at.trim());
+  if (clock) {
+    const d = new Date(now);
+    d.setHours((Number(clock[1]) % 12) + (/p/i.test(clock[3]!) ? 12 : 0), Number(clock[2]), 0, 0);
+    return d.toISOString();
+  }
+  const t = Date.parse(at);
+  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
+}
 
 export const codex: Adapter = {
   argv(spec, input) {
@@ -27,17 +64,36 @@ export const codex: Adapter = {
     } else if (j.type === 'turn.failed') {
       state.isError = true;
       state.errorText = String(j.error?.message ?? 'turn failed');
+      remember(state, state.errorText);
     } else if (j.type === 'error' && typeof j.message === 'string') {
       state.retry = { message: j.message, count: (state.retry?.count ?? 0) + 1 };
+      remember(state, j.message);
       return /reconnecting/i.test(j.message) ? 'retry' : 'progress';
     }
     return 'progress';
   },
 
-  classify({ state, tail, exitCode, signal }): Classified {
-    const text = [state.errorText, state.retry?.message, tail].filter(Boolean).join('\n');
-    if (/not inside a trusted directory|codex_home points to/i.test(text)) return { cls: 'fatal_config', reason: text.split('\n').find((l) => /trusted|codex_home/i.test(l))!.trim() };
-    return commonClassify(text, signal ? `killed by ${signal}` : `exit ${exitCode}`);
+  classify(x): Classified {
+    const { state } = x;
+    const errors = state.errors ?? [];
+    const last = state.errorText ?? errors.at(-1);
+    const reason = oneLine(last, exitReason(x));
+    const limit = errors.find((m) => /you've hit your usage limit|usage_limit_reached/i.test(m));
+    if (limit) {
+      const resetAt = codexReset(limit, Date.now());
+      return { cls: 'usage_limit', reason: oneLine(limit, 'usage limit reached'), ...(resetAt ? { resetAt } : {}) };
+    }
+    // Before a thread starts, codex reports its own set-up errors on stderr, one fixed line each.
+    const setup = state.sessionId ? undefined : x.tail.split('\n').map((l) => l.trim()).find((l) => SETUP.test(l));
+    if (setup) return { cls: 'fatal_config', reason: setup };
+    for (const m of [last, ...[...errors].reverse()]) {
+      const cls = classOfStatus(statusIn(m)) ?? FIXED.find(([re]) => re.test(m ?? ''))?.[1];
+      if (cls) return { cls, reason };
+    }
+    // Socket errors: one refused connection among them makes the endpoint unreachable.
+    const net = errors.map(classOfErrorMessage).filter(Boolean);
+    const cls = net.includes('transient_unreachable') ? 'transient_unreachable' : net[0];
+    return cls ? { cls, reason } : unknownFailure(x, last);
   },
 
   sessionMissing({ tail, state }) {

@@ -1,8 +1,30 @@
-import type { Adapter } from './adapter.js';
-import { commonClassify, tailSummary } from './adapter.js';
+import type { Adapter, FailureInput } from './adapter.js';
+import { tailSummary, unknownFailure } from './adapter.js';
+import type { Classified, FailureClass } from './taxonomy.js';
 
 // Any executable: the configured command line split like a shell would (never run by
 // one), with the prompt as its last argument. It talks back through $LAZY_RESULT.
+// A failed command agent is classified only from its last non-empty line of output, and
+// only when that line is one of the documented `lazy-error:` lines (README, Agents);
+// anything else it printed, however alarming, is unknown and retried.
+
+const FINAL: [string, FailureClass][] = [
+  ['auth', 'fatal_auth'], ['config', 'fatal_config'], ['rate-limit', 'transient_overload'],
+  ['network', 'transient_network'], ['unreachable', 'transient_unreachable'], ['usage-limit', 'usage_limit'],
+];
+/** `lazy-error: <kind>[ resets=<ISO 8601>][: <reason>]`, the whole line. */
+const LINE = /^lazy-error: ([a-z-]+)(?: resets=(\S+))?(?:: (.+))?$/;
+
+export function classifyFinalLine(x: FailureInput): Classified {
+  const last = x.tail.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? '';
+  const m = LINE.exec(last);
+  const cls = m ? FINAL.find(([k]) => k === m[1])?.[1] : undefined;
+  if (!m || !cls || (m[2] !== undefined && cls !== 'usage_limit')) return unknownFailure(x);
+  const reason = (m[3] ?? m[1]!).slice(0, 300);
+  if (m[2] === undefined) return { cls, reason };
+  const at = /^\d{4}-\d{2}-\d{2}T/.test(m[2]) ? Date.parse(m[2]) : NaN;
+  return Number.isNaN(at) ? unknownFailure(x) : { cls, reason, resetAt: new Date(at).toISOString() };
+}
 
 export const command: Adapter = {
   argv(spec, input) {
@@ -11,9 +33,7 @@ export const command: Adapter = {
   parseLine() {
     return 'progress';
   },
-  classify({ tail, exitCode, signal }) {
-    return commonClassify(tail, signal ? `killed by ${signal}` : `exit ${exitCode}`);
-  },
+  classify: classifyFinalLine,
   sessionMissing() {
     return false;
   },

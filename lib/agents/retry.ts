@@ -9,9 +9,15 @@ export interface RetryConfig {
   transientMax: number;
   unreachableMax: number;
   crashWindowMs: number;
+  /** A usage limit that names no reset is checked again after this long. */
+  usageRecheckMs: number;
+  /** A usage limit that resets later than this from now blocks the task instead of waiting. */
+  usageMaxWaitMs: number;
 }
 
-export const DEFAULT_RETRY: RetryConfig = { baseMs: 5000, transientMax: 60, unreachableMax: 10, crashWindowMs: 10_000 };
+export const DEFAULT_RETRY: RetryConfig = {
+  baseMs: 5000, transientMax: 60, unreachableMax: 10, crashWindowMs: 10_000, usageRecheckMs: 15 * 60_000, usageMaxWaitMs: 6 * 3_600_000,
+};
 
 export interface Attempt { cls: FailureClass; durationMs: number }
 
@@ -48,6 +54,8 @@ export function decide(history: readonly Attempt[], cfg: RetryConfig = DEFAULT_R
         ? { action: 'stop', outcome: 'failed', why: `retry budget spent after ${n} attempts` }
         : { action: 'retry', delayMs: delayFor(n - 1, cfg.baseMs) };
     }
+    case 'usage_limit': // never in a history: a usage limit waits (usageWait) and costs no retry
+      return { action: 'retry', delayMs: cfg.baseMs };
     case 'unknown': {
       const run = streak(history, (a) => a.cls === 'unknown');
       if (run.length < 3) return { action: 'retry', delayMs: delayFor(run.length - 1, cfg.baseMs) };
@@ -55,4 +63,23 @@ export function decide(history: readonly Attempt[], cfg: RetryConfig = DEFAULT_R
       return { action: 'stop', outcome: 'interrupted', why: fast ? 'crash loop: 3 failures in a row, each under 10 s' : '3 unrecognised failures in a row' };
     }
   }
+}
+
+export type UsageDecision =
+  | { action: 'wait'; untilMs: number; named: boolean }
+  | { action: 'stop'; outcome: 'failed'; why: string };
+
+/**
+ * A spent usage window is not a failure: wait for the reset it names (at least baseMs, so
+ * a reset already past cannot spin), or recheck after usageRecheckMs when it names none.
+ * A reset further away than usageMaxWaitMs (a weekly or monthly cycle) outlives any turn
+ * worth keeping open: stop, and let a human decide.
+ */
+export function usageWait(resetAt: string | undefined, nowMs: number, cfg: RetryConfig = DEFAULT_RETRY): UsageDecision {
+  if (!resetAt) return { action: 'wait', untilMs: nowMs + cfg.usageRecheckMs, named: false };
+  const at = Date.parse(resetAt);
+  if (at - nowMs > cfg.usageMaxWaitMs) {
+    return { action: 'stop', outcome: 'failed', why: `it resets at ${resetAt}, more than ${Math.round(cfg.usageMaxWaitMs / 60_000)} min away (usage_limit_max_wait_ms): not waited on` };
+  }
+  return { action: 'wait', untilMs: Math.max(at, nowMs + cfg.baseMs), named: true };
 }

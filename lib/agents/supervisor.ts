@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
@@ -9,7 +9,8 @@ import { protectedPoints } from '../model/fold.js';
 import { ADAPTERS } from './registry.js';
 import type { StreamState } from './adapter.js';
 import { readEnvelope } from './envelope.js';
-import { decide, DEFAULT_RETRY, type Attempt, type RetryConfig } from './retry.js';
+import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
+import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { clearActive, logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from './runs.js';
@@ -21,8 +22,6 @@ import { runAgentOnce, type AttemptResult } from './attempt.js';
 // turn, and records the outcome. It is the only process that waits on the agent.
 
 export interface SuperviseContext { lazyDir: string; store: Store; config: Config }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function supervise(ctx: SuperviseContext, runId: string): Promise<number> {
   const rec = readRun(ctx.lazyDir, runId);
@@ -59,6 +58,8 @@ function retryConfig(c: Config): RetryConfig {
     transientMax: c.retry_transient_max ?? DEFAULT_RETRY.transientMax,
     unreachableMax: c.retry_unreachable_max ?? DEFAULT_RETRY.unreachableMax,
     crashWindowMs: c.crash_window_ms ?? DEFAULT_RETRY.crashWindowMs,
+    usageRecheckMs: c.usage_limit_recheck_ms ?? DEFAULT_RETRY.usageRecheckMs,
+    usageMaxWaitMs: c.usage_limit_max_wait_ms ?? DEFAULT_RETRY.usageMaxWaitMs,
   };
 }
 
@@ -125,6 +126,16 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
       continue;
     }
     const c = r.gaveUp ? { cls: 'transient_unreachable' as const, reason: r.gaveUp } : adapter.classify(failure);
+    if (c.cls === 'usage_limit') {
+      // A spent usage window is no failure: wait for its reset, consuming no retry.
+      const u = usageWait(c.resetAt, Date.now(), cfg);
+      if (u.action === 'stop') return { ...common, kind: 'failed', summary: c.reason, failure: { class: c.cls, reason: `${c.reason} (${u.why})` } };
+      const until = new Date(u.untilMs).toISOString();
+      note(`attempt ${attempt}: usage limit (${c.reason}); waiting until ${until}${u.named ? ', when it resets' : ': no reset named, checking again then'}; no retry is consumed`);
+      const w = { kind: 'usage_limit' as const, run: rec.id, since: new Date().toISOString(), until, reset_named: u.named, reason: c.reason };
+      if (await waitForUsage(ctx.lazyDir, rec.task, w, files.stop)) return interrupted('stopped by the user', { user_stopped: true });
+      continue;
+    }
     history.push({ cls: c.cls, durationMs: r.durationMs });
     const d = decide(history, cfg);
     if (d.action === 'retry') {
@@ -135,15 +146,6 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
     if (d.outcome === 'failed') return { ...common, kind: 'failed', summary: c.reason, failure: { class: c.cls, reason: `${c.reason} (${d.why})` } };
     return interrupted(`${d.why}: ${c.reason}`);
   }
-}
-
-async function sleepUnlessStopped(ms: number, stopFile: string): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (existsSync(stopFile)) return true;
-    await sleep(Math.min(200, until - Date.now()));
-  }
-  return existsSync(stopFile);
 }
 
 /** After a normal end: commit what the agent left uncommitted, then collect the review facts. */

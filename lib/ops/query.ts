@@ -8,7 +8,10 @@ import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listi
 import { warn } from '../output/emit.js';
 import type { App } from './app.js';
 
-export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'available_actions' | 'category'>;
+import type { Waiting } from '../agents/waits.js';
+
+/** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
+export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'available_actions' | 'category'> & { waiting?: Waiting };
 
 export interface ListInput { all?: boolean; status?: string[]; tag?: string; parent?: string }
 
@@ -27,6 +30,11 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
     if ((input.tag && !r.tags.includes(input.tag)) || (parent && r.parent !== parent)) continue;
     out.push(Object.assign(r, { available_actions: availableActions(r.status as Status), category: categoryOf(r.status as Status) }));
   }
+  if (out.some((r) => r.status === 'working')) {
+    const { listWaiting } = await import('../agents/waits.js');
+    const waits = listWaiting(app.repo.lazyDir);
+    for (const r of out) { const w = waits.get(r.id); if (w && r.status === 'working' && w.run === r.current_run) r.waiting = w; }
+  }
   // The index keeps rows in this order already, so this sort is a linear pass.
   return out.sort(byCreation);
 }
@@ -37,6 +45,8 @@ export interface ShownTask extends TaskView {
   interrupt: { [k: string]: unknown } | null;
   worktree: string | null;
   run: { id: string; host: string | null; heartbeat_age_s: number | null; log: string[] } | null;
+  /** The running turn waits for the agent's usage limit to reset (this machine's runs only). */
+  waiting: Waiting | null;
 }
 
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
@@ -52,6 +62,8 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const lastRun = [...v.turns].reverse().find((t) => t.run)?.run ?? null;
   const runId = v.current_run ?? lastRun;
   let run: ShownTask['run'] = null;
+  let waiting: Waiting | null = null;
+  if (v.status === 'working') waiting = (await import('../agents/waits.js')).readWaiting(app.repo.lazyDir, id, v.current_run);
   if (runId) {
     const { readRun, logTail, runDir, runFiles } = await import('../agents/runs.js');
     const rec = readRun(app.repo.lazyDir, runId);
@@ -65,6 +77,6 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     ...v, usage,
     interrupt: lastInterrupt ? { at: lastInterrupt.timestamp, reason: lastInterrupt.reason, trigger: lastInterrupt.trigger, ...(lastInterrupt.details ?? {}) } : null,
     worktree: wt && existsSync(wt) ? wt : null,
-    run,
+    run, waiting,
   };
 }

@@ -1,5 +1,6 @@
 import type { TaskView, TurnView, ChangeView } from '../model/fold.js';
 import type { ListedTask, ShownTask } from '../ops/query.js';
+import type { Waiting } from '../agents/waits.js';
 import { renderReview } from './review.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
@@ -11,9 +12,12 @@ export function renderList(rows: ListedTask[]): string {
   const now = Date.now();
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
-    rows.map((r) => [r.id, r.status, ago(r.updated_at, now), truncate(r.tags.join(','), 24), r.goal]),
+    rows.map((r) => [r.id, r.waiting ? `${r.status} (${waitNote(r.waiting)})` : r.status, ago(r.updated_at, now), truncate(r.tags.join(','), 24), r.goal]),
   );
 }
+
+/** A turn waiting for the agent's usage window: until when, and whether the agent named that time. */
+const waitNote = (w: Waiting) => `usage limit: ${w.reset_named ? 'resets' : 'rechecks'} ${shortTime(w.until)}`;
 
 const who = (actor: string, person: { name: string } | null) => (person && actor !== 'system' && actor !== 'agent' ? `${person.name} (${actor})` : actor);
 
@@ -33,6 +37,7 @@ export function renderShow(v: ShownTask): string {
   lines.push(`${v.id}  ${v.goal}`);
   lines.push(`status:    ${v.status}${v.category ? ` (${v.category})` : ''}${v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : ''}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
+  if (v.waiting) lines.push(`waiting:   for the agent's usage limit to reset: retries at ${shortTime(v.waiting.until)}${v.waiting.reset_named ? '' : ' (no reset time named: a recheck)'} — ${v.waiting.reason}`);
   // A task waiting on review shows its review package first.
   const review = v.attention?.kind === 'review' || v.status === 'conflict' ? renderReview(v) : '';
   if (review) lines.push('', review);

@@ -31,11 +31,13 @@ export type Config = {
   retry_unreachable_max?: number;
   retry_transient_max?: number;
   crash_window_ms?: number;
+  usage_limit_recheck_ms?: number;
+  usage_limit_max_wait_ms?: number;
   /** In a merged read only: agents defined by shared settings this clone has not trusted. */
   untrusted?: string[];
 };
 
-const INT_KEYS = new Set(['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_unreachable_max', 'retry_transient_max', 'crash_window_ms']);
+const INT_KEYS = new Set(['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_unreachable_max', 'retry_transient_max', 'crash_window_ms', 'usage_limit_recheck_ms', 'usage_limit_max_wait_ms']);
 const LIST_KEYS = new Set(['protected']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive']);
 

@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 // is killed, keeps its trusted value when the shared one differs in either direction (a
 // tiny watchdog kills every agent, a huge one never fires).
 
-export const SAFETY_LIMITS = ['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_transient_max', 'retry_unreachable_max', 'crash_window_ms'] as const;
+export const SAFETY_LIMITS = ['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_transient_max', 'retry_unreachable_max', 'crash_window_ms', 'usage_limit_recheck_ms', 'usage_limit_max_wait_ms'] as const;
 export type SafetyLimit = (typeof SAFETY_LIMITS)[number];
 export const isSafetyKey = (key: string) => key === 'protected' || (SAFETY_LIMITS as readonly string[]).includes(key);
 

@@ -1,0 +1,68 @@
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { readBoundedFile, writeFileAtomicSync } from '../core/fsutil.js';
+
+// A turn waiting for the agent's usage window to reopen: the supervisor sleeps and records
+// the fact here, one file per task, so `show` and `list` of any process can say so. Local
+// and never pushed, like the run files. Invariant: a record counts only while its task is
+// working on the run it names, so one left by a killed supervisor is never believed.
+// `list` pays one readdir for it, and only when some listed task is working.
+
+export interface Waiting {
+  kind: 'usage_limit';
+  run: string;
+  since: string;
+  /** When the supervisor retries: the reset the agent named, or a recheck when it named none. */
+  until: string;
+  reset_named: boolean;
+  reason: string;
+}
+
+export const waitsDir = (lazyDir: string) => join(lazyDir, 'waits');
+const fileOf = (lazyDir: string, task: string) => join(waitsDir(lazyDir), `${task}.json`);
+
+function read(path: string): Waiting | undefined {
+  try { return JSON.parse(readBoundedFile(path, 64 * 1024).toString('utf8')) as Waiting; } catch { return undefined; }
+}
+
+/** The wait of this task's run, if that run is waiting. */
+export function readWaiting(lazyDir: string, task: string, run: string | null): Waiting | null {
+  if (!run) return null;
+  const w = read(fileOf(lazyDir, task));
+  return w && w.run === run ? w : null;
+}
+
+/** Every recorded wait on this machine by task (one readdir; nothing else when none waits). */
+export function listWaiting(lazyDir: string): Map<string, Waiting> {
+  let names: string[];
+  try { names = readdirSync(waitsDir(lazyDir)); } catch { return new Map(); }
+  const out = new Map<string, Waiting>();
+  for (const n of names) {
+    const w = n.endsWith('.json') ? read(join(waitsDir(lazyDir), n)) : undefined;
+    if (w) out.set(n.slice(0, -5), w);
+  }
+  return out;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sleeps until `untilMs`; true when the user asked to stop meanwhile. */
+export async function sleepUnlessStopped(ms: number, stopFile: string): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (existsSync(stopFile)) return true;
+    await sleep(Math.min(200, until - Date.now()));
+  }
+  return existsSync(stopFile);
+}
+
+/** Records the wait, sleeps it out (a `lazy stop` ends it), and removes the record however it ends. */
+export async function waitForUsage(lazyDir: string, task: string, w: Waiting, stopFile: string): Promise<boolean> {
+  mkdirSync(waitsDir(lazyDir), { recursive: true });
+  writeFileAtomicSync(fileOf(lazyDir, task), JSON.stringify(w));
+  try {
+    return await sleepUnlessStopped(Date.parse(w.until) - Date.now(), stopFile);
+  } finally {
+    if (read(fileOf(lazyDir, task))?.run === w.run) rmSync(fileOf(lazyDir, task), { force: true });
+  }
+}
