@@ -38,8 +38,6 @@ export interface StreamState {
   retry?: { message: string; count: number; status?: number; type?: string };
   /** The error type the CLI put on its own error message (claude: authentication_failed, rate_limit, …). */
   errorType?: string;
-  /** The result line's subtype (claude: success, error_during_execution, error_max_turns). */
-  subtype?: string;
   /** The latest usage-window report (claude rate_limit_event): rejected means the window is spent. */
   rateLimit?: { status: string; resetsAt?: string; type?: string };
   /** Distinct error messages of the CLI's error events, the last few (codex). */

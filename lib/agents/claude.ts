@@ -52,7 +52,6 @@ export const claude: Adapter = {
     if (j.type === 'assistant' && typeof j.error === 'string') state.errorType = j.error;
     if (j.type === 'result') {
       state.isError = j.is_error === true;
-      if (typeof j.subtype === 'string') state.subtype = j.subtype;
       if (typeof j.result === 'string') state.result = j.result;
       if (Array.isArray(j.errors)) state.errorText = j.errors.join('\n');
       if (typeof j.api_error_status === 'number') state.apiStatus = j.api_error_status;

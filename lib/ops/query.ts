@@ -7,7 +7,6 @@ import { resolveTaskId } from '../store/refs.js';
 import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
 import { warn } from '../output/emit.js';
 import type { App } from './app.js';
-
 import type { Waiting } from '../agents/waits.js';
 
 /** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
