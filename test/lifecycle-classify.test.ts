@@ -86,6 +86,7 @@ t.test('command agents: only the documented final lines', async (t) => {
   t.same(c('lazy-error: usage-limit'), { cls: 'usage_limit', reason: 'usage-limit' });
   t.equal(c('lazy-error: auth: token revoked\nthen something else').cls, 'unknown', 'only the last line counts');
   t.equal(c('  > lazy-error: auth: quoted').cls, 'unknown', 'the whole line, from its start');
+  t.equal(c('  lazy-error: auth: indented in a log').cls, 'unknown', 'not indented');
   t.equal(c('lazy-error: usage-limit resets=tomorrow').cls, 'unknown', 'a reset must be ISO 8601');
   t.equal(c('lazy-error: auth resets=2026-12-01T10:00:00Z').cls, 'unknown', 'resets= belongs to usage-limit only');
   t.equal(c('lazy-error: teapot: 418').cls, 'unknown');

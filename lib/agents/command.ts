@@ -16,7 +16,7 @@ const FINAL: [string, FailureClass][] = [
 const LINE = /^lazy-error: ([a-z-]+)(?: resets=(\S+))?(?:: (.+))?$/;
 
 export function classifyFinalLine(x: FailureInput): Classified {
-  const last = x.tail.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? '';
+  const last = x.tail.split('\n').map((l) => l.trimEnd()).filter(Boolean).at(-1) ?? '';
   const m = LINE.exec(last);
   const cls = m ? FINAL.find(([k]) => k === m[1])?.[1] : undefined;
   if (!m || !cls || (m[2] !== undefined && cls !== 'usage_limit')) return unknownFailure(x);
