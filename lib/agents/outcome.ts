@@ -25,7 +25,7 @@ function details(o: Outcome, run: RunRecord): { [k: string]: Json } {
     question: o.question, risks: o.risks, commands: o.commands,
     failure_class: o.failure?.class, failure_reason: o.failure?.reason,
     exit_code: o.interrupt?.exit_code, signal: o.interrupt?.signal,
-    agent_session_id: o.agent_session_id, usage: o.usage, cost_usd: o.cost_usd, review: o.review, upstream: o.upstream,
+    agent_session_id: o.agent_session_id, usage: o.usage, cost_usd: o.cost_usd, review: o.review, upstream: o.upstream, set_aside: o.set_aside,
   })) as { [k: string]: Json };
 }
 
@@ -34,7 +34,8 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   if (d.view.turns.some((t) => t.run === run.id && t.role === 'agent')) return;
   const normal = o.kind === 'completed' || o.kind === 'decision_required' || o.kind === 'blocked';
   const pending = new Set(d.view.pending_feedback);
-  const consumes = normal ? run.consumes.filter((id) => pending.has(id)) : [];
+  // An ask's question is answered or dropped with it: never redelivered to a work turn.
+  const consumes = normal || run.kind === 'ask' ? run.consumes.filter((id) => pending.has(id)) : [];
   d.turn({
     role: 'agent', kind: TURN_KIND[o.kind], actor: 'agent', content: outcomeText(o),
     run: run.id, session: run.session, ...(consumes.length ? { consumes } : {}), details: details(o, run),
