@@ -1,6 +1,6 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { git } from '../core/git.js';
 
 // An ask is read-only, but an agent may still write. The worktree's uncommitted state is
@@ -23,7 +23,8 @@ async function worktreeTree(cwd: string): Promise<string> {
   try {
     const index = await run(cwd, ['rev-parse', '--path-format=absolute', '--git-path', 'index']);
     const tmp = join(dir, 'index');
-    if (existsSync(index)) copyFileSync(isAbsolute(index) ? index : join(cwd, index), tmp);
+    // A copy keeps the stat cache, so only files changed since the last index write are hashed.
+    if (existsSync(index)) copyFileSync(index, tmp);
     const env = { GIT_INDEX_FILE: tmp };
     await run(cwd, ['add', '-A'], env);
     return await run(cwd, ['write-tree'], env);
@@ -41,7 +42,7 @@ export async function snapshotWorktree(cwd: string): Promise<WorktreeSnapshot | 
   }
 }
 
-export const askStashMessage = (task: string, run: string) => `lazy ask ${task}: what ask run ${run} left in the task worktree`;
+const askStashMessage = (task: string, run: string) => `lazy ask ${task}: what ask run ${run} left in the task worktree`;
 
 /**
  * Sets aside what changed since `before` and restores it. When the ask committed on a
