@@ -183,3 +183,27 @@ t.test('a watchdog kill and a failure during an ask keep failure and decision at
   await box.l('ask', q, '-m', 'which would you pick?');
   t.same(attentionFacts((await box.l.json('show', q)).value), attentionFacts(decision), 'the pending decision is still the question');
 });
+
+t.test("stop during an ask whose supervisor does not answer returns the task by the table's stop edge", async (t) => {
+  const box = await agentSandbox();
+  t.teardown(box.sb.cleanup);
+  const { id, before, wt } = await parked(box, 'succeed,litter-hang');
+  const asking = box.l.json('ask', id, '-m', 'are you there?', '--timeout', '90');
+  await eventually(() => box.invocations().length === 2 && existsSync(join(wt, 'stray-2.txt')), 20000, 'the ask to write');
+  const run = (await box.l.json('show', id)).value.current_run;
+  const rec = await eventually(() => { const r = readJson(join(runDirOf(box.sb, run), 'run.json')); return r.supervisor ? r : undefined; });
+  process.kill(rec.supervisor.pid, 'SIGSTOP'); // alive, but records nothing
+  t.teardown(() => { try { process.kill(rec.supervisor.pid, 'SIGCONT'); } catch { /* gone */ } });
+  const stopped = await box.l.json('stop', id);
+  t.equal(stopped.run.code, 0, stopped.run.stderr);
+  const back = stopped.value.task.changelog.at(-1);
+  t.match(back, { from: 'working', status: 'blocked', trigger: 'stop', run }, 'working -> blocked by stop, for the ask run');
+  t.same(attentionFacts(stopped.value.task), attentionFacts(before), 'the review is intact at once');
+  process.kill(rec.supervisor.pid, 'SIGCONT');
+  // The supervisor, once it runs again, records the answer turn without moving the task and sets the leftovers aside.
+  await eventually(async () => (await box.l.json('show', id)).value.turns.some((x: any) => x.run === run && x.role === 'agent'), 20000, 'the late record');
+  await eventually(() => status(box, wt) === '', 10000, 'the leftovers set aside');
+  t.same(attentionFacts((await box.l.json('show', id)).value), attentionFacts(before));
+  t.equal((await asking).run.code, 0);
+  t.equal(box.invocations().length, 2, 'nothing was resumed as work');
+});

@@ -34,8 +34,7 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   if (d.view.turns.some((t) => t.run === run.id && t.role === 'agent')) return;
   const normal = o.kind === 'completed' || o.kind === 'decision_required' || o.kind === 'blocked';
   const pending = new Set(d.view.pending_feedback);
-  // An ask's question is answered or dropped with it: never redelivered to a work turn.
-  const consumes = normal || run.kind === 'ask' ? run.consumes.filter((id) => pending.has(id)) : [];
+  const consumes = normal ? run.consumes.filter((id) => pending.has(id)) : [];
   d.turn({
     role: 'agent', kind: TURN_KIND[o.kind], actor: 'agent', content: outcomeText(o),
     run: run.id, session: run.session, ...(consumes.length ? { consumes } : {}), details: details(o, run),
