@@ -45,7 +45,7 @@ export function attentionOf(status: Status, allApplied: readonly ChangeView[], a
 }
 
 /** Runs that were asks: each starts with the human's question turn (its reply carries the same run). */
-export function askRuns(turns: readonly TurnView[]): Set<string> {
+function askRuns(turns: readonly TurnView[]): Set<string> {
   return new Set(turns.filter((t) => t.role === 'human' && t.kind === 'question' && t.run).map((t) => t.run!));
 }
 
