@@ -13,6 +13,7 @@ import type { TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
 import { assertBranchKept, taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace/worktree.js';
+import { snapshotWorktree } from '../workspace/ask-snapshot.js';
 import { resolveAgent } from './registry.js';
 import type { AgentSpec } from './adapter.js';
 import { withEnvelope } from './prompt.js';
@@ -69,6 +70,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
   await assertBranchKept(repo, before, input.op);
   await ensureWorktree(repo, { path, branch: taskBranch(input.id), base: upstream });
   const dirty = (await dirtyFiles(path)).length > 0;
+  const snapshot = input.kind === 'ask' ? await snapshotWorktree(path) : undefined;
 
   const runId = randomId();
   const host = thisHost();
@@ -92,7 +94,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
         turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
         session: session.id, agent, agent_session_id: safeSessionId(preview.agent_session_id), worktree: path, base: upstream,
         merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
-        consumes: plan.consumes ?? preview.pending_feedback, restore: plan.restore ?? null,
+        consumes: plan.consumes ?? preview.pending_feedback, restore: plan.restore ?? null, ...(snapshot !== undefined ? { snapshot } : {}),
         created_at: d.ctx.now, host, launcher, supervisor: null,
       };
       writeRun(repo.lazyDir, rec, withEnvelope(plan.prompt, resultPathOf(path, runId)));

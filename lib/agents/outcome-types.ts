@@ -1,5 +1,6 @@
 import type { Json } from '../model/docs.js';
 import type { FailureClass } from './taxonomy.js';
+import type { SetAside } from '../workspace/ask-snapshot.js';
 
 // What a run ended with, written once to the run directory before it is recorded in
 // the task ref, so whoever records it (the supervisor or a later reconcile) records
@@ -35,4 +36,6 @@ export interface Outcome {
   /** Protected files this run's commits touched. */
   violations?: { file: string; commit: string; base: string }[];
   upstream?: { status: string; detail: string; files: string[] };
+  /** What an ask left in the worktree, set aside (never committed). */
+  set_aside?: SetAside;
 }

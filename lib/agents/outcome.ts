@@ -25,7 +25,7 @@ function details(o: Outcome, run: RunRecord): { [k: string]: Json } {
     question: o.question, risks: o.risks, commands: o.commands,
     failure_class: o.failure?.class, failure_reason: o.failure?.reason,
     exit_code: o.interrupt?.exit_code, signal: o.interrupt?.signal,
-    agent_session_id: o.agent_session_id, usage: o.usage, cost_usd: o.cost_usd, review: o.review, upstream: o.upstream,
+    agent_session_id: o.agent_session_id, usage: o.usage, cost_usd: o.cost_usd, review: o.review, upstream: o.upstream, set_aside: o.set_aside,
   })) as { [k: string]: Json };
 }
 

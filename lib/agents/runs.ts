@@ -6,6 +6,7 @@ import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapter.js';
 import type { Outcome } from './outcome-types.js';
 import type { AgentIdentity } from './kill.js';
+import type { WorktreeSnapshot } from '../workspace/ask-snapshot.js';
 
 // Local, never-pushed bookkeeping for turns running on this machine: one directory per
 // run (record, prompt, output log, heartbeat, outcome) and one active marker per task.
@@ -32,6 +33,8 @@ export interface RunRecord {
   consumes: string[];
   /** For ask: the status to restore when the turn ends, however it ends. */
   restore: Status | null;
+  /** For ask: the worktree's uncommitted state when it started (what it leaves beyond that is set aside). */
+  snapshot?: WorktreeSnapshot | null;
   created_at: string;
   host: string;
   launcher: ProcIdentity;

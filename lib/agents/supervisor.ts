@@ -13,6 +13,7 @@ import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from
 import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
+import { setAsideAskLeftovers } from './ask-end.js';
 import { clearActive, logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from './runs.js';
 import { resultPathOf } from './launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
@@ -40,12 +41,12 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
   }
   const beat = setInterval(() => touch(files.heartbeat), 2000);
   try {
-    const outcome = await withViolations(ctx, rec, await runTurn(ctx, rec, note), note);
+    const outcome = await setAsideAskLeftovers(ctx.store, rec, await withViolations(ctx, rec, await runTurn(ctx, rec, note), note), note);
     writeOutcome(ctx.lazyDir, outcome);
     note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
     await recordOutcome(ctx.store, rec, outcome);
-    // A crash keeps the marker: the next command's reconcile decides on auto-resume.
-    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped) clearActive(ctx.lazyDir, rec.task, rec.id);
+    // A crash keeps the marker: the next command's reconcile decides on auto-resume (never for an ask).
+    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped || rec.kind === 'ask') clearActive(ctx.lazyDir, rec.task, rec.id);
     return 0;
   } finally {
     clearInterval(beat);

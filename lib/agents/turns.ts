@@ -51,11 +51,13 @@ export function planResume(d: Draft, run: RunRef, o: { actor: Actor; trigger: Ex
 /** ask: a read-only question; the task returns to its status when the answer is in. */
 export function planAsk(d: Draft, run: RunRef, question: string): TurnPlan {
   const before = d.status as 'blocked' | 'conflict';
-  const q = d.turn({ role: 'human', kind: 'question', content: question, feedback: 'pending', run: run.id, session: run.session });
+  // The question is not feedback: it goes to this turn's prompt only, so however the ask ends
+  // it is never left pending for a work turn.
+  d.turn({ role: 'human', kind: 'question', content: question, run: run.id, session: run.session });
   d.transition('working', 'ask', 'question asked', { run: run.id, host: run.host });
   return {
     prompt: `Answer this question about the task. Do not change any files.\n\n${question}`,
     restore: before,
-    consumes: [q.id],
+    consumes: [],
   };
 }

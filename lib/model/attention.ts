@@ -16,7 +16,11 @@ const firstLine = (s: string) => (s.trim().split('\n')[0] ?? '').slice(0, 200);
 /** The breaker trips at this many crashes in a row. */
 export const MAX_CONSECUTIVE_INTERRUPTIONS = 3;
 
-export function attentionOf(status: Status, applied: readonly ChangeView[], turns: readonly TurnView[], crashes: number): Attention | null {
+export function attentionOf(status: Status, allApplied: readonly ChangeView[], allTurns: readonly TurnView[], crashes: number): Attention | null {
+  // Invariant: an ask is status-neutral, so attention comes from the work around it, never from the ask.
+  const asks = askRuns(allTurns);
+  const applied = allApplied.filter((c) => !c.run || !asks.has(c.run));
+  const turns = allTurns.filter((t) => !t.run || !asks.has(t.run));
   const last = applied.at(-1);
   if (!last) return null;
   const since = last.timestamp;
@@ -38,6 +42,11 @@ export function attentionOf(status: Status, applied: readonly ChangeView[], turn
     default:
       return null;
   }
+}
+
+/** Runs that were asks: each starts with the human's question turn (its reply carries the same run). */
+function askRuns(turns: readonly TurnView[]): Set<string> {
+  return new Set(turns.filter((t) => t.role === 'human' && t.kind === 'question' && t.run).map((t) => t.run!));
 }
 
 /** The agent's question, when its latest turn asked one and nothing has answered it yet. */

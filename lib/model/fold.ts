@@ -70,6 +70,8 @@ export interface ChangeView {
   timestamp: string;
   reason: string;
   host: string | null;
+  /** The run a move into or out of working belongs to. */
+  run: string | null;
   details: { [k: string]: Json } | null;
   set_aside: boolean;
 }
@@ -105,7 +107,7 @@ export interface TaskView extends Omit<TaskDoc, 'clock'> {
 
 const changeView = (e: StatusEntry, setAside: boolean): ChangeView => ({
   id: e.id, clock: e.clock, status: e.to, from: e.from, trigger: e.trigger, actor: e.actor,
-  person: e.person ?? null, timestamp: e.timestamp, reason: e.reason, host: e.host ?? null,
+  person: e.person ?? null, timestamp: e.timestamp, reason: e.reason, host: e.host ?? null, run: e.run ?? null,
   details: e.details ?? null, set_aside: setAside,
 });
 

@@ -26,8 +26,9 @@ export const EDGES: readonly Edge[] = [
   edge('backlog', 'working', 'start'),
   edge('backlog', 'abandoned', 'close'),
 
-  edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify'),
-  edge('working', 'conflict', 'turn_complete'),
+  // stop: an ask is status-neutral, so stopping one returns the task to where it was.
+  edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify', 'stop'),
+  edge('working', 'conflict', 'turn_complete', 'stop'),
   edge('working', 'interrupted', 'turn_crashed', 'stop'),
 
   edge('blocked', 'working', 'unblock', 'answer', 'ask'),

@@ -8,13 +8,16 @@ import { terminateVerified, type Terminated } from '../agents/kill.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
-export interface Stopped extends Terminated { task: TaskView }
-
+export interface Stopped extends Terminated {
+  task: TaskView;
+  /** A stopped ask: the task went back to its status before the ask; `set_aside` says where what it left went. */
+  ask?: { set_aside: string | null };
+}
 
 /**
  * Marks the task user-stopped (interrupted, never auto-resumed), then SIGTERMs the
  * agent's process group and SIGKILLs it after the grace period. Only a verified agent
- * process is signalled.
+ * process is signalled. A stopped ask is not interrupted: the task returns to where it was.
  */
 export async function stopTask(app: App, idArg: string): Promise<Stopped> {
   const { id, view } = await taskArg(app, idArg);
@@ -24,14 +27,20 @@ export async function stopTask(app: App, idArg: string): Promise<Stopped> {
   if (!run && host && host !== thisHost()) {
     throw notAllowed('stop', view.status, availableActions(view.status), `task ${id} is running on ${host}; stop it there`, { host });
   }
+  const last = view.changelog.filter((c) => !c.set_aside).at(-1);
+  if (last?.trigger === 'ask' && (last.from === 'blocked' || last.from === 'conflict')) {
+    const { stopAsk } = await import('./stop-ask.js');
+    return stopAsk(app, id, { from: last.from, run: view.current_run, end: run ? async () => terminate(app.repo.lazyDir, run.id, await grace(app)) : null });
+  }
   const { view: task } = await app.store.mutate(id, 'stop', (d) => {
     assertAllowed('stop', d.status);
     d.transition('interrupted', 'stop', 'stopped by the user', { ...(run ? { run: run.id } : {}), host: thisHost(), details: { user_stopped: true } });
   });
   if (!run) return { task, signal: 'none', waited_ms: 0 };
-  const grace = (await app.config()).stop_grace_ms ?? 10_000;
-  return { task, ...(await terminate(app.repo.lazyDir, run.id, grace)) };
+  return { task, ...(await terminate(app.repo.lazyDir, run.id, await grace(app))) };
 }
+
+const grace = async (app: App) => (await app.config()).stop_grace_ms ?? 10_000;
 
 async function terminate(lazyDir: string, runId: string, graceMs: number): Promise<Terminated> {
   // The stop file tells the supervisor the exit is ours (and not to start another attempt).

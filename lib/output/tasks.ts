@@ -24,7 +24,8 @@ const who = (actor: string, person: { name: string } | null) => (person && actor
 function turnLine(t: TurnView): string {
   const mark = t.feedback === 'pending' ? ' [feedback pending]' : t.feedback === 'consumed' ? ' [feedback delivered]' : '';
   const head = `#${t.sequence} ${t.role}/${t.kind} · ${who(t.actor, t.person)} · ${shortTime(t.timestamp)}${mark}`;
-  return `${head}\n${indent(t.content.trimEnd() || '(empty)', 4)}`;
+  const aside = (t.details?.set_aside as { note?: unknown } | undefined)?.note;
+  return `${head}\n${indent(t.content.trimEnd() || '(empty)', 4)}${typeof aside === 'string' ? `\n${indent(`[${aside}]`, 4)}` : ''}`;
 }
 
 function changeLine(c: ChangeView): string {

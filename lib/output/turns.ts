@@ -15,6 +15,8 @@ export function renderStarted(r: Started | TurnStarted): string {
 
 export function renderStopped(r: Stopped): string {
   const how = r.signal === 'none' ? 'no agent process was running' : r.signal === 'SIGTERM' ? `the agent exited after SIGTERM (${r.waited_ms} ms)` : `the agent ignored SIGTERM and was killed after ${r.waited_ms} ms`;
+  const a = r.task.attention;
+  if (r.ask) return [`${r.task.id}: ask stopped (${how}); back to ${r.task.status}${a ? ` — ${a.kind}: ${a.reason}` : ''}`, ...(r.ask.set_aside ? [`  ${r.ask.set_aside}`] : [])].join('\n');
   return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}`;
 }
 
@@ -23,7 +25,9 @@ export function renderWaited(v: TaskView): string {
 }
 
 export function renderAsked(r: Asked): string {
-  return r.answer ? r.answer.content : `${r.task.id}: no answer was recorded (status ${r.task.status})`;
+  const text = r.answer ? r.answer.content : `${r.task.id}: no answer was recorded (status ${r.task.status})`;
+  const note = (r.answer?.details?.set_aside as { note?: unknown } | undefined)?.note;
+  return typeof note === 'string' ? `${text}\n\nnote: ${note}` : text;
 }
 
 export function renderPaired(r: Paired): string {

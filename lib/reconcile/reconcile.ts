@@ -11,6 +11,7 @@ import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
 import { recordOutcome } from '../agents/outcome.js';
+import { setAsideAskLeftovers } from '../agents/ask-end.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { planResume } from '../agents/turns.js';
 import { terminateVerified } from '../agents/kill.js';
@@ -60,12 +61,14 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
     const orphan = readAgentIdentity(lazyDir, m.run);
     if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none') actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
-    outcome = deadSupervisorOutcome(lazyDir, rec);
+    outcome = await setAsideAskLeftovers(deps.store, rec, deadSupervisorOutcome(lazyDir, rec), () => {});
     writeOutcome(lazyDir, outcome);
   }
   await recordOutcome(deps.store, rec, outcome);
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
-  const resumed = await maybeAutoResume(deps, m.task, actions);
+  if (outcome.set_aside) actions.push({ task: m.task, action: 'set-aside', warn: true, detail: outcome.set_aside.note });
+  // An ask is status-neutral: its end restored the task, and it is never resumed as work.
+  const resumed = rec.kind !== 'ask' && (await maybeAutoResume(deps, m.task, actions));
   if (!resumed) clearActive(lazyDir, m.task, m.run);
 }
 
