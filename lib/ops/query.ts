@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
-import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
@@ -8,7 +7,7 @@ import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listi
 import { warn } from '../output/emit.js';
 import type { App } from './app.js';
 
-export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'available_actions' | 'category'>;
+export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'category'>;
 
 export interface ListInput { all?: boolean; status?: string[]; tag?: string; parent?: string }
 
@@ -25,7 +24,7 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   for (const r of rows) {
     if (statuses.length ? !statuses.includes(r.status) : !input.all && isTerminal(r.status)) continue;
     if ((input.tag && !r.tags.includes(input.tag)) || (parent && r.parent !== parent)) continue;
-    out.push(Object.assign(r, { available_actions: availableActions(r.status as Status), category: categoryOf(r.status as Status) }));
+    out.push(Object.assign(r, { category: categoryOf(r.status as Status) }));
   }
   // The index keeps rows in this order already, so this sort is a linear pass.
   return out.sort(byCreation);
