@@ -212,7 +212,8 @@ async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
   const slow = lazy(['accept', id, '--yes', '--json'], { cwd: e.box.sb.dir, env: { ...e.box.sb.env, LAZY_PHASE_DELAY_MS: '3000' } });
   await eventually(async () => (await e.show(id)).status === 'merging', 30_000, 'merging');
   t.same((await e.show(id)).available_actions, EXPECT.merging, 'merging: show --json lists exactly these actions');
-  const o = { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: '/bin/true' } };
+  // Waiters queue on the task's lock behind the slow accept: give them time on a loaded machine.
+  const o = { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: '/bin/true', LAZY_LOCK_TIMEOUT_MS: '60000' } };
   const runs = await Promise.all(ACTIONS.map(async (a) => [a, await lazy([...ARGS[a](id, false), '--json'], o)] as const));
   for (const [a, r] of runs) {
     if (!EXPECT.merging.includes(a)) { refused(t, r, a, 'merging'); continue; }
