@@ -13,11 +13,6 @@ import type { App } from './app.js';
 
 export interface TurnStarted { task: TaskView; run: RunRecord }
 
-/** A pending decision: the agent asked a question, or start asked for a completion condition. */
-export function hasPendingDecision(v: TaskView): boolean {
-  return v.status === 'blocked' && v.attention?.kind === 'decision';
-}
-
 /**
  * unblock: feedback is recorded before anything runs, upstream is merged, the next turn
  * starts. On a task with a pending decision the feedback is the answer.
@@ -25,7 +20,8 @@ export function hasPendingDecision(v: TaskView): boolean {
 export async function unblockTask(app: App, idArg: string, text: string, flags: DecisionFlags = {}): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
   assertAllowed('unblock', view);
-  if (hasPendingDecision(view)) return answerTask(app, id, text);
+  // A pending decision (answer's guard holds): the feedback is the answer.
+  if (view.available_actions.includes('answer')) return answerTask(app, id, text);
   const content = boundedText('the feedback', sanitizeProse(text));
   const planned = await applyReverts(app, view, planDecisions(view, flags, 'unblock'));
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
