@@ -44,8 +44,8 @@ t.test('protected-file decisions across several turns', async (t) => {
   const named = await l.json('accept', id, '--yes', '--approve-all');
   t.equal(named.run.code, 0, named.run.stdout);
   t.equal(gitSync(sb.dir, sb.env, ['show', 'main:config/secrets.env']).trim(), 'TOKEN=5');
-  const decisions = named.value.task.changelog.filter((c: any) => c.trigger === 'rederive');
-  t.equal(decisions.length, 1, 'accept re-derived conflict → blocked before merging');
+  const decisions = named.value.task.changelog.filter((c: any) => c.trigger === 'accept' && c.from === 'conflict' && c.status === 'blocked');
+  t.equal(decisions.length, 1, 'accept recorded the decisions (conflict → blocked) before merging');
 });
 
 t.test('contradictory decisions are a usage error', async (t) => {

@@ -1,13 +1,15 @@
 import t from 'tap';
 import { STATUSES, type Status, categoryOf } from '../lib/model/status.js';
-import { canTransition, availableActions, EDGES, ACTIONS } from '../lib/model/table.js';
+import { canTransition, statusActions, EDGES, ACTIONS } from '../lib/model/table.js';
 
 // The expected table, transcribed independently from the reference state machine
 // (submitted is a forge status lazy does not have).
 const ALLOWED: Record<Status, Status[]> = {
   backlog: ['working', 'abandoned', 'zombie'],
   working: ['blocked', 'conflict', 'interrupted', 'zombie'],
-  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'backlog', 'zombie'],
+  // No blocked → backlog migration: lazy never had unstarted tasks parked in blocked, and
+  // a blocked task without a session (a clarify question, a failed launch) must stay in view.
+  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie'],
   conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
   interrupted: ['working', 'pairing', 'abandoned', 'zombie'],
   pairing: ['blocked', 'conflict', 'zombie'],
@@ -43,7 +45,7 @@ t.test('zombie is reachable only by the system actor', async (t) => {
 
 t.test('terminal statuses are frozen except for reopen', async (t) => {
   for (const s of ['complete', 'abandoned'] as const) {
-    t.same(availableActions(s), ['reopen'], `${s} offers only reopen`);
+    t.same(statusActions(s), ['reopen'], `${s} offers only reopen`);
     t.equal(categoryOf(s), 'terminal');
   }
 });
@@ -55,11 +57,14 @@ t.test('categories', async (t) => {
 });
 
 t.test('available actions are derived from the edges', async (t) => {
-  t.same(availableActions('backlog'), ['start', 'close', 'comment', 'edit']);
-  t.same(availableActions('working'), ['stop', 'comment', 'edit']);
-  t.same(availableActions('blocked'), ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
-  t.same(availableActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
-  t.same(availableActions('zombie'), ['comment', 'edit']);
+  t.same(statusActions('backlog'), ['start', 'close', 'comment', 'edit']);
+  t.same(statusActions('working'), ['stop', 'comment', 'edit']);
+  t.same(statusActions('blocked'), ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
+  t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
+  t.same(statusActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
+  // merging and zombie belong to an accept and the system: nothing but accept (which waits for the merge) applies.
+  t.same(statusActions('merging'), ['accept']);
+  t.same(statusActions('zombie'), []);
   // Every action except the status-neutral ones appears on at least one edge.
   for (const a of ACTIONS.filter((a) => a !== 'comment' && a !== 'edit')) {
     t.ok(EDGES.some((e) => e.on.includes(a)), `${a} drives some transition`);

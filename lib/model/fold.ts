@@ -140,11 +140,11 @@ export function foldTask(docs: TaskDocs): TaskView {
   const last = [...changelog, ...turns].sort(byClock).at(-1);
   const { clock: _clock, ...task } = docs.task;
   const crashes = consecutiveInterruptions(replay.applied);
-  return {
+  const view: TaskView = {
     ...task,
     status,
     category: categoryOf(status),
-    available_actions: availableActions(status),
+    available_actions: [], // set below: the guards read the rest of the view
     tip: docs.tip,
     clock: maxClock(docs),
     updated_at: last?.timestamp ?? docs.task.created_at,
@@ -162,6 +162,8 @@ export function foldTask(docs: TaskDocs): TaskView {
     turns,
     changelog,
   };
+  view.available_actions = availableActions(view);
+  return view;
 }
 
 export interface PendingViolation { file: string; run: string; commit: string; base: string; since: string }

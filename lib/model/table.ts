@@ -1,6 +1,8 @@
 import type { Actor } from '../core/actor.js';
 import { STATUSES, TERMINAL, type Status } from './status.js';
 import { notAllowed } from '../core/errors.js';
+import type { TaskView } from './fold.js';
+import { isReviewTurn } from './review.js';
 
 // The one transition table. Commands, reconcile, sync's merge replay and
 // available_actions all read it; nothing else decides what may happen next.
@@ -15,7 +17,7 @@ export type Action = (typeof ACTIONS)[number];
 /** What the system does on its own. */
 export type Event =
   | 'turn_complete' | 'turn_failed' | 'turn_crashed' | 'clarify' | 'auto_resume' | 'stale_response'
-  | 'pair_end' | 'stale_pairing' | 'rederive' | 'merge_done' | 'merge_abort' | 'migrate' | 'zombie';
+  | 'pair_end' | 'stale_pairing' | 'rederive' | 'merge_done' | 'merge_abort' | 'zombie';
 export type Trigger = Action | Event;
 
 interface Edge { from: Status; to: Status; on: readonly Trigger[] }
@@ -36,10 +38,10 @@ export const EDGES: readonly Edge[] = [
   edge('blocked', 'pairing', 'pair'),
   edge('blocked', 'merging', 'accept'),
   edge('blocked', 'abandoned', 'reject', 'close'),
-  edge('blocked', 'backlog', 'migrate'),
 
   edge('conflict', 'working', 'unblock', 'ask'),
-  edge('conflict', 'blocked', 'rederive'),
+  // accept from conflict records a decision on every pending file first (→ blocked), then merges.
+  edge('conflict', 'blocked', 'rederive', 'accept'),
   edge('conflict', 'pairing', 'pair'),
   edge('conflict', 'abandoned', 'reject', 'close'),
 
@@ -64,8 +66,9 @@ export const EDGES: readonly Edge[] = [
   edge('abandoned', 'blocked', 'reopen'),
 ];
 
-/** Actions that change no status, allowed while a task is not terminal. */
+/** Actions that change no status, allowed while a task rests or an agent or person works on it (not while an accept owns it). */
 const NEUTRAL: readonly Action[] = ['comment', 'edit'];
+const NEUTRAL_IN: readonly Status[] = STATUSES.filter((s) => !TERMINAL.includes(s) && s !== 'merging' && s !== 'zombie');
 
 /** Actors allowed to cause a transition into a status; absent means anyone. */
 const RESERVED: Partial<Record<Status, readonly Actor[]>> = { zombie: ['system'] };
@@ -78,22 +81,72 @@ export function canTransition(from: Status, to: Status, trigger?: Trigger, actor
 
 const ACTION_SET = new Set<string>(ACTIONS);
 
+/** What a guard reads: the task's own history, never git's or this machine's state. */
+export type Guarded = Pick<TaskView, 'status' | 'attention' | 'pending_violations' | 'turns' | 'changelog'>;
+
+/** A condition an action needs beyond the status, and the one line that says why it is refused. */
+interface Guard { name: string; holds(v: Guarded): boolean; reason(v: Guarded): string; details?(v: Guarded): Record<string, unknown> }
+
+const GUARDS: Partial<Record<Action, Guard>> = {
+  answer: {
+    name: 'decision_pending', holds: (v) => v.attention?.kind === 'decision',
+    reason: (v) => `there is no pending decision to answer (its attention is ${v.attention?.kind ?? 'none'})`,
+  },
+  resume: {
+    name: 'no_pending_violations', holds: (v) => v.pending_violations.length === 0,
+    reason: (v) => `resume cannot decide on protected files (${v.pending_violations.map((p) => p.file).join(', ')}); use lazy unblock with --approve-file/--revert-file`,
+    details: (v) => ({ pending_files: v.pending_violations.map((p) => p.file) }),
+  },
+  accept: {
+    name: 'reviewed', holds: reviewedWork,
+    reason: () => 'accept merges reviewed work, and no work turn or pairing session since the task was created or last accepted left a review (a failed turn leaves none); unblock it for a turn that does',
+  },
+};
+
+/** The latest work on the branch (an agent work turn or a pairing session) since the last accept left a review. */
+function reviewedWork(v: Guarded): boolean {
+  const accepted = v.changelog.reduce((m, c) => (!c.set_aside && c.status === 'complete' && c.clock > m ? c.clock : m), -1);
+  for (let i = v.turns.length - 1; i >= 0 && v.turns[i]!.clock > accepted; i--) {
+    const t = v.turns[i]!;
+    if ((t.role === 'agent' && t.details?.mode !== 'ask') || t.kind === 'pair') return isReviewTurn(t);
+  }
+  return false;
+}
+
 const actionsByStatus = new Map<Status, Action[]>();
 
-/** available_actions: derived from EDGES, in ACTIONS order (computed once per status; shared, never mutate). */
-export function availableActions(status: Status): Action[] {
+/** The actions a status's edges allow, before guards (computed once per status; shared, never mutate). */
+export function statusActions(status: Status): Action[] {
   let list = actionsByStatus.get(status);
   if (!list) {
     const out = new Set<Action>();
     for (const e of EDGES) if (e.from === status) for (const t of e.on) if (ACTION_SET.has(t)) out.add(t as Action);
-    if (!TERMINAL.includes(status)) for (const a of NEUTRAL) out.add(a);
+    if (NEUTRAL_IN.includes(status)) for (const a of NEUTRAL) out.add(a);
     list = ACTIONS.filter((a) => out.has(a));
     actionsByStatus.set(status, list);
   }
   return list;
 }
 
-/** Throws the exit-4 error when an action is not allowed from a status. */
-export function assertAllowed(action: Action, status: Status, message?: string): void {
-  if (!availableActions(status).includes(action)) throw notAllowed(action, status, availableActions(status), message);
+/** available_actions: the status's actions whose guard holds. A status with no guarded action shares its memoized list. */
+export function availableActions(v: Guarded): Action[] {
+  const list = statusActions(v.status);
+  return list.some((a) => GUARDS[a]) ? list.filter((a) => GUARDS[a]?.holds(v) ?? true) : list;
+}
+
+/** Throws the exit-4 error when an action is not available: the same test available_actions makes. */
+export function assertAllowed(action: Action, v: Guarded, message?: string): void {
+  if (!statusActions(v.status).includes(action)) throw notAllowed(action, v.status, availableActions(v), message);
+  const g = GUARDS[action];
+  if (g && !g.holds(v)) {
+    throw notAllowed(action, v.status, availableActions(v), message ?? `cannot ${action} a task that is ${v.status}: ${g.reason(v)}`, { guard: g.name, ...g.details?.(v) });
+  }
+}
+
+/** Changes whenever the table or a guard does: caches of derived actions (the listing index) key on it. */
+export function tableSignature(): string {
+  const text = JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN]) + Object.entries(GUARDS).map(([a, g]) => `${a}:${g.name}:${String(g.holds)}`).join();
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(36);
 }

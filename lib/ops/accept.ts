@@ -3,7 +3,7 @@ import { identityOf, liveness, type ProcIdentity } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { withLock } from '../store/lock.js';
 import { refreshIndex } from '../store/listing.js';
-import { assertAllowed, availableActions } from '../model/table.js';
+import { assertAllowed } from '../model/table.js';
 import { isActive, isTerminal } from '../model/status.js';
 import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
@@ -67,8 +67,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     }
     const phase = async (i: number) => { o.narrate?.(i + 1, ACCEPT_PHASES.length, ACCEPT_PHASES[i]!); if (phaseDelay()) await sleep(phaseDelay()); };
     await phase(0);
-    // conflict may proceed only as far as the decisions below, which must resolve it.
-    if (v.status !== 'conflict') assertAllowed('accept', v.status);
+    assertAllowed('accept', v);
     if (!target) throw new LazyError('no_target', `task ${id} has no branch to merge into (created on a detached HEAD)`, EXIT.notAllowed, { status: v.status });
     const branch = taskBranch(id);
     if (!(await branchExists(app.repo, branch))) throw notAllowed('accept', v.status, v.available_actions, `task ${id} has no work to accept: branch ${branch} does not exist`);
@@ -77,7 +76,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     await assertReviewed(app, v, target, wt);
     // Every pending protected file needs an explicit decision, whatever the status says.
     if (v.pending_violations.length) v = await decide(app, v, o.decisions ?? {});
-    assertAllowed('accept', v.status);
+    assertAllowed('accept', v);
     await assertFamily(app, v);
     const dirty = await dirtyFiles(wt).catch(() => []);
     if (dirty.length) throw notAllowed('accept', v.status, v.available_actions, `the task worktree has uncommitted changes: ${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}`, { worktree: wt, files: dirty });
@@ -108,7 +107,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
       }
       if (plan.kind === 'conflict' || (plan.kind === 'ok' && !applied.moved)) {
         await abort(app, id, restore, plan.kind === 'conflict' ? 'the target moved and now conflicts' : `could not move ${target}`);
-        throw new LazyError('merge_failed', `accept aborted: ${target} kept moving or now conflicts; the task is ${restore} again`, EXIT.notAllowed, { status: restore, available_actions: availableActions(restore) });
+        throw new LazyError('merge_failed', `accept aborted: ${target} kept moving or now conflicts; the task is ${restore} again`, EXIT.notAllowed, { status: restore, available_actions: (await app.store.view(id)).available_actions });
       }
       await phase(2);
       const commit = plan.kind === 'ok' ? plan.commit : null;
@@ -184,7 +183,7 @@ async function decide(app: App, v: TaskView, flags: DecisionFlags): Promise<Task
   const { view } = await app.store.mutateUnlocked(v.id, 'decide', (d) => {
     recordDecisions(d, planned);
     const next = parkStatus(d.preview());
-    if (next !== d.status && (d.status === 'blocked' || d.status === 'conflict')) d.transition(next, 'rederive', 'every protected file has a decision');
+    if (next !== d.status && (d.status === 'blocked' || d.status === 'conflict')) d.transition(next, 'accept', 'every protected file has a decision');
   });
   return view;
 }

@@ -16,11 +16,11 @@ export interface Asked { task: TaskView; question: string; answer: TurnView | nu
  */
 export async function askTask(app: App, idArg: string, text: string, timeoutS?: number): Promise<Asked> {
   const { id, view } = await taskArg(app, idArg);
-  assertAllowed('ask', view.status);
+  assertAllowed('ask', view);
   const question = boundedText('the question', sanitizeProse(text));
   const { run } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'ask', kind: 'ask', config: await app.config(),
-    plan: (d, r) => { assertAllowed('ask', d.status); return planAsk(d, r, question); },
+    plan: (d, r) => { assertAllowed('ask', d.view); return planAsk(d, r, question); },
   });
   const task = await waitFor(app, id, { timeoutS, until: (v) => v.status !== 'working' || v.current_run !== run.id });
   const answer = task.turns.find((t) => t.run === run.id && t.role === 'agent') ?? null;

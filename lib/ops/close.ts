@@ -30,7 +30,7 @@ export async function closeTask(app: App, idArg: string, action: 'close' | 'reje
   const { id } = await taskArg(app, idArg);
   const reason = input.reason?.trim() ? sanitizeProse(input.reason.trim()) : action === 'close' ? 'closed' : 'rejected';
   const { view: task } = await app.store.mutate(id, action, (d) => {
-    assertAllowed(action, d.status);
+    assertAllowed(action, d.view);
     d.transition('abandoned', action, reason);
     const s = d.view.session;
     if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: action === 'close' ? 'closed' : 'rejected' });
@@ -51,17 +51,23 @@ export async function closeTask(app: App, idArg: string, action: 'close' | 'reje
   return { task, worktree_removed, saved_commit: saved, branch: { name, deleted, unmerged_commits: unmerged } };
 }
 
-/** complete → blocked (a reason is required); abandoned → blocked with agent work, else backlog. */
+/**
+ * complete or abandoned → blocked when an agent worked on the task, else backlog (never
+ * started: start runs its first turn). A complete task needs a reason. The ended session
+ * stays ended, so the next turn opens a new one.
+ */
 export async function reopenTask(app: App, idArg: string, reasonArg?: string): Promise<TaskView> {
-  const { id } = await taskArg(app, idArg);
+  const { id, view: seen } = await taskArg(app, idArg);
+  // Checked before the lock too: a reopen must not wait out an accept and reopen what it just merged.
+  assertAllowed('reopen', seen);
   const { view } = await app.store.mutate(id, 'reopen', (d) => {
-    assertAllowed('reopen', d.status);
+    assertAllowed('reopen', d.view);
     if (d.status === 'complete' && !reasonArg?.trim()) {
       throw usageError('reopening a complete task needs --reason: say what is still wrong with the accepted work');
     }
     const reason = reasonArg?.trim() ? sanitizeProse(reasonArg.trim()) : 'reopened';
     const hadAgentWork = d.view.sessions.length > 0 || d.view.turns.some((t) => t.role === 'agent');
-    d.transition(d.status === 'complete' || hadAgentWork ? 'blocked' : 'backlog', 'reopen', reason);
+    d.transition(hadAgentWork ? 'blocked' : 'backlog', 'reopen', reason);
     d.summary = firstLine(reason);
   });
   return view;

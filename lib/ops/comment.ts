@@ -10,7 +10,7 @@ export async function commentTask(app: App, idArg: string, text: string): Promis
   const id = await resolveTaskId(app.repo.cwd, idArg);
   const content = boundedText('the comment', sanitizeProse(text));
   const { view } = await app.store.mutate(id, 'comment', (d) => {
-    assertAllowed('comment', d.status);
+    assertAllowed('comment', d.view);
     d.turn({ role: 'human', kind: 'comment', content });
     d.summary = firstLine(content);
   });

@@ -3,7 +3,6 @@ import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
 import { usageError, notAllowed, LazyError } from '../core/errors.js';
 import { MAX_TEXT_BYTES, readTextInput } from '../core/fsutil.js';
 import { isTerminal } from '../model/status.js';
-import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { resolveTaskId } from '../store/refs.js';
 import { currentBranch, taskBranch } from '../workspace/branch.js';
@@ -47,7 +46,7 @@ export async function createTask(app: App, input: CreateInput): Promise<TaskView
     parent = await resolveTaskId(app.repo.cwd, input.parent);
     const p = await app.store.view(parent);
     if (isTerminal(p.status)) {
-      throw notAllowed('create', p.status, availableActions(p.status), `parent ${parent} is ${p.status}; a subtask needs a parent that is still open`, { parent });
+      throw notAllowed('create', p.status, p.available_actions, `parent ${parent} is ${p.status}; a subtask needs a parent that is still open`, { parent });
     }
     base = taskBranch(parent);
   }

@@ -1,6 +1,5 @@
 import { usageError, notAllowed } from '../core/errors.js';
 import type { TaskView, PendingViolation } from '../model/fold.js';
-import { availableActions } from '../model/table.js';
 import type { Draft } from '../store/draft.js';
 import { assertRestorable, restoreFile } from '../workspace/restore.js';
 import { worktreePath } from '../workspace/worktree.js';
@@ -27,7 +26,7 @@ export function planDecisions(v: TaskView, f: DecisionFlags, action: 'unblock' |
   }
   const undecided = [...pending.keys()].filter((file) => !out.some((o) => o.file === file));
   if (undecided.length) {
-    throw notAllowed(action, v.status, availableActions(v.status),
+    throw notAllowed(action, v.status, v.available_actions,
       `${action} needs a decision on every protected file first: ${undecided.join(', ')} (use --approve-file/--revert-file, or --approve-all/--revert-all)`,
       { pending_files: undecided });
   }

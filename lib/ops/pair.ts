@@ -24,7 +24,7 @@ export interface Paired { task: TaskView; command: string[]; exit_code: number |
  */
 export async function pairTask(app: App, idArg: string): Promise<Paired> {
   const { id, view } = await taskArg(app, idArg);
-  assertAllowed('pair', view.status);
+  assertAllowed('pair', view);
   const config = await app.config();
   const path = worktreePath(app.repo, id, config.worktree_dir);
   const command = interactiveCommand(app, view, config);
@@ -35,7 +35,7 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
       await assertBranchKept(app.repo, view, 'pair');
       await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: upstreamOf(view, 'main') });
       await app.store.mutateUnlocked(id, 'pair', (d) => {
-        assertAllowed('pair', d.status);
+        assertAllowed('pair', d.view);
         d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
         markActive(app.repo.lazyDir, { task: id, run, kind: 'pair', since: new Date().toISOString(), owner: identityOf(process.pid) });
       });

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
-import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
@@ -10,7 +9,7 @@ import type { App } from './app.js';
 import type { Waiting } from '../agents/waits.js';
 
 /** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
-export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'available_actions' | 'category'> & { waiting?: Waiting };
+export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'category'> & { waiting?: Waiting };
 
 export interface ListInput { all?: boolean; status?: string[]; tag?: string; parent?: string }
 
@@ -27,7 +26,7 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   for (const r of rows) {
     if (statuses.length ? !statuses.includes(r.status) : !input.all && isTerminal(r.status)) continue;
     if ((input.tag && !r.tags.includes(input.tag)) || (parent && r.parent !== parent)) continue;
-    out.push(Object.assign(r, { available_actions: availableActions(r.status as Status), category: categoryOf(r.status as Status) }));
+    out.push(Object.assign(r, { category: categoryOf(r.status as Status) }));
   }
   if (out.some((r) => r.status === 'working')) {
     const { listWaiting } = await import('../agents/waits.js');

@@ -40,7 +40,7 @@ export interface EditInput { goal?: string; prompt?: string; accept?: string[]; 
 export async function editTask(app: App, idArg: string, e: EditInput): Promise<TaskView> {
   const { id } = await taskArg(app, idArg);
   const { view } = await app.store.mutate(id, 'edit', (d) => {
-    assertAllowed('edit', d.status);
+    assertAllowed('edit', d.view);
     const cur = d.task ?? d.docs.task;
     const patch: Parameters<typeof d.setTask>[0] = {};
     if (e.goal !== undefined && e.goal.trim()) patch.goal = sanitizeLine(e.goal.trim());
@@ -57,7 +57,7 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<T
   return view;
 }
 
-export interface InboxItem { id: string; goal: string; status: string; kind: string; reason: string; since: string }
+export interface InboxItem { id: string; goal: string; status: string; kind: string; reason: string; since: string; available_actions: string[] }
 
 /**
  * Only what needs a human, oldest first: blocked tasks (review, decision, failure),
@@ -68,16 +68,16 @@ export async function inbox(app: App): Promise<InboxItem[]> {
   const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
   const items: InboxItem[] = [];
   for (const r of rows) {
-    if (r.attention) items.push({ id: r.id, goal: r.goal, status: r.status, kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since });
+    if (r.attention) items.push({ id: r.id, goal: r.goal, status: r.status, kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since, available_actions: r.available_actions });
     else if (r.status === 'merging') {
       const owner = r.merging_owner as ProcIdentity | null;
-      if (!owner || liveness(owner) === 'dead') items.push({ id: r.id, goal: r.goal, status: r.status, kind: 'merging', reason: 'an accept stopped midway and nobody owns the merge', since: r.updated_at });
+      if (!owner || liveness(owner) === 'dead') items.push({ id: r.id, goal: r.goal, status: r.status, kind: 'merging', reason: 'an accept stopped midway and nobody owns the merge', since: r.updated_at, available_actions: r.available_actions });
     }
   }
   // Work an accept could not restore stays here for as long as git still holds the stash.
   for (const s of await acceptStashes(app.repo.cwd, app.repo.commonDir)) {
     const r = rows.find((x) => x.id === s.task);
-    items.push({ id: s.task ?? '-', goal: r?.goal ?? '', status: r?.status ?? '', kind: 'stash', reason: `your uncommitted work is kept in ${stashAdvice(s)}`, since: s.date });
+    items.push({ id: s.task ?? '-', goal: r?.goal ?? '', status: r?.status ?? '', kind: 'stash', reason: `your uncommitted work is kept in ${stashAdvice(s)}`, since: s.date, available_actions: r?.available_actions ?? [] });
   }
   return items.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.id < b.id ? -1 : 1));
 }

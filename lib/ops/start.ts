@@ -17,11 +17,11 @@ export interface Started { task: TaskView; run: RunRecord | null }
  */
 export async function startTask(app: App, idArg: string, o: { agent?: string }): Promise<Started> {
   const { id, view } = await taskArg(app, idArg);
-  assertAllowed('start', view.status);
+  assertAllowed('start', view);
   const config = await app.config();
   if (!view.acceptance.some((a) => a.trim())) {
     const { view: task } = await app.store.mutate(id, 'start', (d) => {
-      assertAllowed('start', d.status);
+      assertAllowed('start', d.view);
       if (o.agent) d.setTask({ agent: o.agent });
       d.transition('working', 'start', 'started');
       d.turn({ role: 'system', kind: 'question', actor: 'system', content: CLARIFY_QUESTION });
@@ -34,7 +34,7 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'start', agent: o.agent, config,
     plan: (d, r) => {
-      assertAllowed('start', d.status);
+      assertAllowed('start', d.view);
       if (o.agent) d.setTask({ agent: o.agent });
       return planStart(d, r);
     },

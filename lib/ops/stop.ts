@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { notAllowed } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
-import { assertAllowed, availableActions } from '../model/table.js';
+import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
 import { terminateVerified, type Terminated } from '../agents/kill.js';
@@ -21,11 +21,11 @@ export interface Stopped extends Terminated {
  */
 export async function stopTask(app: App, idArg: string): Promise<Stopped> {
   const { id, view } = await taskArg(app, idArg);
-  assertAllowed('stop', view.status);
+  assertAllowed('stop', view);
   const run = view.current_run ? readRun(app.repo.lazyDir, view.current_run) : undefined;
   const host = view.changelog.filter((c) => !c.set_aside).at(-1)?.host;
   if (!run && host && host !== thisHost()) {
-    throw notAllowed('stop', view.status, availableActions(view.status), `task ${id} is running on ${host}; stop it there`, { host });
+    throw notAllowed('stop', view.status, view.available_actions, `task ${id} is running on ${host}; stop it there`, { host });
   }
   const last = view.changelog.filter((c) => !c.set_aside).at(-1);
   if (last?.trigger === 'ask' && (last.from === 'blocked' || last.from === 'conflict')) {
@@ -33,7 +33,7 @@ export async function stopTask(app: App, idArg: string): Promise<Stopped> {
     return stopAsk(app, id, { from: last.from, run: view.current_run, end: run ? async () => terminate(app.repo.lazyDir, run.id, await grace(app)) : null });
   }
   const { view: task } = await app.store.mutate(id, 'stop', (d) => {
-    assertAllowed('stop', d.status);
+    assertAllowed('stop', d.view);
     d.transition('interrupted', 'stop', 'stopped by the user', { ...(run ? { run: run.id } : {}), host: thisHost(), details: { user_stopped: true } });
   });
   if (!run) return { task, signal: 'none', waited_ms: 0 };

@@ -1,8 +1,6 @@
 import { sanitizeProse } from '../core/sanitize.js';
-import { notAllowed } from '../core/errors.js';
-import { assertAllowed, availableActions } from '../model/table.js';
+import { assertAllowed } from '../model/table.js';
 import { pendingQuestion } from '../model/attention.js';
-import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { planFeedback, planResume, planStart } from '../agents/turns.js';
@@ -15,25 +13,21 @@ import type { App } from './app.js';
 
 export interface TurnStarted { task: TaskView; run: RunRecord }
 
-/** A pending decision: the agent asked a question, or start asked for a completion condition. */
-export function hasPendingDecision(v: TaskView): boolean {
-  return v.status === 'blocked' && v.attention?.kind === 'decision';
-}
-
 /**
  * unblock: feedback is recorded before anything runs, upstream is merged, the next turn
  * starts. On a task with a pending decision the feedback is the answer.
  */
 export async function unblockTask(app: App, idArg: string, text: string, flags: DecisionFlags = {}): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
-  assertAllowed('unblock', view.status);
-  if (hasPendingDecision(view)) return answerTask(app, id, text);
+  assertAllowed('unblock', view);
+  // A pending decision (answer's guard holds): the feedback is the answer.
+  if (view.available_actions.includes('answer')) return answerTask(app, id, text);
   const content = boundedText('the feedback', sanitizeProse(text));
   const planned = await applyReverts(app, view, planDecisions(view, flags, 'unblock'));
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'unblock', config: await app.config(),
     plan: (d, r) => {
-      assertAllowed('unblock', d.status);
+      assertAllowed('unblock', d.view);
       recordDecisions(d, planned);
       return planFeedback(d, r, 'unblock', content);
     },
@@ -44,16 +38,13 @@ export async function unblockTask(app: App, idArg: string, text: string, flags: 
 /** answer: resolves a pending decision and starts the turn that acts on it. */
 export async function answerTask(app: App, idArg: string, text: string): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
-  assertAllowed('answer', view.status);
-  if (!hasPendingDecision(view)) {
-    throw notAllowed('answer', view.status, availableActions(view.status), `task ${id} has no pending decision to answer (its attention is ${view.attention?.kind ?? 'none'})`);
-  }
+  assertAllowed('answer', view);
   const content = boundedText('the answer', sanitizeProse(text));
   const clarifying = !pendingQuestion(view.turns);
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'answer', config: await app.config(),
     plan: (d, r) => {
-      assertAllowed('answer', d.status);
+      assertAllowed('answer', d.view);
       if (!clarifying) return planFeedback(d, r, 'answer', content);
       // The answer to "what does done look like" becomes a criterion, then the first turn starts.
       d.setTask({ acceptance: [...d.view.acceptance, content] });
@@ -67,18 +58,13 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
 /** resume: the interrupted task's next turn, with no feedback required. */
 export async function resumeTask(app: App, idArg: string): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
-  assertAllowed('resume', view.status);
-  if (parkStatus(view) === 'conflict') {
-    throw notAllowed('resume', view.status, availableActions(view.status),
-      `resume cannot decide on protected files (${view.pending_violations.map((p) => p.file).join(', ')}); use lazy unblock with --approve-file/--revert-file`,
-      { pending_files: view.pending_violations.map((p) => p.file) });
-  }
+  assertAllowed('resume', view);
   const config = await app.config();
   const dirty = (await dirtyFiles(worktreePath(app.repo, id, config.worktree_dir)).catch(() => [])).length > 0;
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'resume', config,
     plan: (d, r) => {
-      assertAllowed('resume', d.status);
+      assertAllowed('resume', d.view);
       return planResume(d, r, { actor: d.ctx.actor, trigger: 'resume', dirty, upstream: upstreamOf(d.view, 'main') });
     },
   });

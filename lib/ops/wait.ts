@@ -1,5 +1,4 @@
 import { LazyError, EXIT, notAllowed } from '../core/errors.js';
-import { availableActions } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
@@ -31,7 +30,7 @@ export async function waitTask(app: App, idArg: string, timeoutS?: number): Prom
   const { id } = await taskArg(app, idArg);
   const v = await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) });
   if (v.status !== 'blocked' && v.status !== 'conflict') {
-    throw notAllowed('wait', v.status, availableActions(v.status),
+    throw notAllowed('wait', v.status, v.available_actions,
       `task ${id} ended ${v.status}${v.attention ? ` (${v.attention.reason})` : ''}, not blocked`, { attention: v.attention });
   }
   return v;

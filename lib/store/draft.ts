@@ -3,7 +3,7 @@ import { randomId } from '../core/ids.js';
 import { notAllowed } from '../core/errors.js';
 import type { DecisionEntry, SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry } from '../model/docs.js';
 import { foldTask, maxClock, type TaskView } from '../model/fold.js';
-import { availableActions, canTransition, type Trigger } from '../model/table.js';
+import { canTransition, statusActions, type Trigger } from '../model/table.js';
 import type { Status } from '../model/status.js';
 
 // A draft collects one mutation: the entries it appends and the records it rewrites.
@@ -58,7 +58,7 @@ export class Draft {
   transition(to: Status, trigger: Trigger, reason: string, extra: Partial<Pick<StatusEntry, 'run' | 'host' | 'details'>> = {}, actor?: Actor): StatusEntry {
     const who = actor ?? this.ctx.actor;
     if (!canTransition(this.current, to, trigger, who)) {
-      throw notAllowed(trigger, this.current, availableActions(this.current),
+      throw notAllowed(trigger, this.current, this.current === this.view.status ? this.view.available_actions : statusActions(this.current),
         `cannot ${trigger.replace(/_/g, ' ')} a task that is ${this.current} (→ ${to} is not a valid transition)`);
     }
     const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...extra };

@@ -4,6 +4,7 @@ import { writeFileAtomic } from '../core/fsutil.js';
 import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
+import { ACTIONS, tableSignature, type Action } from '../model/table.js';
 import { listTaskRefs } from './refs.js';
 import type { TaskReader } from './read.js';
 
@@ -13,18 +14,19 @@ import type { TaskReader } from './read.js';
 // Two files: compact tuples for what the table needs (parsed on every list), and the
 // remaining fields, read only for --json, inbox and watch.
 
-const VERSION = 3;
+// available_actions are stored as a bit mask derived under this table: another table, another index.
+const VERSION = `4.${tableSignature()}`;
 
 /** What the table, the filters and the inbox need of every task. */
-export type LeanRow = Pick<TaskView, 'id' | 'tip' | 'status' | 'created_at' | 'updated_at' | 'goal' | 'tags' | 'parent' | 'attention' | 'current_run'>;
+export type LeanRow = Pick<TaskView, 'id' | 'tip' | 'status' | 'created_at' | 'updated_at' | 'goal' | 'tags' | 'parent' | 'attention' | 'current_run' | 'available_actions'>;
 type Detail = Pick<TaskView, 'tip' | 'agent' | 'base' | 'acceptance' | 'created_by' | 'consecutive_interruptions' | 'revisions' | 'merging_owner'>;
 /** A listed task: the task object without its prompt, turns, changelog and session records. */
 export type Row = LeanRow & Omit<Detail, 'tip'>;
 export interface BadRow { id: string; tip: string; error: { code: string; message: string; details: Record<string, unknown> } }
 
-type Tuple = [string, string, Status, string, string, string, string[], string | null, TaskView['attention'], string | null];
-interface IndexFile { version: number; rows: Tuple[]; bad: BadRow[] }
-interface DetailFile { version: number; rows: Record<string, Detail> }
+type Tuple = [string, string, Status, string, string, string, string[], string | null, TaskView['attention'], string | null, number];
+interface IndexFile { version: string; rows: Tuple[]; bad: BadRow[] }
+interface DetailFile { version: string; rows: Record<string, Detail> }
 
 export const indexPath = (lazyDir: string) => join(lazyDir, 'index.json');
 
@@ -33,14 +35,23 @@ export const byCreation = (a: { created_at: string; id: string }, b: { created_a
   (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1);
 const detailPath = (lazyDir: string) => join(lazyDir, 'index-detail.json');
 
-const toTuple = (v: LeanRow): Tuple => [v.id, v.tip, v.status, v.created_at, v.updated_at, v.goal, v.tags, v.parent, v.attention, v.current_run];
-const fromTuple = (t: Tuple): LeanRow => ({ id: t[0], tip: t[1], status: t[2], created_at: t[3], updated_at: t[4], goal: t[5], tags: t[6], parent: t[7], attention: t[8], current_run: t[9] });
+const toTuple = (v: LeanRow): Tuple => [v.id, v.tip, v.status, v.created_at, v.updated_at, v.goal, v.tags, v.parent, v.attention, v.current_run, maskOf(v.available_actions)];
+const fromTuple = (t: Tuple): LeanRow => ({ id: t[0], tip: t[1], status: t[2], created_at: t[3], updated_at: t[4], goal: t[5], tags: t[6], parent: t[7], attention: t[8], current_run: t[9], available_actions: actionsOf(t[10]) });
+
+const maskOf = (actions: readonly Action[]) => actions.reduce((m, a) => m | (1 << ACTIONS.indexOf(a)), 0);
+const byMask = new Map<number, Action[]>();
+/** A handful of masks occur in practice: each decodes once into a shared list (never mutated). */
+function actionsOf(mask: number): Action[] {
+  let list = byMask.get(mask);
+  if (!list) byMask.set(mask, (list = ACTIONS.filter((_, i) => mask & (1 << i))));
+  return list;
+}
 const toDetail = (v: TaskView): Detail => ({
   tip: v.tip, agent: v.agent, base: v.base, acceptance: v.acceptance, created_by: v.created_by,
   consecutive_interruptions: v.consecutive_interruptions, revisions: v.revisions, merging_owner: v.merging_owner,
 });
 
-function readJson<T extends { version: number }>(path: string): T | undefined {
+function readJson<T extends { version: string }>(path: string): T | undefined {
   try {
     const f = JSON.parse(readFileSync(path, 'utf8')) as T;
     return f.version === VERSION ? f : undefined;

@@ -2,7 +2,6 @@ import { gitPerson, envActor, type Actor, type Signature } from '../core/actor.j
 import { thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { LazyError, EXIT } from '../core/errors.js';
-import { availableActions } from '../model/table.js';
 import type { Repo } from '../core/repo.js';
 import type { EntryKind, TaskDoc } from '../model/docs.js';
 import { foldTask, type TaskView } from '../model/fold.js';
@@ -33,7 +32,7 @@ function checkEntryLimit(op: string, read: TaskRead, draft: Draft): void {
   const status = draft.view.status;
   throw new LazyError('task_full',
     `task ${draft.docs.id} holds ${held} entries; one task holds at most ${TASK_ENTRY_LIMIT}, so it takes no more comments or turns. Accept, close or reject it, and continue in a new task`,
-    EXIT.notAllowed, { action: op, status, available_actions: availableActions(status).filter((a) => FINISHING.has(a)), entries: held, limit: TASK_ENTRY_LIMIT });
+    EXIT.notAllowed, { action: op, status, available_actions: draft.view.available_actions.filter((a) => FINISHING.has(a)), entries: held, limit: TASK_ENTRY_LIMIT });
 }
 
 export type Planner = (d: Draft) => void | Promise<void>;
