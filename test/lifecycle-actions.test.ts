@@ -19,7 +19,7 @@ type State = 'backlog' | 'working' | 'blocked' | 'decision' | 'clarify' | 'block
 /**
  * What each state lists, in ACTIONS order. Helper notes for the merge: an `unblock` on a
  * working task that queues the feedback adds 'unblock' to working; an ask that is
- * status-neutral whatever ends it removes the ask-then-stop route to interrupted+violations.
+ * status-neutral whatever ends it removes the ask-then-stop route to interrupted+violations (now planted).
  */
 const EXPECT: Record<State, Action[]> = {
   backlog: ['start', 'close', 'comment', 'edit'],
@@ -118,12 +118,22 @@ const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
   conflict: async (e) => { const id = await create(e); await turn(e, id, ['start', id], 'protected'); return id; },
   interrupted: async (e) => { const id = await hanging(e); await ok(e, ['stop', id]); return id; },
   'interrupted+violations': async (e) => {
-    // An ask on a conflict task, stopped while it runs.
-    const id = await create(e);
-    await turn(e, id, ['start', id], 'protected');
-    await e.run(['ask', id, '-m', 'still there?', '--timeout', '1'], { FAKE_SCENARIO: 'hang' });
-    await eventually(async () => (await e.show(id)).status === 'working', 30_000, 'the ask running');
-    await ok(e, ['stop', id]);
+    // No single clone reaches this: a stopped ask goes back to conflict, and leaving conflict
+    // decides every file. A pull that merges a conflict's violations into an interrupted
+    // history does, so the state is planted the way that merge writes it: the interrupted
+    // task's tree plus the violation entries a protected-file turn recorded.
+    const donor = await BUILD.conflict!(e);
+    const id = await BUILD.interrupted!(e);
+    const ref = `refs/lazy/tasks/${id}`;
+    const entries = e.git(['ls-tree', '-r', `refs/lazy/tasks/${donor}`, 'violations/']).trim();
+    const index = join(e.box.sb.home, `plant-${id}.index`);
+    const env = { GIT_INDEX_FILE: index };
+    gitSync(e.box.sb.dir, { ...e.box.sb.env, ...env }, ['read-tree', ref]);
+    gitSync(e.box.sb.dir, { ...e.box.sb.env, ...env }, ['update-index', '--index-info'], entries + '\n');
+    const tree = gitSync(e.box.sb.dir, { ...e.box.sb.env, ...env }, ['write-tree']).trim();
+    const tip = tipOf(e, id);
+    const commit = e.git(['commit-tree', tree, '-p', tip, '-m', 'planted: violations merged in'], '').trim();
+    e.git(['update-ref', ref, commit, tip]);
     return id;
   },
   complete: async (e) => { const id = await BUILD.blocked!(e); await ok(e, ['accept', id, '--yes']); return id; },
