@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { identityOf, thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
-import { external } from '../core/errors.js';
+import { EXIT, LazyError, external } from '../core/errors.js';
+import type { FailureClass } from './taxonomy.js';
 import type { Actor } from '../core/actor.js';
 import type { Store } from '../store/store.js';
 import type { Draft } from '../store/draft.js';
@@ -105,6 +106,15 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
     if (!rec?.supervisor) rmSync(runDir(repo.lazyDir, runId), { recursive: true, force: true });
     throw e;
   }
+}
+
+/**
+ * The failure class of a launch that can never succeed as things stand (a missing agent
+ * program, an undefined or untrusted agent, a missing branch): a usage or external error.
+ * Anything else (a busy lock, a lost race) may succeed on the next try.
+ */
+export function launchFailureClass(e: unknown): FailureClass | null {
+  return e instanceof LazyError && (e.exitCode === EXIT.usage || e.exitCode === EXIT.external) ? 'fatal_config' : null;
 }
 
 /** An agent session id comes from stored (possibly pulled) data and ends up in argv: only a plain token is used. */

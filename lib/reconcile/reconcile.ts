@@ -11,7 +11,8 @@ import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
 import { recordOutcome } from '../agents/outcome.js';
-import { launchTurn, upstreamOf } from '../agents/launch.js';
+import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';
+import type { FailureClass } from '../agents/taxonomy.js';
 import { planResume } from '../agents/turns.js';
 import { terminateVerified } from '../agents/kill.js';
 import type { Outcome } from '../agents/outcome-types.js';
@@ -104,8 +105,20 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
     return true;
   } catch (e) {
     if (e instanceof LazyError && e.exitCode === 4) return false; // someone else resumed it first
-    throw e;
+    const cls = launchFailureClass(e);
+    if (!cls) throw e;
+    await blockUnlaunchable(deps.store, id, cls, (e as LazyError).message, actions);
+    return false;
   }
+}
+
+/** Invariant: a crash the next command cannot resume is never silent; it blocks with failure attention and the reason. */
+async function blockUnlaunchable(store: Store, id: string, cls: FailureClass, why: string, actions: ReconcileAction[]): Promise<void> {
+  const reason = `auto-resume could not start the agent: ${why}`;
+  await store.mutate(id, 'auto-resume', (d) => {
+    if (d.status === 'interrupted') d.transition('blocked', 'turn_failed', reason, { details: { failure_class: cls } }, 'system');
+  }, { actor: 'system' });
+  actions.push({ task: id, action: 'blocked', warn: true, detail: `${reason} (${cls}); blocked: fix it, then lazy unblock ${id} -m "..."` });
 }
 
 async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
