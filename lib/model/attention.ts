@@ -34,10 +34,21 @@ export function attentionOf(status: Status, applied: readonly ChangeView[], turn
     case 'interrupted':
       if (last.trigger === 'stop') return { kind: 'interrupted', reason: 'stopped by the user', since };
       if (crashes >= MAX_CONSECUTIVE_INTERRUPTIONS) return { kind: 'interrupted', reason: `circuit breaker: ${crashes} crashes in a row`, since };
-      return null;
+      return heldCrash(last) ? { kind: 'interrupted', reason: heldCrash(last)!, since } : null;
     default:
       return null;
   }
+}
+
+/**
+ * Why a crash is not resumed automatically, when it is held for a human: it crashed
+ * during merge-and-fix (the upstream merge before the turn conflicted), so a resume
+ * would build on a half-merged branch. Null for an ordinary crash.
+ */
+export function heldCrash(last: Pick<ChangeView, 'trigger' | 'details'>): string | null {
+  const files = last.details?.upstream_conflict;
+  if (last.trigger !== 'turn_crashed' || !Array.isArray(files)) return null;
+  return `crashed while fixing a conflicting upstream merge (${files.join(', ') || 'no file named'}): not resumed automatically; look at the merge in the worktree, then lazy resume`;
 }
 
 /** The agent's question, when its latest turn asked one and nothing has answered it yet. */

@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import type { TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
 import { parkStatus } from '../model/park.js';
-import { MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
+import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
 import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
 import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
@@ -84,7 +84,7 @@ export function willAutoResume(v: TaskView): boolean {
   if (v.status !== 'interrupted') return false;
   const last = v.changelog.filter((c) => !c.set_aside).at(-1);
   if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== thisHost())) return false;
-  return v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict';
+  return v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last);
 }
 
 /** Resumes a crashed task unless a human stopped it, the breaker tripped, or files await a decision. */
