@@ -9,7 +9,7 @@ const ALLOWED: Record<Status, Status[]> = {
   working: ['blocked', 'conflict', 'interrupted', 'zombie'],
   blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'backlog', 'zombie'],
   conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
-  interrupted: ['working', 'pairing', 'abandoned', 'zombie'],
+  interrupted: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
   pairing: ['blocked', 'conflict', 'zombie'],
   merging: ['complete', 'blocked', 'conflict', 'zombie'],
   zombie: ['complete'],
