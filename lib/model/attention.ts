@@ -43,11 +43,14 @@ export function attentionOf(status: Status, applied: readonly ChangeView[], turn
 /**
  * Why a crash is not resumed automatically, when it is held for a human: it crashed
  * during merge-and-fix (the upstream merge before the turn conflicted), so a resume
- * would build on a half-merged branch. Null for an ordinary crash.
+ * would build on a half-merged branch; or lazy doctor ended a turn whose run was lost.
+ * Null for an ordinary crash.
  */
 export function heldCrash(last: Pick<ChangeView, 'trigger' | 'details'>): string | null {
+  if (last.trigger !== 'turn_crashed') return null;
+  if (typeof last.details?.held === 'string') return last.details.held; // lazy doctor ended a lost turn
   const files = last.details?.upstream_conflict;
-  if (last.trigger !== 'turn_crashed' || !Array.isArray(files)) return null;
+  if (!Array.isArray(files)) return null;
   return `crashed while fixing a conflicting upstream merge (${files.join(', ') || 'no file named'}): not resumed automatically; look at the merge in the worktree, then lazy resume`;
 }
 
