@@ -206,7 +206,7 @@ t.test('doctor reports a working turn whose processes are gone under an old host
   const d = await l.json('doctor');
   t.equal(d.run.code, 6);
   const f = d.value.findings.find((x: any) => x.code === 'dead_marker');
-  t.match(f?.message, /no process of that run is alive here \(it ran on host old-box\)/);
+  t.match(f?.message, /no process of that run is alive here \(it ran under the host name old-box\)/);
   const fix = await l.json('doctor', '--fix');
   t.equal(fix.run.code, 0);
   const v = (await l.json('show', id)).value;

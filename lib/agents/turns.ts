@@ -1,4 +1,5 @@
 import type { Draft } from '../store/draft.js';
+import { sanitizeLine } from '../core/sanitize.js';
 import type { Actor } from '../core/actor.js';
 import type { Trigger } from '../model/table.js';
 import type { TaskView, TurnView } from '../model/fold.js';
@@ -59,7 +60,9 @@ function previousEnd(v: TaskView): PreviousEnd {
   const cls = agent?.details?.failure_class;
   return {
     stopped: entry?.trigger === 'stop', turn: started?.sequence ?? null, cls: typeof cls === 'string' ? cls : 'unknown',
-    reason: entry?.reason ?? 'unknown', exit_code: num(entry?.details?.exit_code), signal: typeof entry?.details?.signal === 'string' ? entry.details.signal : null,
+    // Agent output can reach the reason, and the prompt goes into argv.
+    reason: sanitizeLine(entry?.reason ?? 'unknown'),
+    exit_code: num(entry?.details?.exit_code), signal: typeof entry?.details?.signal === 'string' ? entry.details.signal : null,
   };
 }
 

@@ -1,6 +1,8 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
+import { EXIT, LazyError } from '../core/errors.js';
+import { willAutoResume } from '../reconcile/reconcile.js';
 import type { TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
 import { activeDir, clearActive, listActive, readActive, readRun, type ActiveMarker } from '../agents/runs.js';
@@ -22,8 +24,10 @@ export function deadMarkerReason(lazyDir: string, m: ActiveMarker, v: TaskView |
   const state = `the task is ${v.status}`;
   if (m.kind === 'turn') {
     if (!rec) return `the record of its run ${m.run} is gone and no process of the run is alive`;
+    if (v.current_run === m.run && willAutoResume(v)) return null; // a crash the next command resumes
     if (v.status !== 'working' || v.current_run !== m.run) return `${state}${v.current_run !== m.run ? ` with ${v.current_run ? `run ${v.current_run}` : 'no run'}` : ''}, and no process of run ${m.run} is alive`;
-    return `${state} with run ${m.run}, but no process of that run is alive here (it ran on host ${m.owner.host}) and reconcile could not record it`;
+    const host = m.owner.host !== thisHost() ? ` (it ran under the host name ${m.owner.host})` : '';
+    return `${state} with run ${m.run}, but no process of that run is alive here${host} and reconcile could not record it`;
   }
   if (m.kind === 'pair') return `${state}${v.status === 'pairing' ? ', but its pairing process is gone' : ': its pairing is over'}`;
   // A stranded accept is reported as `merging`; the marker is what lets reconcile finish it.
@@ -37,7 +41,10 @@ export async function repairDeadMarkers(p: Pass, views: TaskView[], damaged: Set
   for (const m of listActive(lazyDir)) {
     if (damaged.has(m.task)) continue; // its ref is reported (and restored) on its own; reconcile then finishes the marker
     // A ref doctor just restored is not in the views it read before.
-    const v = byId.get(m.task) ?? await p.app.store.view(m.task).catch(() => undefined);
+    const v = byId.get(m.task) ?? await p.app.store.view(m.task).catch((e: unknown) => {
+      if (e instanceof LazyError && e.exitCode === EXIT.notFound) return undefined;
+      throw e;
+    });
     const why = deadMarkerReason(lazyDir, m, v);
     if (!why) continue;
     const what = `${m.kind} marker of task ${m.task} (run ${m.run})`;
