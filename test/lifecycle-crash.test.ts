@@ -123,6 +123,31 @@ t.test('a crash during merge-and-fix is not auto-resumed; it waits in the inbox 
   t.match(invocations()[2]!.prompt, /Previous failure \(#\d+\):\n- class: unknown\n- reason: the agent was killed by SIGKILL/, 'the manual resume says why too');
 });
 
+t.test('a supervisor killed during merge-and-fix is held too (the merge is still in progress)', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('supervisor dies mid-merge', '--accept', 'done');
+  await l('start', id);
+  t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
+  writeFileSync(join(sb.dir, 'work-1.txt'), 'main says otherwise\n');
+  gitSync(sb.dir, sb.env, ['add', 'work-1.txt']);
+  gitSync(sb.dir, sb.env, ['commit', '-q', '-m', 'main: conflicting work-1.txt']);
+  scenario('hang');
+  const u = await l.json('unblock', id, '-m', 'more please');
+  t.equal(u.run.code, 0);
+  const rec = await eventually(() => { const r = readJson(join(runDirOf(sb, u.value.run.id), 'run.json')); return r.supervisor && invocations().length === 2 ? r : undefined; }, 20_000, 'the supervisor and agent');
+  process.kill(rec.supervisor.pid, 'SIGKILL');
+  await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'the supervisor to die');
+  const w = await l.json('wait', id, '--timeout', '30');
+  t.equal(w.run.code, 4, 'wait returns: nothing will resume it');
+  const v = (await l.json('show', id)).value;
+  t.equal(v.status, 'interrupted');
+  t.match(v.changelog.at(-1).reason, /supervisor died/);
+  t.match(v.attention?.reason, /conflicting upstream merge \(work-1\.txt\): not resumed automatically/);
+  t.equal(invocations().length, 2, 'no auto-resume');
+  t.same(activeMarkers(sb.dir), []);
+});
+
 t.test('a resumed prompt carries the previous failure: class and reason after a crash', async (t) => {
   const { sb, l, invocations, scenario } = await agentSandbox();
   t.teardown(sb.cleanup);

@@ -6,7 +6,7 @@ import type { TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
 import { parkStatus } from '../model/park.js';
 import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
-import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
+import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
 import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
@@ -61,7 +61,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
     const orphan = readAgentIdentity(lazyDir, m.run);
     if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none') actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
-    outcome = deadSupervisorOutcome(lazyDir, rec);
+    outcome = await deadSupervisorOutcome(lazyDir, rec);
     writeOutcome(lazyDir, outcome);
   }
   await recordOutcome(deps.store, rec, outcome);
@@ -70,11 +70,13 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   if (!resumed) clearActive(lazyDir, m.task, m.run);
 }
 
-function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Outcome {
+async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<Outcome> {
   const now = new Date().toISOString();
   const reason = 'the supervisor died before the turn ended (no outcome was recorded)';
+  // A supervisor that died during merge-and-fix leaves the merge in progress: held, like any merge-and-fix crash.
+  const upstream = rec.merge_upstream ? await mergeInProgress(rec.worktree, rec.merge_upstream).catch(() => null) : null;
   return {
-    run: rec.id, task: rec.task, kind: 'interrupted', ended_at: now, attempts: 0, summary: reason,
+    run: rec.id, task: rec.task, kind: 'interrupted', ended_at: now, attempts: 0, summary: reason, ...(upstream ? { upstream } : {}),
     interrupt: { reason, exit_code: null, signal: null, logs: logTail(lazyDir, rec.id, 50), at: now },
   };
 }
