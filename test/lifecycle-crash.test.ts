@@ -67,6 +67,26 @@ t.test('a crash whose auto-resume cannot launch (the agent program is gone) bloc
   t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
 });
 
+t.test('a crash whose branch was deleted meanwhile blocks with the restore advice instead of staying interrupted', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  scenario('crash');
+  const id = await l.create('branch deleted after a crash', '--accept', 'done');
+  const s = await l.json('start', id);
+  await eventually(() => invocations()[0], 20_000, 'the agent to start');
+  await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+  gitSync(sb.dir, sb.env, ['worktree', 'remove', '--force', join(sb.dir, '.lazy', 'worktrees', id)]);
+  gitSync(sb.dir, sb.env, ['branch', '-D', `lazy/${id}`]);
+  const list = await l('list');
+  t.match(list.stderr, /auto-resume could not start the agent: branch lazy\/\S+ of task \S+ was deleted outside lazy/);
+  const v = (await l.json('show', id)).value;
+  t.equal(v.status, 'blocked');
+  t.equal(v.attention.kind, 'failure');
+  t.match(v.attention.reason, /restore it with/);
+  t.equal(invocations().length, 1);
+  t.same(activeMarkers(sb.dir), []);
+});
+
 t.test('a manual resume whose agent program is gone fails clearly and leaves the task where it was', async (t) => {
   const { sb, l, invocations, scenario, program } = await removableAgent();
   t.teardown(sb.cleanup);

@@ -109,13 +109,14 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
 }
 
 /**
- * The failure class of a launch that can never succeed as things stand (a missing agent
- * program, an undefined or untrusted agent, a missing branch): a usage or external error.
- * Anything else (a busy lock, a lost race) may succeed on the next try.
+ * The failure class of a launch that cannot succeed as things stand (a missing agent
+ * program, an undefined or untrusted agent, a deleted branch): a usage, external or
+ * refusal error (the caller rules out a lost race first). A busy lock may succeed next time.
  */
 export function launchFailureClass(e: unknown): FailureClass | null {
-  return e instanceof LazyError && (e.exitCode === EXIT.usage || e.exitCode === EXIT.external) ? 'fatal_config' : null;
+  return e instanceof LazyError && FATAL_LAUNCH.includes(e.exitCode) ? 'fatal_config' : null;
 }
+const FATAL_LAUNCH: number[] = [EXIT.usage, EXIT.external, EXIT.notAllowed];
 
 /** An agent session id comes from stored (possibly pulled) data and ends up in argv: only a plain token is used. */
 const safeSessionId = (s: string | null) => (s && /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(s) ? s : null);

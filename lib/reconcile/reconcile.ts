@@ -106,7 +106,8 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
     actions.push({ task: id, action: 'auto-resumed', detail: `run ${run.id} (${dirty ? 'dirty' : 'clean'} worktree)` });
     return true;
   } catch (e) {
-    if (e instanceof LazyError && e.exitCode === 4) return false; // someone else resumed it first
+    // Refused by the table because someone else moved it first; any other refusal (a deleted branch) blocks it.
+    if (e instanceof LazyError && e.exitCode === 4 && !willAutoResume(await deps.store.view(id))) return false;
     const cls = launchFailureClass(e);
     if (!cls) throw e;
     await blockUnlaunchable(deps.store, id, cls, (e as LazyError).message, actions);
