@@ -1,5 +1,5 @@
 import t from 'tap';
-import { existsSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, runDirOf, readJson, FAKE_AGENT } from './helpers/agent.js';
 import { cli, gitSync } from './helpers/env.js';
@@ -263,4 +263,24 @@ t.test('doctor reports a working turn whose processes are gone under an old host
   t.same(activeMarkers(sb.dir), []);
   t.equal((await l('resume', id)).code, 0, 'resume continues it');
   t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
+});
+
+t.test('doctor reports markers whose run record is gone or that are unreadable; --fix removes them', async (t) => {
+  const { sb, l } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('never started here', '--accept', 'done');
+  const dir = join(sb.dir, '.git', 'lazy', 'active');
+  mkdirSync(dir, { recursive: true });
+  const owner = { host: 'old-box', boot_id: null, pid: 999_999, start_ticks: 1 };
+  writeFileSync(join(dir, `${id}.json`), JSON.stringify({ task: id, run: 'abcdefgh', kind: 'turn', since: new Date().toISOString(), owner }));
+  writeFileSync(join(dir, 'zzzzzzzz.json'), '{ half a marker');
+  const d = await l.json('doctor');
+  t.equal(d.run.code, 6);
+  const found = d.value.findings.filter((f: any) => f.code === 'dead_marker').map((f: any) => f.message).join('\n');
+  t.match(found, /record of its run abcdefgh is gone/);
+  t.match(found, /zzzzzzzz\.json cannot be read/);
+  t.equal((await l('doctor', '--fix')).code, 0);
+  t.same(activeMarkers(sb.dir), []);
+  t.equal((await l.json('show', id)).value.status, 'backlog', 'the task itself is untouched');
+  t.equal((await l('doctor')).code, 0);
 });
