@@ -11,7 +11,7 @@ const ALLOWED: Record<Status, Status[]> = {
   // a blocked task without a session (a clarify question, a failed launch) must stay in view.
   blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie'],
   conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
-  interrupted: ['working', 'pairing', 'abandoned', 'zombie'],
+  interrupted: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
   pairing: ['blocked', 'conflict', 'zombie'],
   merging: ['complete', 'blocked', 'conflict', 'zombie'],
   zombie: ['complete'],

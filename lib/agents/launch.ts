@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { identityOf, thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
-import { external } from '../core/errors.js';
+import { EXIT, LazyError, external } from '../core/errors.js';
+import type { FailureClass } from './taxonomy.js';
 import type { Actor } from '../core/actor.js';
 import type { Store } from '../store/store.js';
 import type { Draft } from '../store/draft.js';
@@ -108,6 +109,16 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
     throw e;
   }
 }
+
+/**
+ * The failure class of a launch that cannot succeed as things stand (a missing agent
+ * program, an undefined or untrusted agent, a deleted branch): a usage, external or
+ * refusal error (the caller rules out a lost race first). A busy lock may succeed next time.
+ */
+export function launchFailureClass(e: unknown): FailureClass | null {
+  return e instanceof LazyError && FATAL_LAUNCH.includes(e.exitCode) ? 'fatal_config' : null;
+}
+const FATAL_LAUNCH: number[] = [EXIT.usage, EXIT.external, EXIT.notAllowed];
 
 /** An agent session id comes from stored (possibly pulled) data and ends up in argv: only a plain token is used. */
 const safeSessionId = (s: string | null) => (s && /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(s) ? s : null);

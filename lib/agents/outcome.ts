@@ -63,7 +63,8 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
     const i = o.interrupt!;
     d.transition('interrupted', i.user_stopped ? 'stop' : 'turn_crashed', i.reason, {
       run: run.id, host: run.host,
-      details: { reason: i.reason, exit_code: i.exit_code, signal: i.signal, logs: i.logs, at: i.at, ...(i.user_stopped ? { user_stopped: true } : {}) },
+      details: { reason: i.reason, exit_code: i.exit_code, signal: i.signal, logs: i.logs, at: i.at, ...(i.user_stopped ? { user_stopped: true } : {}),
+        ...(o.upstream?.status === 'conflict' ? { upstream_conflict: o.upstream.files } : {}) },
     }, 'system');
   }
 }

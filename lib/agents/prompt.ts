@@ -31,10 +31,24 @@ export function feedbackBlock(pending: TurnView[], lead: string): string {
   return `${lead}\n\n${newest.content}${more}`;
 }
 
-export function crashContext(dirty: boolean, upstream: string | null): string {
-  return dirty
-    ? 'You are being resumed after a crash. There are uncommitted changes in your worktree from your interrupted turn. Review them, decide what to keep, commit or discard, then continue your work.'
-    : `You are being resumed after a crash.${upstream ? ` Upstream (${upstream}) has been merged into your branch since your last turn.` : ''} Don't assume your previous state is intact — verify before continuing.`;
+/** How the interrupted turn ended, as the resume prompt reports it. */
+export interface PreviousEnd { stopped: boolean; turn: number | null; cls: string; reason: string; exit_code: number | null; signal: string | null }
+
+/** Why the agent is resumed, truthfully (a stop is never called a crash), the previous failure, and its worktree's state. */
+export function resumeContext(dirty: boolean, upstream: string | null, prev: PreviousEnd): string {
+  const turn = prev.turn ? ` (#${prev.turn})` : '';
+  const lead = prev.stopped ? `You are being resumed after the user stopped your previous turn${turn} with lazy stop. It did not crash or fail.` : 'You are being resumed after a crash.';
+  const state = dirty
+    ? ' There are uncommitted changes in your worktree from your interrupted turn. Review them, decide what to keep, commit or discard, then continue your work.'
+    : `${upstream ? ` Upstream (${upstream}) has been merged into your branch since your last turn.` : ''} Don't assume your previous state is intact — verify before continuing.`;
+  if (prev.stopped) return lead + state;
+  const exit = [prev.exit_code !== null && `exit code ${prev.exit_code}`, prev.signal && `signal ${prev.signal}`].filter(Boolean).join(', ');
+  return `${lead}${state}
+
+Previous failure${turn}:
+- class: ${prev.cls}
+- reason: ${prev.reason}${exit ? `
+- ${exit}` : ''}`;
 }
 
 export function withEnvelope(body: string, resultPath: string): string {

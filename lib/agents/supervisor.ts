@@ -145,7 +145,7 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
       continue;
     }
     if (d.outcome === 'failed') return { ...common, kind: 'failed', summary: c.reason, failure: { class: c.cls, reason: `${c.reason} (${d.why})` } };
-    return interrupted(`${d.why}: ${c.reason}`);
+    return { ...interrupted(`${d.why}: ${c.reason}`), failure: { class: c.cls, reason: c.reason } }; // the class travels to the resumed prompt
   }
 }
 

@@ -1,8 +1,9 @@
 import type { Draft } from '../store/draft.js';
+import { sanitizeLine } from '../core/sanitize.js';
 import type { Actor } from '../core/actor.js';
 import type { Trigger } from '../model/table.js';
-import type { TurnView } from '../model/fold.js';
-import { crashContext, feedbackBlock, taskPrompt } from './prompt.js';
+import type { TaskView, TurnView } from '../model/fold.js';
+import { feedbackBlock, resumeContext, taskPrompt, type PreviousEnd } from './prompt.js';
 import type { TurnPlan } from './launch.js';
 
 // The planners for every kind of turn: each records the turn that starts it (feedback
@@ -38,14 +39,31 @@ export function planResume(d: Draft, run: RunRef, o: { actor: Actor; trigger: Ex
     role: 'system', kind: 'resume', actor: o.actor, run: run.id, session: run.session,
     content: auto ? '[system] Session interrupted and auto-resumed' : '[system] Resumed by hand after an interruption',
   });
+  const prev = previousEnd(d.view);
   const n = d.view.consecutive_interruptions;
   d.transition('working', o.trigger, auto ? `auto-resume after crash ${n} of 3` : 'resumed', { run: run.id, host: run.host }, o.actor);
   const pending = pendingTurns(d);
-  const context = crashContext(o.dirty, o.dirty ? null : o.upstream);
+  const context = resumeContext(o.dirty, o.dirty ? null : o.upstream, prev);
   const body = pending.length
     ? feedbackBlock(pending, 'Feedback that your interrupted turn had not acted on yet, verbatim:')
     : `Continue the task.\n\n${taskPrompt(d.task ?? d.view)}`;
   return { prompt: `${context}\n\n${body}`, mergeUpstream: !o.dirty };
+}
+
+/** How the interrupted task's last turn ended: its move into interrupted and the agent turn its run recorded. */
+function previousEnd(v: TaskView): PreviousEnd {
+  const entry = v.changelog.filter((c) => !c.set_aside).at(-1);
+  const run = v.current_run;
+  const agent = run ? [...v.turns].reverse().find((t) => t.run === run && t.role === 'agent') : undefined;
+  const started = run ? v.turns.find((t) => t.run === run) : undefined;
+  const num = (x: unknown) => (typeof x === 'number' ? x : null);
+  const cls = agent?.details?.failure_class;
+  return {
+    stopped: entry?.trigger === 'stop', turn: started?.sequence ?? null, cls: typeof cls === 'string' ? cls : 'unknown',
+    // Agent output can reach the reason, and the prompt goes into argv.
+    reason: sanitizeLine(entry?.reason ?? 'unknown'),
+    exit_code: num(entry?.details?.exit_code), signal: typeof entry?.details?.signal === 'string' ? entry.details.signal : null,
+  };
 }
 
 /** ask: a read-only question; the task returns to its status when the answer is in. */

@@ -38,7 +38,7 @@ export function attentionOf(status: Status, allApplied: readonly ChangeView[], a
     case 'interrupted':
       if (last.trigger === 'stop') return { kind: 'interrupted', reason: 'stopped by the user', since };
       if (crashes >= MAX_CONSECUTIVE_INTERRUPTIONS) return { kind: 'interrupted', reason: `circuit breaker: ${crashes} crashes in a row`, since };
-      return null;
+      return heldCrash(last) ? { kind: 'interrupted', reason: heldCrash(last)!, since } : null;
     default:
       return null;
   }
@@ -47,6 +47,20 @@ export function attentionOf(status: Status, allApplied: readonly ChangeView[], a
 /** Runs that were asks: each starts with the human's question turn (its reply carries the same run). */
 function askRuns(turns: readonly TurnView[]): Set<string> {
   return new Set(turns.filter((t) => t.role === 'human' && t.kind === 'question' && t.run).map((t) => t.run!));
+}
+
+/**
+ * Why a crash is not resumed automatically, when it is held for a human: it crashed
+ * during merge-and-fix (the upstream merge before the turn conflicted), so a resume
+ * would build on a half-merged branch; or lazy doctor ended a turn whose run was lost.
+ * Null for an ordinary crash.
+ */
+export function heldCrash(last: Pick<ChangeView, 'trigger' | 'details'>): string | null {
+  if (last.trigger !== 'turn_crashed') return null;
+  if (typeof last.details?.held === 'string') return last.details.held; // lazy doctor ended a lost turn
+  const files = last.details?.upstream_conflict;
+  if (!Array.isArray(files)) return null;
+  return `crashed while fixing a conflicting upstream merge${files.length ? ` (${files.join(', ')})` : ''}: not resumed automatically; look at the merge in the worktree, then lazy resume`;
 }
 
 /** The agent's question, when its latest turn asked one and nothing has answered it yet. */

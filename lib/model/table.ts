@@ -46,6 +46,8 @@ export const EDGES: readonly Edge[] = [
   edge('conflict', 'abandoned', 'reject', 'close'),
 
   edge('interrupted', 'working', 'auto_resume', 'resume', 'unblock', 'stale_response'),
+  // An auto-resume that cannot launch (its agent's program is gone) blocks with the reason.
+  edge('interrupted', 'blocked', 'turn_failed'),
   edge('interrupted', 'pairing', 'pair'),
   edge('interrupted', 'abandoned', 'reject', 'close'),
 

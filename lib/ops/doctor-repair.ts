@@ -17,6 +17,7 @@ import { deleteBranch } from '../workspace/merge.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import type { App } from './app.js';
 import type { Finding } from './doctor.js';
+import { HELD } from './doctor-markers.js';
 
 // What doctor repairs beyond locks and temp files: damaged lazy refs (restored to their
 // last good tip by compare-and-swap), leftovers of an accept that died after its
@@ -130,7 +131,7 @@ export async function repairStuckTurns(p: Pass, views: TaskView[]): Promise<void
     const reason = `task ${v.id} is working on this host, but no turn of it is running here (its bookkeeping in .git/lazy is gone)`;
     if (p.fix && !pids.length) {
       await store.mutate(v.id, 'doctor', (d) => {
-        if (d.status === 'working') d.transition('interrupted', 'turn_crashed', `${reason}; marked interrupted by lazy doctor`, {}, 'system');
+        if (d.status === 'working') d.transition('interrupted', 'turn_crashed', `${reason}; marked interrupted by lazy doctor`, { details: { held: HELD } }, 'system');
       }, { actor: 'system' });
       p.fixed.push(`marked ${v.id} interrupted (no turn was running for it here); lazy resume ${v.id} continues it`);
       continue;

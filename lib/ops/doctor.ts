@@ -10,6 +10,7 @@ import { refreshIndex } from '../store/listing.js';
 import type { App } from './app.js';
 import { missingRefspecs } from '../sync/remote.js';
 import type { TaskView } from '../model/fold.js';
+import { repairDeadMarkers } from './doctor-markers.js';
 import { repairAcceptLeftovers, repairConfigRef, repairStuckTurns, repairTaskRefs, reportAcceptStashes, reportLostBranches, type Pass } from './doctor-repair.js';
 
 export interface Finding { level: 'error' | 'warning' | 'info'; code: string; message: string; details: Record<string, unknown> }
@@ -52,6 +53,7 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   await repairAcceptLeftovers(pass, views);
   await reportAcceptStashes(pass);
   await reportLostBranches(pass, views);
+  await repairDeadMarkers(pass, views, new Set(bad.keys()));
 
   for (const l of listLocks(app.repo.lazyDir)) {
     if (l.state === 'stale') {

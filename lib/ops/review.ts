@@ -61,7 +61,8 @@ export interface InboxItem { id: string; goal: string; status: string; kind: str
 
 /**
  * Only what needs a human, oldest first: blocked tasks (review, decision, failure),
- * conflicts, interrupted tasks whose breaker tripped or that were stopped, and merges
+ * conflicts, interrupted tasks nothing resumes (stopped, breaker tripped, a merge-and-fix
+ * crash, a turn doctor ended), and merges
  * with no live owner. Running turns, retries and automatic recovery never appear.
  */
 export async function inbox(app: App): Promise<InboxItem[]> {

@@ -5,14 +5,15 @@ import type { Store } from '../store/store.js';
 import type { TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
 import { parkStatus } from '../model/park.js';
-import { MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
-import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
+import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
+import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
 import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
 import { recordOutcome } from '../agents/outcome.js';
 import { setAsideAskLeftovers } from '../agents/ask-end.js';
-import { launchTurn, upstreamOf } from '../agents/launch.js';
+import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';
+import type { FailureClass } from '../agents/taxonomy.js';
 import { planResume } from '../agents/turns.js';
 import { terminateVerified } from '../agents/kill.js';
 import type { Outcome } from '../agents/outcome-types.js';
@@ -61,7 +62,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
     const orphan = readAgentIdentity(lazyDir, m.run);
     if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none') actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
-    outcome = await setAsideAskLeftovers(deps.store, rec, deadSupervisorOutcome(lazyDir, rec), () => {});
+    outcome = await setAsideAskLeftovers(deps.store, rec, await deadSupervisorOutcome(lazyDir, rec), () => {});
     writeOutcome(lazyDir, outcome);
   }
   await recordOutcome(deps.store, rec, outcome);
@@ -72,11 +73,13 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   if (!resumed) clearActive(lazyDir, m.task, m.run);
 }
 
-function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Outcome {
+async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<Outcome> {
   const now = new Date().toISOString();
   const reason = 'the supervisor died before the turn ended (no outcome was recorded)';
+  // A supervisor that died during merge-and-fix leaves the merge in progress: held, like any merge-and-fix crash.
+  const upstream = rec.merge_upstream ? await mergeInProgress(rec.worktree, rec.merge_upstream).catch(() => null) : null;
   return {
-    run: rec.id, task: rec.task, kind: 'interrupted', ended_at: now, attempts: 0, summary: reason,
+    run: rec.id, task: rec.task, kind: 'interrupted', ended_at: now, attempts: 0, summary: reason, ...(upstream ? { upstream } : {}),
     interrupt: { reason, exit_code: null, signal: null, logs: logTail(lazyDir, rec.id, 50), at: now },
   };
 }
@@ -86,7 +89,7 @@ export function willAutoResume(v: TaskView): boolean {
   if (v.status !== 'interrupted') return false;
   const last = v.changelog.filter((c) => !c.set_aside).at(-1);
   if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== thisHost())) return false;
-  return v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict';
+  return v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last);
 }
 
 /** Resumes a crashed task unless a human stopped it, the breaker tripped, or files await a decision. */
@@ -106,9 +109,22 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
     actions.push({ task: id, action: 'auto-resumed', detail: `run ${run.id} (${dirty ? 'dirty' : 'clean'} worktree)` });
     return true;
   } catch (e) {
-    if (e instanceof LazyError && e.exitCode === 4) return false; // someone else resumed it first
-    throw e;
+    // Refused by the table because someone else moved it first; any other refusal (a deleted branch) blocks it.
+    if (e instanceof LazyError && e.exitCode === 4 && !willAutoResume(await deps.store.view(id))) return false;
+    const cls = launchFailureClass(e);
+    if (!cls) throw e;
+    await blockUnlaunchable(deps.store, id, cls, (e as LazyError).message, actions);
+    return false;
   }
+}
+
+/** Invariant: a crash the next command cannot resume is never silent; it blocks with failure attention and the reason. */
+async function blockUnlaunchable(store: Store, id: string, cls: FailureClass, why: string, actions: ReconcileAction[]): Promise<void> {
+  const reason = `auto-resume could not start the agent: ${why}`;
+  await store.mutate(id, 'auto-resume', (d) => {
+    if (d.status === 'interrupted') d.transition('blocked', 'turn_failed', reason, { details: { failure_class: cls } }, 'system');
+  }, { actor: 'system' });
+  actions.push({ task: id, action: 'blocked', warn: true, detail: `${reason} (${cls}); blocked: fix it, then lazy unblock ${id} -m "..."` });
 }
 
 async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {

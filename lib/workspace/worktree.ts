@@ -104,10 +104,18 @@ export async function mergeUpstream(cwd: string, upstream: string): Promise<Merg
     const after = await headOf(cwd);
     return after === before ? { status: 'up-to-date', detail: `${upstream} already merged`, files: [] } : { status: 'merged', detail: `merged ${upstream}`, files: [] };
   }
-  const files = (await git(['diff', '--name-only', '--diff-filter=U'], { cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
+  const files = await unmergedFiles(cwd);
   if (files.length === 0) {
     await git(['merge', '--abort'], { cwd, allowFail: true });
     return { status: 'skipped', detail: `merge of ${upstream} failed: ${r.stderr.trim() || r.stdout.trim()}`, files };
   }
   return { status: 'conflict', detail: `merging ${upstream} conflicted`, files };
+}
+
+const unmergedFiles = async (cwd: string) => (await git(['diff', '--name-only', '--diff-filter=U'], { cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
+
+/** A merge-and-fix the agent had not finished (a merge is still in progress in the worktree), or null. */
+export async function mergeInProgress(cwd: string, upstream: string): Promise<MergeResult | null> {
+  const r = await git(['rev-parse', '-q', '--verify', 'MERGE_HEAD'], { cwd, allowFail: true });
+  return r.code === 0 ? { status: 'conflict', detail: `merging ${upstream} was still in progress`, files: await unmergedFiles(cwd) } : null;
 }
