@@ -56,7 +56,7 @@ t.test('categories', async (t) => {
 
 t.test('available actions are derived from the edges', async (t) => {
   t.same(availableActions('backlog'), ['start', 'close', 'comment', 'edit']);
-  t.same(availableActions('working'), ['stop', 'comment', 'edit']);
+  t.same(availableActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
   t.same(availableActions('blocked'), ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
   t.same(availableActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
   t.same(availableActions('zombie'), ['comment', 'edit']);

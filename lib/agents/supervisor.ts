@@ -2,6 +2,8 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileS
 import { dirname } from 'node:path';
 import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
+import type { Repo } from '../core/repo.js';
+import { startQueuedOrNote } from './queue.js';
 import { identityOf } from '../core/proc.js';
 import { commitAll, headOf, mergeUpstream, type MergeResult } from '../workspace/worktree.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
@@ -20,7 +22,7 @@ import { runAgentOnce, type AttemptResult } from './attempt.js';
 // runs the agent, keeps a heartbeat and a log, retries transient failures inside the
 // turn, and records the outcome. It is the only process that waits on the agent.
 
-export interface SuperviseContext { lazyDir: string; store: Store; config: Config }
+export interface SuperviseContext { lazyDir: string; store: Store; config: Config; repo: Repo; cliPath: string }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -47,6 +49,8 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     await recordOutcome(ctx.store, rec, outcome);
     // A crash keeps the marker: the next command's reconcile decides on auto-resume.
     if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped) clearActive(ctx.lazyDir, rec.task, rec.id);
+    // Feedback queued during this turn starts the next one (only once the task is parked blocked).
+    if (outcome.kind !== 'interrupted') await startQueuedOrNote(ctx, rec.task, note);
     return 0;
   } finally {
     clearInterval(beat);

@@ -65,6 +65,8 @@ export const EDGES: readonly Edge[] = [
 
 /** Actions that change no status, allowed while a task is not terminal. */
 const NEUTRAL: readonly Action[] = ['comment', 'edit'];
+/** Status-neutral actions of one status: unblock on working queues feedback for the next turn. */
+const NEUTRAL_IN: Partial<Record<Status, readonly Action[]>> = { working: ['unblock'] };
 
 /** Actors allowed to cause a transition into a status; absent means anyone. */
 const RESERVED: Partial<Record<Status, readonly Actor[]>> = { zombie: ['system'] };
@@ -86,6 +88,7 @@ export function availableActions(status: Status): Action[] {
     const out = new Set<Action>();
     for (const e of EDGES) if (e.from === status) for (const t of e.on) if (ACTION_SET.has(t)) out.add(t as Action);
     if (!TERMINAL.includes(status)) for (const a of NEUTRAL) out.add(a);
+    for (const a of NEUTRAL_IN[status] ?? []) out.add(a);
     list = ACTIONS.filter((a) => out.has(a));
     actionsByStatus.set(status, list);
   }

@@ -13,6 +13,7 @@ import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readR
 import { recordOutcome } from '../agents/outcome.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { planResume } from '../agents/turns.js';
+import { startQueuedOrNote } from '../agents/queue.js';
 import { terminateVerified } from '../agents/kill.js';
 import type { Outcome } from '../agents/outcome-types.js';
 
@@ -67,6 +68,10 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
   const resumed = await maybeAutoResume(deps, m.task, actions);
   if (!resumed) clearActive(lazyDir, m.task, m.run);
+  if (!resumed && outcome.kind !== 'interrupted') {
+    const next = await startQueuedOrNote({ ...deps, config: await deps.config() }, m.task, () => undefined);
+    if (next) actions.push({ task: m.task, action: 'queued-feedback', detail: `run ${next.run.id} started with the feedback queued during run ${rec.id}` });
+  }
 }
 
 function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Outcome {

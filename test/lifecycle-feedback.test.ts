@@ -1,0 +1,128 @@
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentSandbox, eventually } from './helpers/agent.js';
+import { gitSync } from './helpers/env.js';
+
+// Issue 9, "Feedback and comments": feedback given while the agent works is queued and
+// starts the next turn, comments reach the agent's next prompt, and an unblock that
+// skips the upstream merge says so.
+
+const worktree = (dir: string, id: string) => join(dir, '.lazy', 'worktrees', id);
+
+t.test('unblock on a working task queues the feedback; the end of the turn starts the next turn with it', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  sb.env.FAKE_SLEEP_MS = '2500';
+  scenario('slow-succeed,succeed');
+  const id = await l.create('write the parser', '--accept', 'it works');
+  t.equal((await l('start', id)).code, 0);
+  const feedback = 'Also handle empty input.\n  Keep the API unchanged.';
+  const q = await l.json('unblock', id, '-m', feedback);
+  t.equal(q.run.code, 0, `unblock on a working task exits 0: ${q.run.stderr}`);
+  t.equal(q.value.run, null, 'no turn was launched by the unblock itself');
+  t.ok(q.value.queued?.turn, 'the queued feedback turn is reported');
+  t.equal(q.value.task.status, 'working', 'the task keeps working');
+  const pending = q.value.task.turns.find((x: any) => x.id === q.value.queued.turn);
+  t.equal(pending.feedback, 'pending', 'the feedback is recorded as pending');
+  t.equal(pending.content, feedback);
+  t.ok(q.value.task.available_actions.includes('unblock'), 'working lists unblock');
+
+  await eventually(() => invocations().length >= 2, 30_000, 'the queued feedback to start the next turn');
+  const second = invocations()[1]!;
+  t.ok(second.prompt.includes(feedback), 'the next turn gets the feedback verbatim');
+  t.match(second.prompt, /While your last turn was running, the human sent this feedback/);
+  t.notOk(invocations()[0]!.prompt.includes('handle empty input'), 'the running turn never saw it');
+
+  const waited = await l.json('wait', id, '--timeout', '30');
+  t.equal(waited.value.status, 'blocked');
+  const v = (await l.json('show', id)).value;
+  t.equal(v.turns.find((x: any) => x.id === q.value.queued.turn).feedback, 'consumed', 'the second turn consumed it');
+  const auto = v.changelog.filter((c: any) => c.trigger === 'unblock');
+  t.equal(auto.length, 1, 'one move into working for the queued feedback');
+  t.equal(auto[0].actor, 'system');
+  t.equal(v.changelog.filter((c: any) => c.status === 'working').length, 2);
+  t.equal(invocations().length, 2, 'exactly one extra turn');
+});
+
+t.test('text output of a queued unblock, and a stop leaves queued feedback pending for resume', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  scenario('hang,succeed');
+  const id = await l.create('a long task', '--accept', 'it works');
+  await l('start', id);
+  await eventually(() => invocations().length >= 1, 20_000, 'the agent to start');
+  const r = await l('unblock', id, '-m', 'please stop using globals');
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /feedback queued .*starts its next turn when this one ends/);
+  const refused = await l('unblock', id, '-m', 'x', '--approve-all');
+  t.equal(refused.code, 4, 'protected-file decisions wait for the turn to end');
+  t.match(refused.stderr, /nothing was queued/);
+
+  t.equal((await l('stop', id)).code, 0);
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(invocations().length, 1, 'a stop does not start the queued feedback: the user asked to stop');
+  let v = (await l.json('show', id)).value;
+  t.equal(v.status, 'interrupted');
+  t.equal(v.turns.filter((x: any) => x.feedback === 'pending' && x.content === 'please stop using globals').length, 1, 'it stays pending');
+
+  t.equal((await l('resume', id)).code, 0);
+  await l('wait', id, '--timeout', '30');
+  t.ok(invocations()[1]!.prompt.includes('please stop using globals'), 'resume delivers it verbatim');
+  v = (await l.json('show', id)).value;
+  t.equal(v.pending_feedback.length, 0);
+});
+
+t.test('comments reach the next prompt, each exactly once', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  sb.env.FAKE_SLEEP_MS = '2000';
+  scenario('slow-succeed,succeed,succeed');
+  const id = await l.create('build the thing', '--accept', 'it works');
+  t.equal((await l('comment', id, '-m', 'before start: use tabs')).code, 0);
+  await l('start', id);
+  t.equal((await l('comment', id, '-m', 'while working: the API key is in .env.example\nsecond line')).code, 0);
+  await l('wait', id, '--timeout', '30');
+  t.match(invocations()[0]!.prompt, /Comments from the human since your last turn \(1\)[\s\S]*before start: use tabs/);
+  t.notOk(invocations()[0]!.prompt.includes('while working'), 'a comment made after a launch is not in that prompt');
+
+  await l('unblock', id, '-m', 'next round');
+  await l('wait', id, '--timeout', '30');
+  const p2 = invocations()[1]!.prompt;
+  t.ok(p2.includes('while working: the API key is in .env.example\nsecond line'), 'the comment made while working is in the next prompt verbatim');
+  t.match(p2, /comment #\d+ by human Ada Lovelace/, 'marked as a human comment');
+  t.notOk(p2.includes('before start'), 'an already delivered comment is not repeated');
+
+  await l('unblock', id, '-m', 'third round');
+  await l('wait', id, '--timeout', '30');
+  t.notOk(invocations()[2]!.prompt.includes('Comments from the human'), 'no new comments: no comment block');
+});
+
+t.test('an unblock that skips the upstream merge says so, to the user and the agent', async (t) => {
+  const { sb, l, invocations } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('change a file', '--accept', 'it works');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  writeFileSync(join(sb.dir, 'upstream.txt'), 'new on main\n');
+  gitSync(sb.dir, sb.env, ['add', 'upstream.txt']);
+  gitSync(sb.dir, sb.env, ['commit', '-qm', 'upstream moves']);
+  writeFileSync(join(worktree(sb.dir, id), 'scratch.txt'), 'left by a human\n');
+
+  const u = await l.json('unblock', id, '-m', 'continue');
+  t.equal(u.run.code, 0, u.run.stderr);
+  t.same(u.value.upstream_skipped, { branch: 'main', reason: 'the task worktree has uncommitted changes', files: ['scratch.txt'], more: 0 }, '--json says the merge was skipped');
+  await l('wait', id, '--timeout', '30');
+  t.match(invocations()[1]!.prompt, /lazy did not merge main into your branch before this turn, because the task worktree has uncommitted changes \(scratch\.txt\)/);
+  t.equal(gitSync(worktree(sb.dir, id), sb.env, ['ls-files', 'upstream.txt']).trim(), '', 'main really was not merged');
+
+  writeFileSync(join(worktree(sb.dir, id), 'scratch2.txt'), 'again\n');
+  const text = await l('unblock', id, '-m', 'once more');
+  t.match(text.stdout, /note: main was not merged into the task branch first: the task worktree has uncommitted changes \(scratch2\.txt\); the agent is told/);
+  await l('wait', id, '--timeout', '30');
+
+  const clean = await l.json('unblock', id, '-m', 'clean now');
+  t.equal(clean.value.upstream_skipped, undefined, 'a clean worktree merges and says nothing');
+  await l('wait', id, '--timeout', '30');
+  t.notMatch(invocations()[3]!.prompt, /did not merge/);
+});
