@@ -1,7 +1,7 @@
 import t from 'tap';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually } from './helpers/agent.js';
+import { agentSandbox, eventually, FAKE_AGENT } from './helpers/agent.js';
 import { gitSync } from './helpers/env.js';
 
 // Issue 9, "Feedback and comments": feedback given while the agent works is queued and
@@ -125,4 +125,42 @@ t.test('an unblock that skips the upstream merge says so, to the user and the ag
   t.equal(clean.value.upstream_skipped, undefined, 'a clean worktree merges and says nothing');
   await l('wait', id, '--timeout', '30');
   t.notMatch(invocations()[3]!.prompt, /did not merge/);
+});
+
+t.test('queued feedback survives a crash (auto-resume delivers it) and a failed auto-start (the next unblock delivers it)', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  sb.env.FAKE_SLEEP_MS = '2500';
+  scenario('crash,succeed');
+  const id = await l.create('crashy', '--accept', 'it works');
+  await l('start', id);
+  t.equal((await l('unblock', id, '-m', 'queued before the crash')).code, 0);
+  await eventually(async () => (await l.json('show', id)).value.changelog.some((c: any) => c.trigger === 'auto_resume'), 30_000, 'the auto-resume');
+  await l('wait', id, '--timeout', '30');
+  t.ok(invocations()[1]!.prompt.includes('queued before the crash'), 'the resumed turn delivers the queued feedback verbatim');
+  t.equal((await l.json('show', id)).value.pending_feedback.length, 0);
+
+  // A queued start that cannot launch (the agent's program is gone) keeps the feedback.
+  const wrapper = join(sb.home, 'agent.sh');
+  writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`, { mode: 0o755 });
+  t.equal((await l('config', 'set', 'agents.fake.command', wrapper)).code, 0);
+  const id2 = await l.create('the agent goes away', '--accept', 'it works');
+  scenario('slow-succeed');
+  await l('start', id2);
+  t.equal((await l('unblock', id2, '-m', 'queued, then the agent goes away')).code, 0);
+  rmSync(wrapper);
+  await eventually(async () => (await l.json('show', id2)).value.turns.some((x: any) => x.role === 'system' && /could not start the next turn/.test(x.content)), 30_000, 'the failed queued start to be recorded');
+  let v = (await l.json('show', id2)).value;
+  t.equal(v.status, 'blocked');
+  t.equal(v.turns.filter((x: any) => x.feedback === 'pending' && x.content === 'queued, then the agent goes away').length, 1, 'the feedback stays pending');
+  t.match(v.turns.at(-1).content, /not installed or not on PATH/, 'the reason is on the task');
+  writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`, { mode: 0o755 });
+  scenario('succeed');
+  const n = invocations().length;
+  t.equal((await l('unblock', id2, '-m', 'newest feedback')).code, 0);
+  await l('wait', id2, '--timeout', '30');
+  const p = invocations()[n]!.prompt;
+  t.ok(p.includes('newest feedback') && p.includes('queued, then the agent goes away'), 'the next unblock delivers both verbatim');
+  v = (await l.json('show', id2)).value;
+  t.equal(v.pending_feedback.length, 0);
 });
