@@ -19,6 +19,7 @@ import { commentsBlock, upstreamSkippedNote, withEnvelope, type UpstreamSkipped 
 import { clearActive, markActive, runDir, writeRun, type RunKind, type RunRecord } from './runs.js';
 import { resolveExecutable } from './which.js';
 import { withLock } from '../store/lock.js';
+import { watchTarget } from '../workspace/target-tips.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
@@ -71,6 +72,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
   const path = worktreePath(repo, input.id, input.config.worktree_dir);
   const baseCommit = await revParse(repo.cwd, upstream);
   if (!baseCommit) throw external('base_branch_missing', `the branch this task builds on, '${upstream}', does not exist`, { branch: upstream });
+  watchTarget(repo, upstream, baseCommit);
   await assertBranchKept(repo, before, input.op);
   await ensureWorktree(repo, { path, branch: taskBranch(input.id), base: upstream });
   const dirtyList = await dirtyFiles(path);

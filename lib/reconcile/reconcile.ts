@@ -14,6 +14,8 @@ import { recordOutcome } from '../agents/outcome.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { planResume } from '../agents/turns.js';
 import { startQueuedOrNote } from '../agents/queue.js';
+import { sweepDue } from '../workspace/target-tips.js';
+import { sweepMerged } from './merged-sweep.js';
 import { terminateVerified } from '../agents/kill.js';
 import type { Outcome } from '../agents/outcome-types.js';
 
@@ -26,10 +28,19 @@ import type { Outcome } from '../agents/outcome-types.js';
 export interface ReconcileDeps { repo: Repo; store: Store; cliPath: string; config: () => Promise<Config> }
 export interface ReconcileAction { task: string; action: string; detail: string; warn?: boolean }
 
-export async function reconcile(deps: ReconcileDeps): Promise<ReconcileAction[]> {
-  const markers = listActive(deps.repo.lazyDir);
-  if (markers.length === 0) return [];
+export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}): Promise<ReconcileAction[]> {
   const actions: ReconcileAction[] = [];
+  // First: a crashed turn on a branch merged by hand completes rather than auto-resumes.
+  if (o.sweep ?? sweepDue(deps.repo)) {
+    try {
+      await sweepMerged(deps, actions);
+    } catch (e) {
+      if (!(e instanceof LazyError)) throw e;
+      actions.push({ task: '-', action: 'skipped', detail: `merged-branch sweep: ${e.message}`, warn: true });
+    }
+  }
+  const markers = listActive(deps.repo.lazyDir);
+  if (markers.length === 0) return actions;
   for (const m of markers) {
     try {
       if (m.kind === 'turn') await reconcileRun(deps, m, actions);
