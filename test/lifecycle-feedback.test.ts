@@ -1,5 +1,5 @@
 import t from 'tap';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, FAKE_AGENT } from './helpers/agent.js';
 import { gitSync } from './helpers/env.js';
@@ -28,14 +28,13 @@ t.test('unblock on a working task queues the feedback; the end of the turn start
   t.equal(pending.content, feedback);
   t.ok(q.value.task.available_actions.includes('unblock'), 'working lists unblock');
 
-  await eventually(() => invocations().length >= 2, 30_000, 'the queued feedback to start the next turn');
+  const waited = await l.json('wait', id, '--timeout', '30');
+  t.equal(invocations().length, 2, 'wait covers the turn the queued feedback starts');
+  t.equal(waited.value.status, 'blocked');
   const second = invocations()[1]!;
   t.ok(second.prompt.includes(feedback), 'the next turn gets the feedback verbatim');
   t.match(second.prompt, /While your last turn was running, the human sent this feedback/);
   t.notOk(invocations()[0]!.prompt.includes('handle empty input'), 'the running turn never saw it');
-
-  const waited = await l.json('wait', id, '--timeout', '30');
-  t.equal(waited.value.status, 'blocked');
   const v = (await l.json('show', id)).value;
   t.equal(v.turns.find((x: any) => x.id === q.value.queued.turn).feedback, 'consumed', 'the second turn consumed it');
   const auto = v.changelog.filter((c: any) => c.trigger === 'unblock');

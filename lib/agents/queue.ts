@@ -1,4 +1,5 @@
 import type { Repo } from '../core/repo.js';
+import { EXIT, LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
 import type { TaskView, TurnView } from '../model/fold.js';
@@ -40,6 +41,8 @@ export async function startQueuedOrNote(deps: QueueDeps, id: string, note: (m: s
     if (l) note(`queued feedback started the next turn (run ${l.run.id})`);
     return l;
   } catch (e) {
+    // Refused by the table: someone else started the next turn first. Nothing is lost.
+    if (e instanceof LazyError && e.exitCode === EXIT.notAllowed) return null;
     const reason = (e as Error).message;
     note(`queued feedback could not start the next turn: ${reason}`);
     await deps.store.mutate(id, 'queued-feedback', (d) => {

@@ -48,9 +48,10 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
     await recordOutcome(ctx.store, rec, outcome);
     // A crash keeps the marker: the next command's reconcile decides on auto-resume.
-    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped) clearActive(ctx.lazyDir, rec.task, rec.id);
-    // Feedback queued during this turn starts the next one (only once the task is parked blocked).
+    // Feedback queued during this turn starts the next one (only once the task is parked
+    // blocked), while the marker still stands: wait sees one piece of work throughout.
     if (outcome.kind !== 'interrupted') await startQueuedOrNote(ctx, rec.task, note);
+    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped) clearActive(ctx.lazyDir, rec.task, rec.id);
     return 0;
   } finally {
     clearInterval(beat);

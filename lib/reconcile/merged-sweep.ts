@@ -64,6 +64,8 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
       if (r) actions.push(r);
     }
   }
+  // A launch may have registered a target meanwhile (watchTarget): keep it.
+  for (const [target, tip] of Object.entries(readTips(repo.lazyDir)?.targets ?? {})) if (!targets.has(target)) next.targets[target] = tip;
   writeTips(repo.lazyDir, next);
 }
 

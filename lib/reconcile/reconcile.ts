@@ -78,11 +78,11 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   await recordOutcome(deps.store, rec, outcome);
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
   const resumed = await maybeAutoResume(deps, m.task, actions);
-  if (!resumed) clearActive(lazyDir, m.task, m.run);
   if (!resumed && outcome.kind !== 'interrupted') {
     const next = await startQueuedOrNote({ ...deps, config: await deps.config() }, m.task, () => undefined);
     if (next) actions.push({ task: m.task, action: 'queued-feedback', detail: `run ${next.run.id} started with the feedback queued during run ${rec.id}` });
   }
+  if (!resumed) clearActive(lazyDir, m.task, m.run);
 }
 
 function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Outcome {
