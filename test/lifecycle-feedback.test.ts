@@ -236,6 +236,11 @@ t.test('no false positives: a branch without work, a branch given more commits a
   gitSync(sb.dir, sb.env, ['commit', '-qm', 'main moves on']);
   await l('list');
   t.equal((await l.json('show', empty)).value.status, 'blocked', 'a branch with no work is not "merged"');
+  // The first sweep in a clone (no remembered tips) has only the task's base to go by.
+  rmSync(join(sb.dir, '.git', 'lazy', 'target-tips.json'));
+  await l('list');
+  t.equal((await l.json('show', empty)).value.status, 'blocked', 'nor on a first sweep');
+  t.ok(existsSync(join(sb.dir, '.git', 'lazy', 'target-tips.json')), 'the first sweep remembers the tips');
 
   const more = await l.create('merged, then more work', '--accept', 'ok');
   await l('start', more);
