@@ -58,7 +58,9 @@ t.test('text output of a queued unblock, and a stop leaves queued feedback pendi
   t.equal(refused.code, 4, 'protected-file decisions wait for the turn to end');
   t.match(refused.stderr, /nothing was queued/);
 
-  t.equal((await l('stop', id)).code, 0);
+  const stopped = await l('stop', id);
+  t.equal(stopped.code, 0);
+  t.match(stopped.stdout, /2 feedback messages not acted on yet \(queued or interrupted\) stay pending: lazy resume delivers them/, 'stop says the feedback waits');
   await new Promise((r) => setTimeout(r, 1500));
   t.equal(invocations().length, 1, 'a stop does not start the queued feedback: the user asked to stop');
   let v = (await l.json('show', id)).value;

@@ -84,7 +84,7 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
   }
   const content = boundedText('the answer', sanitizeProse(text));
   const clarifying = !pendingQuestion(view.turns);
-  const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
+  const { view: task, run, upstream_skipped } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'answer', config: await app.config(),
     plan: (d, r) => {
       assertAllowed('answer', d.status);
@@ -95,7 +95,7 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
       return planStart(d, r, 'answer');
     },
   });
-  return { task, run };
+  return { task, run, ...(upstream_skipped ? { upstream_skipped } : {}) };
 }
 
 /** resume: the interrupted task's next turn, with no feedback required. */

@@ -19,7 +19,9 @@ export function renderStarted(r: Started | TurnStarted): string {
 
 export function renderStopped(r: Stopped): string {
   const how = r.signal === 'none' ? 'no agent process was running' : r.signal === 'SIGTERM' ? `the agent exited after SIGTERM (${r.waited_ms} ms)` : `the agent ignored SIGTERM and was killed after ${r.waited_ms} ms`;
-  return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}`;
+  const n = r.task.pending_feedback.length;
+  const pending = n ? `\n  ${n} feedback message${n > 1 ? 's' : ''} not acted on yet (queued or interrupted) stay${n > 1 ? '' : 's'} pending: lazy resume delivers ${n > 1 ? 'them' : 'it'}` : '';
+  return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}${pending}`;
 }
 
 export function renderWaited(v: TaskView): string {
