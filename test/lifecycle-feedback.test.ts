@@ -74,6 +74,25 @@ t.test('text output of a queued unblock, and a stop leaves queued feedback pendi
   t.equal(v.pending_feedback.length, 0);
 });
 
+t.test('feedback queued during a turn that parks in conflict waits for the decisions, then reaches the agent verbatim', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { protected: 'config/**' } });
+  t.teardown(sb.cleanup);
+  sb.env.FAKE_SLEEP_MS = '2500';
+  scenario('slow-protected,succeed');
+  const id = await l.create('touches secrets', '--accept', 'ok');
+  await l('start', id);
+  t.equal((await l('unblock', id, '-m', 'queued while it touched secrets')).code, 0);
+  const w = await l.json('wait', id, '--timeout', '30');
+  t.equal(w.value.status, 'conflict', 'the turn parked in conflict');
+  await new Promise((r) => setTimeout(r, 1000));
+  t.equal(invocations().length, 1, 'no turn starts without the protected-file decisions');
+  t.ok(w.value.pending_feedback.length >= 1, 'the queued feedback stays pending');
+  t.equal((await l('unblock', id, '-m', 'reverted the secrets; go on', '--revert-all')).code, 0);
+  await l('wait', id, '--timeout', '30');
+  const p = invocations()[1]!.prompt;
+  t.ok(p.includes('reverted the secrets; go on') && p.includes('queued while it touched secrets'), 'the unblock with decisions delivers both verbatim');
+});
+
 t.test('comments reach the next prompt, each exactly once', async (t) => {
   const { sb, l, invocations, scenario } = await agentSandbox();
   t.teardown(sb.cleanup);
