@@ -16,14 +16,11 @@ import { background } from './helpers/procs.js';
 type State = 'backlog' | 'working' | 'blocked' | 'decision' | 'clarify' | 'blocked+violations' | 'conflict'
   | 'interrupted' | 'interrupted+violations' | 'pairing' | 'merging' | 'complete' | 'abandoned';
 
-/**
- * What each state lists, in ACTIONS order. Helper notes for the merge: an `unblock` on a
- * working task that queues the feedback adds 'unblock' to working; an ask that is
- * status-neutral whatever ends it removes the ask-then-stop route to interrupted+violations (now planted).
- */
+/** What each state lists, in ACTIONS order. */
 const EXPECT: Record<State, Action[]> = {
   backlog: ['start', 'close', 'comment', 'edit'],
-  working: ['stop', 'comment', 'edit'],
+  // unblock on a working task queues the feedback for the turn after this one.
+  working: ['unblock', 'stop', 'comment', 'edit'],
   blocked: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
   decision: ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
   // start without a criterion: a decision, and no turn ever ran, so nothing to accept.

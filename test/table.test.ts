@@ -58,7 +58,7 @@ t.test('categories', async (t) => {
 
 t.test('available actions are derived from the edges', async (t) => {
   t.same(statusActions('backlog'), ['start', 'close', 'comment', 'edit']);
-  t.same(statusActions('working'), ['stop', 'comment', 'edit']);
+  t.same(statusActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
   t.same(statusActions('blocked'), ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
   t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
   t.same(statusActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);

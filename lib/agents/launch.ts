@@ -17,10 +17,11 @@ import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace
 import { snapshotWorktree } from '../workspace/ask-snapshot.js';
 import { resolveAgent } from './registry.js';
 import type { AgentSpec } from './adapter.js';
-import { withEnvelope } from './prompt.js';
+import { commentsBlock, upstreamSkippedNote, withEnvelope, type UpstreamSkipped } from './prompt.js';
 import { clearActive, markActive, runDir, writeRun, type RunKind, type RunRecord } from './runs.js';
 import { resolveExecutable } from './which.js';
 import { withLock } from '../store/lock.js';
+import { watchTarget } from '../workspace/target-tips.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
@@ -47,7 +48,12 @@ export interface LaunchInput {
   plan(d: Draft, run: { id: string; host: string; session: string }): TurnPlan;
 }
 
-export interface Launched { view: TaskView; run: RunRecord }
+export interface Launched {
+  view: TaskView;
+  run: RunRecord;
+  /** The upstream merge this turn asked for and did not get (the worktree was dirty). */
+  upstream_skipped?: UpstreamSkipped;
+}
 
 /** The branch a task's work stacks on: its parent's branch, or the branch it was created from. */
 export const upstreamOf = (v: Pick<TaskView, 'parent' | 'base'>, fallback: string) => (v.parent ? taskBranch(v.parent) : v.base ?? fallback);
@@ -68,9 +74,12 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
   const path = worktreePath(repo, input.id, input.config.worktree_dir);
   const baseCommit = await revParse(repo.cwd, upstream);
   if (!baseCommit) throw external('base_branch_missing', `the branch this task builds on, '${upstream}', does not exist`, { branch: upstream });
+  watchTarget(repo, upstream, baseCommit);
   await assertBranchKept(repo, before, input.op);
   await ensureWorktree(repo, { path, branch: taskBranch(input.id), base: upstream });
-  const dirty = (await dirtyFiles(path)).length > 0;
+  const dirtyList = await dirtyFiles(path);
+  const dirty = dirtyList.length > 0;
+  let skipped: UpstreamSkipped | undefined;
   const snapshot = input.kind === 'ask' ? await snapshotWorktree(path) : undefined;
 
   const runId = randomId();
@@ -89,6 +98,8 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
       // lost a race never touches the winner's marker.
       markActive(repo.lazyDir, { task: input.id, run: runId, kind: 'turn', since: new Date().toISOString(), owner: launcher });
       const preview = d.preview();
+      if (plan.mergeUpstream && dirty) skipped = { branch: upstream, reason: 'the task worktree has uncommitted changes', files: dirtyList.slice(0, 10), more: Math.max(0, dirtyList.length - 10) };
+      const prompt = [skipped ? upstreamSkippedNote(skipped) : '', plan.prompt, commentsBlock(preview)].filter(Boolean).join('\n\n');
       const launching = d.turns.at(-1);
       rec = {
         id: runId, task: input.id, kind: input.kind ?? 'work',
@@ -98,11 +109,11 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
         consumes: plan.consumes ?? preview.pending_feedback, restore: plan.restore ?? null, ...(snapshot !== undefined ? { snapshot } : {}),
         created_at: d.ctx.now, host, launcher, supervisor: null,
       };
-      writeRun(repo.lazyDir, rec, withEnvelope(plan.prompt, resultPathOf(path, runId)));
+      writeRun(repo.lazyDir, rec, withEnvelope(prompt, resultPathOf(path, runId)));
     }, { actor: input.actor });
     rec!.supervisor = spawnSupervisor(repo, cliPath, rec!);
     writeRun(repo.lazyDir, rec!);
-    return { view, run: rec! };
+    return { view, run: rec!, ...(skipped ? { upstream_skipped: skipped } : {}) };
   } catch (e) {
     clearActive(repo.lazyDir, input.id, runId);
     if (!rec?.supervisor) rmSync(runDir(repo.lazyDir, runId), { recursive: true, force: true });

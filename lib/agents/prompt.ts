@@ -20,15 +20,27 @@ export function taskPrompt(v: Pick<TaskView, 'goal' | 'prompt' | 'acceptance'>):
   return parts.join('\n\n');
 }
 
-/** The newest pending feedback verbatim, and a count of older pending items. */
+/** The newest pending feedback verbatim, then the older pending items, each verbatim too (a queue is never collapsed). */
 export function feedbackBlock(pending: TurnView[], lead: string): string {
   const newest = pending.at(-1);
   if (!newest) return '';
   const older = pending.slice(0, -1);
   const more = older.length
-    ? `\n\n(${older.length} older feedback message${older.length > 1 ? 's are' : ' is'} also pending and was not acted on: ${older.map((t) => `#${t.sequence}`).join(', ')}. Consider them too.)`
+    ? `\n\n(${older.length} older feedback message${older.length > 1 ? 's are' : ' is'} also pending and was not acted on: ${older.map((t) => `#${t.sequence}`).join(', ')}. Consider them too. Verbatim, oldest first:)${older.map((t) => `\n\n#${t.sequence}:\n${t.content}`).join('')}`
     : '';
   return `${lead}\n\n${newest.content}${more}`;
+}
+
+/** Human comments made since the previous launch, verbatim: each reaches exactly one prompt. */
+export function commentsBlock(v: Pick<TaskView, 'turns' | 'changelog'>): string {
+  const launches = v.changelog.filter((c) => !c.set_aside && c.status === 'working');
+  const since = launches.at(-2)?.clock ?? 0;
+  const upTo = launches.at(-1)?.clock ?? Infinity;
+  const comments = v.turns.filter((t) => t.kind === 'comment' && t.role === 'human' && t.actor !== 'agent' && t.actor !== 'system' && t.clock > since && t.clock < upTo);
+  if (!comments.length) return '';
+  const who = (t: TurnView) => `${t.actor === 'human' ? 'human' : `${t.actor} (human channel)`}${t.person?.name ? ` ${t.person.name}` : ''}`;
+  return [`Comments from the human since your last turn (${comments.length}), verbatim; they are for your information, take them into account:`,
+    ...comments.map((t) => `--- comment #${t.sequence} by ${who(t)} at ${t.timestamp}:\n${t.content}`)].join('\n\n');
 }
 
 /** How the interrupted turn ended, as the resume prompt reports it. */
@@ -50,6 +62,13 @@ Previous failure${turn}:
 - reason: ${prev.reason}${exit ? `
 - ${exit}` : ''}`;
 }
+
+/** Why lazy did not merge the upstream before this turn (the worktree was dirty). */
+export function upstreamSkippedNote(s: UpstreamSkipped): string {
+  return `Note: lazy did not merge ${s.branch} into your branch before this turn, because ${s.reason} (${s.files.join(', ')}${s.more ? `, and ${s.more} more` : ''}). Your branch may be behind ${s.branch}; commit or discard those changes, and merge ${s.branch} yourself if your work needs it.`;
+}
+
+export interface UpstreamSkipped { branch: string; reason: string; files: string[]; more: number }
 
 export function withEnvelope(body: string, resultPath: string): string {
   return `${body.trimEnd()}\n\n---\n${resultInstructions(resultPath)}\n`;

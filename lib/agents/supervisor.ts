@@ -2,6 +2,8 @@ import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from '
 import { dirname } from 'node:path';
 import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
+import type { Repo } from '../core/repo.js';
+import { startQueuedOrNote } from './queue.js';
 import { identityOf } from '../core/proc.js';
 import { commitAll, headOf, mergeUpstream, type MergeResult } from '../workspace/worktree.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
@@ -22,7 +24,7 @@ import { runAgentOnce, type AttemptResult } from './attempt.js';
 // runs the agent, keeps a heartbeat and a log, retries transient failures inside the
 // turn, and records the outcome. It is the only process that waits on the agent.
 
-export interface SuperviseContext { lazyDir: string; store: Store; config: Config }
+export interface SuperviseContext { lazyDir: string; store: Store; config: Config; repo: Repo; cliPath: string }
 
 export async function supervise(ctx: SuperviseContext, runId: string): Promise<number> {
   const rec = readRun(ctx.lazyDir, runId);
@@ -46,6 +48,9 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
     await recordOutcome(ctx.store, rec, outcome);
     // A crash keeps the marker: the next command's reconcile decides on auto-resume (never for an ask).
+    // Feedback queued during this turn starts the next one (only once the task is parked
+    // blocked), while the marker still stands: wait sees one piece of work throughout.
+    if (outcome.kind !== 'interrupted') await startQueuedOrNote(ctx, rec.task, note);
     if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped || rec.kind === 'ask') clearActive(ctx.lazyDir, rec.task, rec.id);
     return 0;
   } finally {

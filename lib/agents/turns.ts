@@ -5,6 +5,8 @@ import type { Trigger } from '../model/table.js';
 import type { TaskView, TurnView } from '../model/fold.js';
 import { feedbackBlock, resumeContext, taskPrompt, type PreviousEnd } from './prompt.js';
 import type { TurnPlan } from './launch.js';
+import { notAllowed } from '../core/errors.js';
+import { availableActions } from '../model/table.js';
 
 // The planners for every kind of turn: each records the turn that starts it (feedback
 // before anything runs), moves the task into working stamped with the run, and builds
@@ -29,6 +31,14 @@ export function planFeedback(d: Draft, run: RunRef, trigger: 'unblock' | 'answer
   d.turn({ role: 'human', kind: trigger === 'answer' ? 'answer' : 'feedback', content: text, feedback: 'pending', run: run.id, session: run.session });
   d.transition('working', trigger, trigger === 'answer' ? 'answered' : 'feedback given', { run: run.id, host: run.host });
   const lead = trigger === 'answer' ? 'The human answered your question:' : 'The human reviewed your work and asks for changes:';
+  return { prompt: feedbackBlock(pendingTurns(d), lead), mergeUpstream: true };
+}
+
+/** The turn queued feedback starts when the turn it was given during has parked the task. */
+export function planQueued(d: Draft, run: RunRef, queued: number): TurnPlan {
+  if (d.status !== 'blocked' || queued === 0) throw notAllowed('unblock', d.status, availableActions(d.view), 'no queued feedback waits for this task (someone already started its next turn)');
+  d.transition('working', 'unblock', 'feedback queued during the last turn', { run: run.id, host: run.host }, 'system');
+  const lead = 'While your last turn was running, the human sent this feedback (written before they saw your last result):';
   return { prompt: feedbackBlock(pendingTurns(d), lead), mergeUpstream: true };
 }
 

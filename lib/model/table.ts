@@ -71,6 +71,8 @@ export const EDGES: readonly Edge[] = [
 /** Actions that change no status, allowed while a task rests or an agent or person works on it (not while an accept owns it). */
 const NEUTRAL: readonly Action[] = ['comment', 'edit'];
 const NEUTRAL_IN: readonly Status[] = STATUSES.filter((s) => !TERMINAL.includes(s) && s !== 'merging' && s !== 'zombie');
+/** Status-neutral actions of one status: unblock on working queues feedback for the next turn. */
+const NEUTRAL_OF: Partial<Record<Status, readonly Action[]>> = { working: ['unblock'] };
 
 /** Actors allowed to cause a transition into a status; absent means anyone. */
 const RESERVED: Partial<Record<Status, readonly Actor[]>> = { zombie: ['system'] };
@@ -124,6 +126,7 @@ export function statusActions(status: Status): Action[] {
     const out = new Set<Action>();
     for (const e of EDGES) if (e.from === status) for (const t of e.on) if (ACTION_SET.has(t)) out.add(t as Action);
     if (NEUTRAL_IN.includes(status)) for (const a of NEUTRAL) out.add(a);
+    for (const a of NEUTRAL_OF[status] ?? []) out.add(a);
     list = ACTIONS.filter((a) => out.has(a));
     actionsByStatus.set(status, list);
   }
@@ -147,7 +150,7 @@ export function assertAllowed(action: Action, v: Guarded, message?: string): voi
 
 /** Changes whenever the table or a guard does: caches of derived actions (the listing index) key on it. */
 export function tableSignature(): string {
-  const text = JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN]) + Object.entries(GUARDS).map(([a, g]) => `${a}:${g.name}:${String(g.holds)}`).join();
+  const text = JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF]) + Object.entries(GUARDS).map(([a, g]) => `${a}:${g.name}:${String(g.holds)}`).join();
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return (h >>> 0).toString(36);

@@ -33,12 +33,14 @@ export async function openApp(o: AppOptions): Promise<App> {
   return app;
 }
 
-/** The reconcile pass every command starts with; cheap (one readdir) when nothing runs here. */
+/** The reconcile pass every command starts with; cheap (one readdir, and a read per watched target branch) when nothing runs here. */
 export async function reconcileNow(app: App): Promise<void> {
   const { listActive } = await import('../agents/runs.js');
-  if (listActive(app.repo.lazyDir).length === 0) return;
+  const { sweepDue } = await import('../workspace/target-tips.js');
+  const sweep = sweepDue(app.repo);
+  if (!sweep && listActive(app.repo.lazyDir).length === 0) return;
   const { reconcile } = await import('../reconcile/reconcile.js');
-  const actions = await reconcile({ repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config });
+  const actions = await reconcile({ repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config }, { sweep });
   for (const a of actions) if (a.warn) warn(`task ${a.task}: ${a.detail}`);
 }
 

@@ -1,5 +1,6 @@
 import { sanitizeProse } from '../core/sanitize.js';
-import { assertAllowed } from '../model/table.js';
+import { assertAllowed, availableActions, statusActions } from '../model/table.js';
+import { notAllowed } from '../core/errors.js';
 import { pendingQuestion } from '../model/attention.js';
 import type { TaskView } from '../model/fold.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
@@ -9,9 +10,18 @@ import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
 import { boundedText } from './create.js';
 import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
 import { taskArg } from './resolve.js';
+import { firstLine } from './comment.js';
+import type { UpstreamSkipped } from '../agents/prompt.js';
 import type { App } from './app.js';
 
-export interface TurnStarted { task: TaskView; run: RunRecord }
+export interface TurnStarted {
+  task: TaskView;
+  run: RunRecord | null;
+  /** Feedback given while the agent works: recorded, it starts the next turn when this one ends. */
+  queued?: { turn: string; sequence: number; behind_run: string | null };
+  /** The upstream merge the turn did not get because the worktree was dirty. */
+  upstream_skipped?: UpstreamSkipped;
+}
 
 /**
  * unblock: feedback is recorded before anything runs, upstream is merged, the next turn
@@ -23,16 +33,41 @@ export async function unblockTask(app: App, idArg: string, text: string, flags: 
   // A pending decision (answer's guard holds): the feedback is the answer.
   if (view.available_actions.includes('answer')) return answerTask(app, id, text);
   const content = boundedText('the feedback', sanitizeProse(text));
+  if (view.status === 'working') {
+    const queued = await queueFeedback(app, id, content, flags);
+    if (queued) return queued;
+  }
   const planned = await applyReverts(app, view, planDecisions(view, flags, 'unblock'));
-  const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
+  const { view: task, run, upstream_skipped } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'unblock', config: await app.config(),
     plan: (d, r) => {
       assertAllowed('unblock', d.view);
+      if (d.status === 'working') throw notAllowed('unblock', d.status, availableActions(d.view), `task ${id} started a turn meanwhile; send the feedback again to queue it`);
       recordDecisions(d, planned);
       return planFeedback(d, r, 'unblock', content);
     },
   });
-  return { task, run };
+  return { task, run, ...(upstream_skipped ? { upstream_skipped } : {}) };
+}
+
+/**
+ * unblock while the agent works: the feedback is recorded as pending (one commit) and the
+ * end of the running turn starts the next turn with it. Null when the turn ended meanwhile.
+ */
+async function queueFeedback(app: App, id: string, content: string, flags: DecisionFlags): Promise<TurnStarted | null> {
+  if (flags.approve?.length || flags.revert?.length || flags.approveAll || flags.revertAll) {
+    throw notAllowed('unblock', 'working', statusActions('working'), `task ${id} is working: decide on protected files once its turn has ended (nothing was queued)`);
+  }
+  let queued: TurnStarted['queued'];
+  const { view } = await app.store.mutate(id, 'unblock', (d) => {
+    if (d.status !== 'working') return;
+    const t = d.turn({ role: 'human', kind: 'feedback', content, feedback: 'pending' });
+    d.summary = `feedback queued: ${firstLine(content)}`;
+    queued = { turn: t.id, sequence: 0, behind_run: d.view.current_run };
+  });
+  if (!queued) return null;
+  queued.sequence = view.turns.find((t) => t.id === queued!.turn)?.sequence ?? view.turns.length;
+  return { task: view, run: null, queued };
 }
 
 /** answer: resolves a pending decision and starts the turn that acts on it. */
@@ -41,7 +76,7 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
   assertAllowed('answer', view);
   const content = boundedText('the answer', sanitizeProse(text));
   const clarifying = !pendingQuestion(view.turns);
-  const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
+  const { view: task, run, upstream_skipped } = await launchTurn(app.repo, app.store, app.cliPath, {
     id, op: 'answer', config: await app.config(),
     plan: (d, r) => {
       assertAllowed('answer', d.view);
@@ -52,7 +87,7 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
       return planStart(d, r, 'answer');
     },
   });
-  return { task, run };
+  return { task, run, ...(upstream_skipped ? { upstream_skipped } : {}) };
 }
 
 /** resume: the interrupted task's next turn, with no feedback required. */

@@ -4,6 +4,7 @@ import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
 import { readActive } from '../agents/runs.js';
+import { queuedFeedback } from '../agents/queue.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -22,8 +23,9 @@ export async function waitFor(app: App, id: string, o: { timeoutS?: number; unti
   }
 }
 
-/** Working, or crashed in a way the next reconcile resumes: still the same piece of work. */
-export const inProgress = (app: App, v: TaskView) => v.status === 'working' || (willAutoResume(v) && !!readActive(app.repo.lazyDir, v.id));
+/** Working, crashed in a way the next reconcile resumes, or parked with queued feedback about to start: still the same piece of work. */
+export const inProgress = (app: App, v: TaskView) => v.status === 'working'
+  || ((willAutoResume(v) || (v.status === 'blocked' && queuedFeedback(v).length > 0)) && !!readActive(app.repo.lazyDir, v.id));
 
 /** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */
 export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<TaskView> {

@@ -9,15 +9,21 @@ import type { TaskView } from '../model/fold.js';
 // Text for the commands that start, stop and wait on turns.
 
 export function renderStarted(r: Started | TurnStarted): string {
-  if (!r.run) return `${r.task.id}: blocked — ${r.task.attention?.reason ?? 'needs a decision'}\n  answer with: lazy answer ${r.task.id} -m "<observable completion condition>"`;
-  return `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); follow with lazy show ${r.task.id} or lazy wait ${r.task.id}`;
+  if ('queued' in r && r.queued) return `${r.task.id}: feedback queued (turn #${r.queued.sequence}) — the agent is working${r.queued.behind_run ? ` (run ${r.queued.behind_run})` : ''}; your feedback starts its next turn when this one ends`;
+  const skipped = 'upstream_skipped' in r && r.upstream_skipped
+    ? `\n  note: ${r.upstream_skipped.branch} was not merged into the task branch first: ${r.upstream_skipped.reason} (${r.upstream_skipped.files.join(', ')}${r.upstream_skipped.more ? `, +${r.upstream_skipped.more} more` : ''}); the agent is told`
+    : '';
+  if (r.run) return `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); follow with lazy show ${r.task.id} or lazy wait ${r.task.id}${skipped}`;
+  return `${r.task.id}: blocked — ${r.task.attention?.reason ?? 'needs a decision'}\n  answer with: lazy answer ${r.task.id} -m "<observable completion condition>"`;
 }
 
 export function renderStopped(r: Stopped): string {
   const how = r.signal === 'none' ? 'no agent process was running' : r.signal === 'SIGTERM' ? `the agent exited after SIGTERM (${r.waited_ms} ms)` : `the agent ignored SIGTERM and was killed after ${r.waited_ms} ms`;
   const a = r.task.attention;
   if (r.ask) return [`${r.task.id}: ask stopped (${how}); back to ${r.task.status}${a ? ` — ${a.kind}: ${a.reason}` : ''}`, ...(r.ask.set_aside ? [`  ${r.ask.set_aside}`] : [])].join('\n');
-  return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}`;
+  const n = r.task.pending_feedback.length;
+  const pending = n ? `\n  ${n} feedback message${n > 1 ? 's' : ''} not acted on yet (queued or interrupted) stay${n > 1 ? '' : 's'} pending: lazy resume delivers ${n > 1 ? 'them' : 'it'}` : '';
+  return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}${pending}`;
 }
 
 export function renderWaited(v: TaskView): string {

@@ -15,6 +15,9 @@ import { setAsideAskLeftovers } from '../agents/ask-end.js';
 import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';
 import type { FailureClass } from '../agents/taxonomy.js';
 import { planResume } from '../agents/turns.js';
+import { startQueuedOrNote } from '../agents/queue.js';
+import { sweepDue } from '../workspace/target-tips.js';
+import { sweepMerged } from './merged-sweep.js';
 import { terminateVerified } from '../agents/kill.js';
 import type { Outcome } from '../agents/outcome-types.js';
 
@@ -27,10 +30,19 @@ import type { Outcome } from '../agents/outcome-types.js';
 export interface ReconcileDeps { repo: Repo; store: Store; cliPath: string; config: () => Promise<Config> }
 export interface ReconcileAction { task: string; action: string; detail: string; warn?: boolean }
 
-export async function reconcile(deps: ReconcileDeps): Promise<ReconcileAction[]> {
-  const markers = listActive(deps.repo.lazyDir);
-  if (markers.length === 0) return [];
+export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}): Promise<ReconcileAction[]> {
   const actions: ReconcileAction[] = [];
+  // First: a crashed turn on a branch merged by hand completes rather than auto-resumes.
+  if (o.sweep ?? sweepDue(deps.repo)) {
+    try {
+      await sweepMerged(deps, actions);
+    } catch (e) {
+      if (!(e instanceof LazyError)) throw e;
+      actions.push({ task: '-', action: 'skipped', detail: `merged-branch sweep: ${e.message}`, warn: true });
+    }
+  }
+  const markers = listActive(deps.repo.lazyDir);
+  if (markers.length === 0) return actions;
   for (const m of markers) {
     try {
       if (m.kind === 'turn') await reconcileRun(deps, m, actions);
@@ -70,6 +82,10 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   if (outcome.set_aside) actions.push({ task: m.task, action: 'set-aside', warn: true, detail: outcome.set_aside.note });
   // An ask is status-neutral: its end restored the task, and it is never resumed as work.
   const resumed = rec.kind !== 'ask' && (await maybeAutoResume(deps, m.task, actions));
+  if (!resumed && outcome.kind !== 'interrupted') {
+    const next = await startQueuedOrNote({ ...deps, config: await deps.config() }, m.task, () => undefined);
+    if (next) actions.push({ task: m.task, action: 'queued-feedback', detail: `run ${next.run.id} started with the feedback queued during run ${rec.id}` });
+  }
   if (!resumed) clearActive(lazyDir, m.task, m.run);
 }
 
