@@ -170,6 +170,23 @@ t.test('stop during a usage-limit wait interrupts the turn at once, and the wait
   t.equal(invocations().length, 1);
 });
 
+t.test('a supervisor SIGKILLed during a usage-limit wait: the next command records the crash and drops the wait record', async (t) => {
+  const { sb, l, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  scenario('usage-limit-600000,succeed');
+  const id = await l.create('killed while waiting', '--accept', 'done');
+  const runId = (await l.json('start', id)).value.run.id;
+  await eventually(() => waitingOf(l, id), 20_000, 'the wait');
+  const rec = JSON.parse(readFileSync(join(runDirOf(sb, runId), 'run.json'), 'utf8'));
+  process.kill(rec.supervisor.pid, 'SIGKILL');
+  const record = join(sb.dir, '.git', 'lazy', 'waits', `${id}.json`);
+  t.ok(existsSync(record), 'the killed supervisor left its record');
+  const v = await eventually(async () => { const x = (await l.json('show', id)).value; return x.changelog.some((c: any) => c.trigger === 'turn_crashed') ? x : undefined; }, 20_000, 'the crash recorded');
+  t.notOk(existsSync(record), 'reconcile removed the dead run\'s wait record');
+  t.equal(v.waiting, null);
+  await l('wait', id, '--timeout', '60');
+});
+
 t.test('a usage limit without a reset time rechecks after usage_limit_recheck_ms', async (t) => {
   const { sb, l, invocations, scenario } = await agentSandbox({ settings: { usage_limit_recheck_ms: '12000' } });
   t.teardown(sb.cleanup);

@@ -63,6 +63,11 @@ export async function waitForUsage(lazyDir: string, task: string, w: Waiting, st
   try {
     return await sleepUnlessStopped(Date.parse(w.until) - Date.now(), stopFile);
   } finally {
-    if (read(fileOf(lazyDir, task))?.run === w.run) rmSync(fileOf(lazyDir, task), { force: true });
+    clearWaiting(lazyDir, task, w.run);
   }
+}
+
+/** Removes the record of this run's wait (a later run's record stays). */
+export function clearWaiting(lazyDir: string, task: string, run: string): void {
+  if (read(fileOf(lazyDir, task))?.run === run) rmSync(fileOf(lazyDir, task), { force: true });
 }

@@ -16,6 +16,7 @@ import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js'
 import type { FailureClass } from '../agents/taxonomy.js';
 import { planResume } from '../agents/turns.js';
 import { startQueuedOrNote } from '../agents/queue.js';
+import { clearWaiting } from '../agents/waits.js';
 import { sweepDue } from '../workspace/target-tips.js';
 import { sweepMerged } from './merged-sweep.js';
 import { terminateVerified } from '../agents/kill.js';
@@ -76,6 +77,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none') actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
     outcome = await setAsideAskLeftovers(deps.store, rec, await deadSupervisorOutcome(lazyDir, rec), () => {});
     writeOutcome(lazyDir, outcome);
+    clearWaiting(lazyDir, m.task, m.run); // a supervisor killed during a usage-limit wait left its record
   }
   await recordOutcome(deps.store, rec, outcome);
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
