@@ -217,7 +217,12 @@ async function walkPairing(t: Test, e: Env, id: string): Promise<void> {
 async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
   // A slow accept holds the task in merging; every action runs against it at once.
   const slow = lazy(['accept', id, '--yes', '--json'], { cwd: e.box.sb.dir, env: { ...e.box.sb.env, LAZY_PHASE_DELAY_MS: '3000' } });
-  await eventually(async () => (await e.show(id)).status === 'merging', 30_000, 'merging');
+  let ended: Run | undefined;
+  void slow.then((r) => { ended = r; });
+  await eventually(async () => {
+    if (ended) throw new Error(`the slow accept ended before merging was seen: exit ${ended.code} ${ended.stdout}${ended.stderr}`);
+    return (await e.show(id)).status === 'merging';
+  }, 60_000, 'merging');
   t.same((await e.show(id)).available_actions, EXPECT.merging, 'merging: show --json lists exactly these actions');
   // Waiters queue on the task's lock behind the slow accept: give them time on a loaded machine.
   const o = { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: '/bin/true', LAZY_LOCK_TIMEOUT_MS: '60000' } };
