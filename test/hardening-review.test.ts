@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
-import { chmodSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, type AgentBox } from './helpers/agent.js';
+import { agentSandbox, eventually, shellScript, type AgentBox } from './helpers/agent.js';
 import { cli, gitSync, lazy, type Sandbox } from './helpers/env.js';
 import { plantTree, readTaskFiles } from './helpers/plant.js';
 import { team } from './helpers/team.js';
@@ -174,9 +174,7 @@ t.test('a pairing session is the review of what it leaves on the branch, protect
   const id = await l.create('pair then accept', '--accept', 'done');
   await l('start', id);
   await l('wait', id, '--timeout', '30');
-  const shell = join(sb.home, 'pair-shell.sh');
-  writeFileSync(shell, '#!/bin/sh\nmkdir -p config && echo paired > paired.txt && echo T=1 > config/secrets.env\ngit add -A && git commit -q -m "human: paired"\n');
-  chmodSync(shell, 0o755);
+  const shell = shellScript(sb, 'pair-shell.sh', 'mkdir -p config && echo paired > paired.txt && echo T=1 > config/secrets.env\ngit add -A && git commit -q -m "human: paired"\n');
   const r = await lazy(['pair', id, '--json'], { cwd: sb.dir, env: { ...sb.env, SHELL: shell } });
   t.equal(r.code, 0, r.stderr);
   const v = JSON.parse(r.stdout).task;

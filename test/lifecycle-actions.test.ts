@@ -1,9 +1,9 @@
 import t, { type Test } from 'tap';
-import { writeFileSync, chmodSync, existsSync } from 'node:fs';
+import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS, type Action } from '../lib/model/table.js';
 import { randomId } from '../lib/core/ids.js';
-import { agentSandbox, eventually, type AgentBox } from './helpers/agent.js';
+import { agentSandbox, eventually, shellScript, type AgentBox } from './helpers/agent.js';
 import { gitSync, LAZY, lazy, lazyJson, type Run } from './helpers/env.js';
 import { withId } from './helpers/plant.js';
 import { background } from './helpers/procs.js';
@@ -203,9 +203,7 @@ async function walkLive(t: Test, e: Env, state: State, id: string, last?: Action
 
 async function walkPairing(t: Test, e: Env, id: string): Promise<void> {
   const done = join(e.box.sb.home, 'pair-done');
-  const shell = join(e.box.sb.home, 'pair-wait.sh');
-  writeFileSync(shell, `#!/bin/sh\nwhile [ ! -f '${done}' ]; do sleep 0.1; done\n`);
-  chmodSync(shell, 0o755);
+  const shell = shellScript(e.box.sb, 'pair-wait.sh', `while [ ! -f '${done}' ]; do sleep 0.1; done\n`);
   const child = background(process.execPath, [LAZY, 'pair', id], { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: shell }, stdio: 'ignore' });
   const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
   await eventually(async () => (await e.show(id)).status === 'pairing', 30_000, 'pairing');
@@ -271,9 +269,7 @@ t.test('reopen: a complete task no agent ever worked on goes back to backlog; on
   const e = env(box);
   // Never started by an agent: a clarify question, a person pairs on it, the pairing is accepted.
   const id = await BUILD.clarify!(e);
-  const shell = join(box.sb.home, 'pair-commit.sh');
-  writeFileSync(shell, '#!/bin/sh\necho by hand > manual.txt\ngit add manual.txt && git commit -q -m "human: by hand"\n');
-  chmodSync(shell, 0o755);
+  const shell = shellScript(box.sb, 'pair-commit.sh', 'echo by hand > manual.txt\ngit add manual.txt && git commit -q -m "human: by hand"\n');
   await ok(e, ['pair', id], { SHELL: shell });
   await ok(e, ['accept', id, '--yes']);
   t.equal((await e.show(id)).session, null, 'no session was ever opened');

@@ -1,7 +1,6 @@
 import t from 'tap';
-import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually } from './helpers/agent.js';
+import { agentSandbox, eventually, shellScript } from './helpers/agent.js';
 import { gitSync, LAZY, lazy } from './helpers/env.js';
 import { background } from './helpers/procs.js';
 
@@ -11,9 +10,7 @@ t.test('pair: a session in the worktree, then back to blocked with a summary tur
   const id = await l.create('pair on it', '--accept', 'done');
   await l('start', id);
   await l('wait', id, '--timeout', '30');
-  const shell = join(sb.home, 'pair-shell.sh');
-  writeFileSync(shell, '#!/bin/sh\necho "pairing in $(pwd) for $LAZY_TASK_ID" > paired.txt\ngit add paired.txt && git commit -q -m "human: paired"\n');
-  chmodSync(shell, 0o755);
+  const shell = shellScript(sb, 'pair-shell.sh', 'echo "pairing in $(pwd) for $LAZY_TASK_ID" > paired.txt\ngit add paired.txt && git commit -q -m "human: paired"\n');
   const r = await lWith(sb, { SHELL: shell })('pair', id, '--json');
   t.equal(r.code, 0, r.stderr);
   const v = JSON.parse(r.stdout);
@@ -30,9 +27,7 @@ t.test('the stale pairing sweep parks a task whose pairing process died', async 
   const id = await l.create('abandoned pairing', '--accept', 'done');
   await l('start', id);
   await l('wait', id, '--timeout', '30');
-  const shell = join(sb.home, 'slow-shell.sh');
-  writeFileSync(shell, '#!/bin/sh\nsleep 30\n');
-  chmodSync(shell, 0o755);
+  const shell = shellScript(sb, 'slow-shell.sh', 'sleep 30\n');
   const child = background(process.execPath, [LAZY, 'pair', id], { cwd: sb.dir, env: { ...sb.env, SHELL: shell, FAKE_STATE: join(sb.home, 'x') }, stdio: 'ignore', detached: true });
   await eventually(async () => (await l.json('show', id)).value.status === 'pairing', 20000, 'pairing');
   process.kill(-child.pid!, 'SIGKILL');

@@ -2,7 +2,7 @@ import type { Repo } from '../core/repo.js';
 import { EXIT, LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
-import type { TaskView, TurnView } from '../model/fold.js';
+import { lastChange, type TaskView, type TurnView } from '../model/fold.js';
 import { launchTurn, type Launched } from './launch.js';
 import { planQueued } from './turns.js';
 
@@ -13,7 +13,7 @@ import { planQueued } from './turns.js';
 
 /** Pending human feedback recorded after the latest move into working: no turn has been launched for it yet. */
 export function queuedFeedback(v: Pick<TaskView, 'turns' | 'changelog'>): TurnView[] {
-  const launched = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'working');
+  const launched = lastChange(v, 'working');
   const since = launched?.clock ?? 0;
   return v.turns.filter((t) => t.feedback === 'pending' && t.kind === 'feedback' && t.clock > since);
 }

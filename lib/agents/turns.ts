@@ -2,7 +2,7 @@ import type { Draft } from '../store/draft.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Actor } from '../core/actor.js';
 import type { Trigger } from '../model/table.js';
-import type { TaskView, TurnView } from '../model/fold.js';
+import { lastChange, type TaskView, type TurnView } from '../model/fold.js';
 import { feedbackBlock, resumeContext, taskPrompt, type PreviousEnd } from './prompt.js';
 import type { TurnPlan } from './launch.js';
 import { notAllowed } from '../core/errors.js';
@@ -62,7 +62,7 @@ export function planResume(d: Draft, run: RunRef, o: { actor: Actor; trigger: Ex
 
 /** How the interrupted task's last turn ended: its move into interrupted and the agent turn its run recorded. */
 function previousEnd(v: TaskView): PreviousEnd {
-  const entry = v.changelog.filter((c) => !c.set_aside).at(-1);
+  const entry = lastChange(v);
   const run = v.current_run;
   const agent = run ? [...v.turns].reverse().find((t) => t.run === run && t.role === 'agent') : undefined;
   const started = run ? v.turns.find((t) => t.run === run) : undefined;

@@ -166,6 +166,15 @@ export function foldTask(docs: TaskDocs): TaskView {
   return view;
 }
 
+/** The latest status change a merge did not set aside (into `status`, when given). */
+export function lastChange(v: Pick<TaskView, 'changelog'>, status?: Status): ChangeView | undefined {
+  for (let i = v.changelog.length - 1; i >= 0; i--) {
+    const c = v.changelog[i]!;
+    if (!c.set_aside && (status === undefined || c.status === status)) return c;
+  }
+  return undefined;
+}
+
 export interface PendingViolation { file: string; run: string; commit: string; base: string; since: string }
 
 /** A file is pending while its latest violation has no decision after it; decisions are sticky. */

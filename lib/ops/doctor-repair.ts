@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { git } from '../core/git.js';
 import { LazyError } from '../core/errors.js';
 import { processesIn, thisHost } from '../core/proc.js';
-import type { TaskView } from '../model/fold.js';
+import { lastChange, type TaskView } from '../model/fold.js';
 import { CONFIG_REF, taskRef } from '../store/layout.js';
 import type { RefTip } from '../store/refs.js';
 import { readShared } from '../store/config.js';
@@ -124,7 +124,7 @@ export async function repairStuckTurns(p: Pass, views: TaskView[]): Promise<void
   const marked = new Set(listActive(repo.lazyDir).map((m) => m.task));
   const config = await p.app.config();
   for (const v of views.filter((x) => x.status === 'working' && !marked.has(x.id))) {
-    const host = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'working')?.host;
+    const host = lastChange(v, 'working')?.host;
     if (host !== thisHost()) continue; // another machine's turn is that machine's to judge
     const wt = worktreePath(repo, v.id, config.worktree_dir);
     const pids = processesIn(wt);

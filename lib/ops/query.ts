@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
-import type { TaskView } from '../model/fold.js';
+import { lastChange, type TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
 import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
@@ -56,7 +56,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     if (u) { usage.input_tokens += Number(u.input_tokens) || 0; usage.output_tokens += Number(u.output_tokens) || 0; }
     usage.cost_usd += Number(t.details?.cost_usd) || 0;
   }
-  const lastInterrupt = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'interrupted');
+  const lastInterrupt = lastChange(v, 'interrupted');
   const lastRun = [...v.turns].reverse().find((t) => t.run)?.run ?? null;
   const runId = v.current_run ?? lastRun;
   let run: ShownTask['run'] = null;

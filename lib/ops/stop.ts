@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { notAllowed } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
 import { assertAllowed } from '../model/table.js';
-import type { TaskView } from '../model/fold.js';
+import { lastChange, type TaskView } from '../model/fold.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
 import { terminateVerified, type Terminated } from '../agents/kill.js';
 import { taskArg } from './resolve.js';
@@ -23,11 +23,11 @@ export async function stopTask(app: App, idArg: string): Promise<Stopped> {
   const { id, view } = await taskArg(app, idArg);
   assertAllowed('stop', view);
   const run = view.current_run ? readRun(app.repo.lazyDir, view.current_run) : undefined;
-  const host = view.changelog.filter((c) => !c.set_aside).at(-1)?.host;
+  const last = lastChange(view);
+  const host = last?.host;
   if (!run && host && host !== thisHost()) {
     throw notAllowed('stop', view.status, view.available_actions, `task ${id} is running on ${host}; stop it there`, { host });
   }
-  const last = view.changelog.filter((c) => !c.set_aside).at(-1);
   if (last?.trigger === 'ask' && (last.from === 'blocked' || last.from === 'conflict')) {
     const { stopAsk } = await import('./stop-ask.js');
     return stopAsk(app, id, { from: last.from, run: view.current_run, end: run ? async () => terminate(app.repo.lazyDir, run.id, await grace(app)) : null });

@@ -1,4 +1,4 @@
-import type { TaskView, TurnView, ChangeView } from '../model/fold.js';
+import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
 import type { ListedTask, ShownTask } from '../ops/query.js';
 import type { Waiting } from '../agents/waits.js';
 import { renderReview } from './review.js';
@@ -76,7 +76,7 @@ export function renderShow(v: ShownTask): string {
 }
 
 export function renderTransition(v: TaskView): string {
-  const last = v.changelog.filter((c) => !c.set_aside).at(-1);
+  const last = lastChange(v);
   return `${v.id}: ${last?.from ?? '∅'} → ${v.status}`;
 }
 

@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import type { Repo } from '../core/repo.js';
 import type { Config } from '../store/config.js';
+import { lastChange } from '../model/fold.js';
 import { taskBranch } from '../workspace/branch.js';
 import { removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, findAccepted } from '../workspace/merge.js';
@@ -15,7 +16,7 @@ export type Recovery = { outcome: 'completed'; commit: string } | { outcome: 're
 export async function recoverAccept(repo: Repo, store: Store, config: () => Promise<Config>, id: string, o: { locked: boolean }): Promise<Recovery> {
   const v = await store.view(id);
   if (v.status !== 'merging') return { outcome: 'not-merging' };
-  const entry = [...v.changelog].reverse().find((c) => !c.set_aside && c.status === 'merging');
+  const entry = lastChange(v, 'merging');
   const target = String(entry?.details?.target ?? '');
   const since = typeof entry?.details?.target_old === 'string' ? entry.details.target_old : undefined;
   const restore = entry?.details?.restore === 'conflict' ? 'conflict' : 'blocked';

@@ -2,7 +2,7 @@ import type { Repo } from '../core/repo.js';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
-import type { TaskView } from '../model/fold.js';
+import { lastChange, type TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
 import { parkStatus } from '../model/park.js';
 import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
@@ -105,7 +105,7 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
 /** A crashed turn on this machine that the next reconcile will resume (not stopped, breaker intact, nothing to decide). */
 export function willAutoResume(v: TaskView): boolean {
   if (v.status !== 'interrupted') return false;
-  const last = v.changelog.filter((c) => !c.set_aside).at(-1);
+  const last = lastChange(v);
   if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== thisHost())) return false;
   return v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last);
 }

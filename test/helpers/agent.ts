@@ -1,4 +1,4 @@
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandbox, cli, ROOT, type Sandbox } from './env.js';
 
@@ -56,3 +56,11 @@ export async function eventually<T>(f: () => Promise<T | undefined | false> | T 
 
 export const runDirOf = (sb: Sandbox, run: string) => join(sb.dir, '.git', 'lazy', 'runs', run);
 export const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
+
+/** An executable `sh` script in the sandbox's home (a pairing shell, say); returns its path. */
+export function shellScript(sb: Sandbox, name: string, body: string): string {
+  const path = join(sb.home, name);
+  writeFileSync(path, `#!/bin/sh\n${body}`);
+  chmodSync(path, 0o755);
+  return path;
+}
