@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git } from '../core/git.js';
+import { stashEntries } from './stash.js';
 
 // An ask is read-only, but an agent may still write. The worktree's uncommitted state is
 // snapshotted (as trees, nothing is stored in a ref) when the ask starts; when it ends,
@@ -87,6 +88,5 @@ function noteOf(files: string[], stash: string | null, ref: string | null, cwd: 
 }
 
 async function stashRef(cwd: string, commit: string): Promise<string | null> {
-  const r = await git(['stash', 'list', '--format=%gd %H'], { cwd, allowFail: true });
-  return r.stdout.split('\n').map((l) => l.split(' ')).find(([, c]) => c === commit)?.[0] ?? null;
+  return (await stashEntries(cwd)).find((e) => e.commit === commit)?.ref ?? null;
 }

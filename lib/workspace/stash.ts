@@ -15,16 +15,26 @@ export const acceptStashMessage = (task: string, checkout: string) => `${STASH_P
 
 export interface AcceptStash { ref: string; commit: string; message: string; task: string | null; checkout: string | null; date: string }
 
+export interface StashEntry { ref: string; commit: string; date: string; message: string }
+
+/** Every stash entry of the repository, newest first (one git call). */
+export async function stashEntries(cwd: string): Promise<StashEntry[]> {
+  const r = await git(['stash', 'list', '--format=%gd%x00%H%x00%cI%x00%gs'], { cwd, allowFail: true });
+  const out: StashEntry[] = [];
+  for (const line of r.stdout.split('\n')) {
+    const [ref, commit, date, message] = line.split('\0');
+    if (ref && commit && message) out.push({ ref, commit, date: new Date(date ?? 0).toISOString(), message });
+  }
+  return out;
+}
+
 /** Stash entries an accept made that are still there; costs one stat when nothing is stashed. */
 export async function acceptStashes(cwd: string, commonDir: string): Promise<AcceptStash[]> {
   if (!existsSync(join(commonDir, 'logs', 'refs', 'stash'))) return [];
-  const r = await git(['stash', 'list', '--format=%gd%x00%H%x00%cI%x00%gs'], { cwd, allowFail: true });
   const out: AcceptStash[] = [];
-  for (const line of r.stdout.split('\n')) {
-    const [ref, commit, date, message] = line.split('\0');
-    if (!ref || !commit || !message) continue;
-    const m = STASH_RE.exec(message);
-    if (m) out.push({ ref, commit, message, task: m[1] ?? null, checkout: m[2] ?? null, date: new Date(date ?? 0).toISOString() });
+  for (const e of await stashEntries(cwd)) {
+    const m = STASH_RE.exec(e.message);
+    if (m) out.push({ ...e, task: m[1] ?? null, checkout: m[2] ?? null });
   }
   return out;
 }
