@@ -21,7 +21,11 @@ try {
   process.exit(1);
 }
 let cachedData;
-try { cachedData = fs.readFileSync(cacheFile); } catch { /* first run: compile and write it below */ }
+try {
+  cachedData = fs.readFileSync(cacheFile);
+} catch {
+  /* first run: compile and write it below */
+}
 
 const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
 const mod = new Module(file, module);
@@ -37,7 +41,11 @@ function saveCache() {
     fs.writeFileSync(tmp, script.createCachedData());
     fs.renameSync(tmp, cacheFile);
   } catch {
-    try { fs.unlinkSync(tmp); } catch { /* read-only install: run without a cache */ }
+    try {
+      fs.unlinkSync(tmp);
+    } catch {
+      /* read-only install: run without a cache */
+    }
   }
 }
 

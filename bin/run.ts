@@ -11,14 +11,25 @@ import { readTextInput } from '../lib/core/fsutil.js';
 // The glue every command file uses: open the repository, run one lifecycle
 // operation, print its result (text or --json), and turn failures into exit codes.
 
-export interface GlobalArgs { json?: boolean; C?: string }
+export interface GlobalArgs {
+  json?: boolean;
+  C?: string;
+}
 
 export let exitCode = 0;
-export const setExitCode = (code: number) => { exitCode = code; };
+export const setExitCode = (code: number) => {
+  exitCode = code;
+};
 
 export const outputOf = (a: GlobalArgs): Output => ({ json: !!a.json });
 
-export async function run<T>(a: GlobalArgs, op: (app: App) => Promise<T>, text: (v: T) => string, exit?: (v: T) => number, opts: { reconcile?: boolean } = {}): Promise<void> {
+export async function run<T>(
+  a: GlobalArgs,
+  op: (app: App) => Promise<T>,
+  text: (v: T) => string,
+  exit?: (v: T) => number,
+  opts: { reconcile?: boolean } = {},
+): Promise<void> {
   const out = outputOf(a);
   let app: App | undefined;
   try {
@@ -62,7 +73,8 @@ export function readStdinText(optional = false): string | undefined {
 /** -m TEXT, else stdin, else $EDITOR on a terminal; a required text that is missing is a usage error. */
 export function messageArg(m: string | undefined, what: string, required: boolean): string | undefined {
   const text = m ?? readStdinText() ?? (required ? fromEditor(what) : undefined);
-  if (required && (text === undefined || !text.trim())) throw usageError(`${what} is required: pass -m TEXT, pipe it on stdin, or set $EDITOR`);
+  if (required && (text === undefined || !text.trim()))
+    throw usageError(`${what} is required: pass -m TEXT, pipe it on stdin, or set $EDITOR`);
   return text;
 }
 
@@ -74,18 +86,37 @@ function fromEditor(what: string): string | undefined {
   writeFileSync(file, `\n# Write ${what} above. Lines starting with '#' are ignored; an empty message aborts.\n`);
   const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
   if (r.status !== 0) return undefined;
-  return readTextInput(file, what).split('\n').filter((l) => !l.startsWith('#')).join('\n').trim() || undefined;
+  return (
+    readTextInput(file, what)
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join('\n')
+      .trim() || undefined
+  );
 }
 
-export interface FollowArgs { follow?: boolean }
+export interface FollowArgs {
+  follow?: boolean;
+}
 
 /**
  * --follow: stream the turn's output until the task leaves working, then report where it
  * landed. A reader that goes away ends the stream; the turn itself runs on.
  */
-export async function maybeFollow<T extends { task: TaskView }>(app: App, a: GlobalArgs & FollowArgs, r: T): Promise<T> {
+export async function maybeFollow<T extends { task: TaskView }>(
+  app: App,
+  a: GlobalArgs & FollowArgs,
+  r: T,
+): Promise<T> {
   if (!a.follow || r.task.status !== 'working') return r;
   const { followTask } = await import('../lib/ops/follow.js');
-  const task = await followTask(app, r.task.id, (s) => { if (!a.json) writeOut(s); }, () => !stdoutOpen());
+  const task = await followTask(
+    app,
+    r.task.id,
+    (s) => {
+      if (!a.json) writeOut(s);
+    },
+    () => !stdoutOpen(),
+  );
   return { ...r, task };
 }

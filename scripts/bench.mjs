@@ -12,7 +12,15 @@ const LAZY = join(root, 'bin', 'lazy.cjs');
 const REPS = Number(process.env.BENCH_REPS ?? 15);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const work = mkdtempSync(join(tmpdir(), 'lazy-bench-'));
-const env = { ...process.env, GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com', GIT_CONFIG_NOSYSTEM: '1', LAZY_LOCK_TIMEOUT_MS: '30000' };
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  LAZY_LOCK_TIMEOUT_MS: '30000',
+};
 const rows = [];
 const log = (s) => process.stderr.write(`bench: ${s}\n`);
 
@@ -36,7 +44,14 @@ function median(f, reps = REPS) {
   return xs[Math.floor(xs.length / 2)];
 }
 function row(name, ms, floorName, floorMs, target) {
-  rows.push({ name, ms: Math.round(ms), floor: floorName, floor_ms: Math.round(floorMs), ratio: +(ms / floorMs).toFixed(2), target });
+  rows.push({
+    name,
+    ms: Math.round(ms),
+    floor: floorName,
+    floor_ms: Math.round(floorMs),
+    ratio: +(ms / floorMs).toFixed(2),
+    target,
+  });
   log(`${name}: ${ms.toFixed(0)} ms (${(ms / floorMs).toFixed(2)}x ${floorName})`);
 }
 
@@ -64,10 +79,34 @@ try {
     const id = lazy(['list', '--json'], dir).match(/"id": "([0-9a-z]{8})"/)[1];
     const nodeMs = node0();
     const ferMs = median(() => timed('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy'], dir));
-    row(`lazy list (${n} tasks)`, median(() => timed(process.execPath, [LAZY, 'list'], dir)), 'node -e 0 + git for-each-ref', nodeMs + ferMs, n >= 10000 ? '≤ 2.5' : '');
-    row(`lazy show (${n} tasks)`, median(() => timed(process.execPath, [LAZY, 'show', id], dir)), 'node -e 0', nodeMs, '≤ 3');
-    row(`lazy create (${n} tasks)`, median((i) => timed(process.execPath, [LAZY, 'create', `bench create ${i}`], dir)), 'node -e 0', nodeMs, '≤ 3');
-    row(`lazy comment (${n} tasks)`, median((i) => timed(process.execPath, [LAZY, 'comment', id, '-m', `bench comment ${i}`], dir)), 'node -e 0', nodeMs, '≤ 3');
+    row(
+      `lazy list (${n} tasks)`,
+      median(() => timed(process.execPath, [LAZY, 'list'], dir)),
+      'node -e 0 + git for-each-ref',
+      nodeMs + ferMs,
+      n >= 10000 ? '≤ 2.5' : '',
+    );
+    row(
+      `lazy show (${n} tasks)`,
+      median(() => timed(process.execPath, [LAZY, 'show', id], dir)),
+      'node -e 0',
+      nodeMs,
+      '≤ 3',
+    );
+    row(
+      `lazy create (${n} tasks)`,
+      median((i) => timed(process.execPath, [LAZY, 'create', `bench create ${i}`], dir)),
+      'node -e 0',
+      nodeMs,
+      '≤ 3',
+    );
+    row(
+      `lazy comment (${n} tasks)`,
+      median((i) => timed(process.execPath, [LAZY, 'comment', id, '-m', `bench comment ${i}`], dir)),
+      'node -e 0',
+      nodeMs,
+      '≤ 3',
+    );
   }
 
   // Reconcile's fixed cost: the same list with 0, 10 and 100 turns running on this machine.
@@ -76,7 +115,9 @@ try {
   lazy(['config', 'set', 'agent', 'sleeper', '--local'], dir);
   const ids = JSON.parse(lazy(['list', '--json'], dir)).map((t) => t.id);
   const list0 = median(() => timed(process.execPath, [LAZY, 'list'], dir));
-  const startN = (from, to) => { for (const t of ids.slice(from, to)) lazy(['start', t], dir); };
+  const startN = (from, to) => {
+    for (const t of ids.slice(from, to)) lazy(['start', t], dir);
+  };
   log('starting 10 turns');
   startN(0, 10);
   const list10 = median(() => timed(process.execPath, [LAZY, 'list'], dir));
@@ -92,8 +133,19 @@ try {
       try {
         const j = JSON.parse(readFileSync(join(dir, '.git', 'lazy', 'runs', r, f), 'utf8'));
         const pid = f === 'agent.json' ? j.pid : j.supervisor?.pid;
-        if (pid) try { process.kill(-pid, 'SIGKILL'); } catch { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
-      } catch { /* no such file */ }
+        if (pid)
+          try {
+            process.kill(-pid, 'SIGKILL');
+          } catch {
+            try {
+              process.kill(pid, 'SIGKILL');
+            } catch {
+              /* gone */
+            }
+          }
+      } catch {
+        /* no such file */
+      }
     }
   }
 
@@ -108,15 +160,42 @@ try {
     return d;
   };
   const SYNC_REPS = Number(process.env.BENCH_SYNC_REPS ?? 3);
-  const fetchFloor = median((i) => timed('git', ['fetch', '-q', '--no-tags', 'origin', '+refs/lazy/*:refs/remotes/origin/lazy/*'], freshClone(`floor-${i}`)), SYNC_REPS);
+  const fetchFloor = median(
+    (i) =>
+      timed(
+        'git',
+        ['fetch', '-q', '--no-tags', 'origin', '+refs/lazy/*:refs/remotes/origin/lazy/*'],
+        freshClone(`floor-${i}`),
+      ),
+    SYNC_REPS,
+  );
   const pulled = [];
-  const pullMs = median((i) => { const d = freshClone(`pull-${i}`); pulled.push(d); return timed(process.execPath, [LAZY, 'pull'], d); }, SYNC_REPS);
-  row(`lazy pull of ${ids.length} tasks into an empty clone`, pullMs, 'git fetch of the same refs', fetchFloor, '≤ 1.5');
+  const pullMs = median((i) => {
+    const d = freshClone(`pull-${i}`);
+    pulled.push(d);
+    return timed(process.execPath, [LAZY, 'pull'], d);
+  }, SYNC_REPS);
+  row(
+    `lazy pull of ${ids.length} tasks into an empty clone`,
+    pullMs,
+    'git fetch of the same refs',
+    fetchFloor,
+    '≤ 1.5',
+  );
   const clone = pulled[0];
   lazy(['list'], clone);
-  const noopFetch = median(() => timed('git', ['fetch', '-q', '--no-tags', 'origin', '+refs/lazy/*:refs/remotes/origin/lazy/*'], clone), 5);
+  const noopFetch = median(
+    () => timed('git', ['fetch', '-q', '--no-tags', 'origin', '+refs/lazy/*:refs/remotes/origin/lazy/*'], clone),
+    5,
+  );
   const noopPush = median(() => timed('git', ['push', '-q', 'origin', 'refs/lazy/*:refs/lazy/*'], clone), 5);
-  row('lazy sync with nothing to do', median(() => timed(process.execPath, [LAZY, 'sync'], clone), 5), 'git fetch + git push (no-op)', noopFetch + noopPush, '≤ 1.5');
+  row(
+    'lazy sync with nothing to do',
+    median(() => timed(process.execPath, [LAZY, 'sync'], clone), 5),
+    'git fetch + git push (no-op)',
+    noopFetch + noopPush,
+    '≤ 1.5',
+  );
   // 100 changed tasks, pushed by plain git and by lazy from identical copies to identical remotes.
   log('changing 100 tasks');
   for (const t of ids.slice(200, 300)) lazy(['comment', t, '-m', 'changed for the push benchmark'], clone);
@@ -126,10 +205,18 @@ try {
     cpSync(remote, r, { recursive: true });
     cpSync(clone, c, { recursive: true });
     sh('git', ['remote', 'set-url', 'origin', r], c);
-    return withLazy ? timed(process.execPath, [LAZY, 'push'], c) : timed('git', ['push', '-q', 'origin', 'refs/lazy/*:refs/lazy/*'], c);
+    return withLazy
+      ? timed(process.execPath, [LAZY, 'push'], c)
+      : timed('git', ['push', '-q', 'origin', 'refs/lazy/*:refs/lazy/*'], c);
   };
   const pushFloor = median((i) => pushOnce(i, false), SYNC_REPS);
-  row('lazy push of 100 changed tasks', median((i) => pushOnce(i, true), SYNC_REPS), 'git push of the same refs', pushFloor, '≤ 1.5');
+  row(
+    'lazy push of 100 changed tasks',
+    median((i) => pushOnce(i, true), SYNC_REPS),
+    'git push of the same refs',
+    pushFloor,
+    '≤ 1.5',
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
@@ -137,5 +224,8 @@ try {
 const lines = ['| measurement | median ms | floor | floor ms | ratio | target |', '|---|---:|---|---:|---:|---|'];
 for (const r of rows) lines.push(`| ${r.name} | ${r.ms} | ${r.floor} | ${r.floor_ms} | ${r.ratio}× | ${r.target} |`);
 const table = lines.join('\n');
-writeFileSync(join(root, 'bench-results.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, reps: REPS, rows }, null, 2) + '\n');
+writeFileSync(
+  join(root, 'bench-results.json'),
+  JSON.stringify({ date: new Date().toISOString(), node: process.version, reps: REPS, rows }, null, 2) + '\n',
+);
 process.stdout.write(`\n${table}\n`);

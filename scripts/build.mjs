@@ -13,7 +13,9 @@ const schemaDir = join(root, 'schemas');
 function compileValidators() {
   const ajv = new Ajv({ code: { source: true, esm: true }, strict: true, allErrors: false });
   const exportsMap = {};
-  for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.schema.json')).sort()) {
+  for (const file of readdirSync(schemaDir)
+    .filter((f) => f.endsWith('.schema.json'))
+    .sort()) {
     const schema = JSON.parse(readFileSync(join(schemaDir, file), 'utf8'));
     ajv.addSchema(schema);
     const name = file.replace('.schema.json', '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -42,11 +44,14 @@ async function bundle() {
     platform: 'node',
     target: 'node20',
     format: 'cjs',
-    minify: process.env.LAZY_NO_MINIFY !== "1",
+    minify: process.env.LAZY_NO_MINIFY !== '1',
     sourcemap: 'linked',
     legalComments: 'none',
     // Bundled ESM packages read import.meta.url; give them this file's URL in CommonJS.
-    define: { 'import.meta.url': '__lazyImportMetaUrl', LAZY_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version) },
+    define: {
+      'import.meta.url': '__lazyImportMetaUrl',
+      LAZY_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version),
+    },
     banner: { js: "var __lazyImportMetaUrl=require('url').pathToFileURL(__filename).href;" },
     logLevel: 'warning',
     alias: { 'string-width': join(root, 'lib', 'output', 'string-width.ts') },
@@ -57,8 +62,12 @@ const names = compileValidators();
 const { metafile } = await bundle();
 // bin/lazy.cjs runs the bundle through vm.Script, which cannot serve a real import():
 // every dynamic import must have been bundled into a lazy require.
-const leftover = Object.values(metafile.outputs).flatMap((o) => o.imports).filter((i) => i.kind === 'dynamic-import' && i.external);
+const leftover = Object.values(metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.kind === 'dynamic-import' && i.external);
 if (leftover.length) {
-  throw new Error(`dist/cli.cjs keeps a real dynamic import() of ${leftover.map((i) => i.path).join(', ')}; import it statically`);
+  throw new Error(
+    `dist/cli.cjs keeps a real dynamic import() of ${leftover.map((i) => i.path).join(', ')}; import it statically`,
+  );
 }
 console.log(`built dist/cli.cjs (validators: ${names.join(', ')})`);

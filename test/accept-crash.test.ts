@@ -24,7 +24,11 @@ for (const [phase, expected] of PHASES) {
     await l('start', id);
     await l('wait', id, '--timeout', '30');
     const killedAt = await new Promise<string>((res) => {
-      const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+        cwd: sb.dir,
+        env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       c.stdout.on('data', (d) => {
         out += d;
@@ -35,20 +39,47 @@ for (const [phase, expected] of PHASES) {
     t.equal(killedAt, 'SIGKILL');
     const v = (await l.json('show', id)).value;
     t.equal(v.status, expected, `the next command leaves it ${expected}`);
-    const merges = gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main']).split('\n').filter((s) => s.startsWith(`Accept task ${id}`));
+    const merges = gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main'])
+      .split('\n')
+      .filter((s) => s.startsWith(`Accept task ${id}`));
     t.equal(merges.length, expected === 'complete' ? 1 : 0, 'the target agrees with the status');
     if (expected === 'complete' && phase === 'verify the target moved') {
-      t.same(v.changelog.slice(-3).map((c: any) => [c.status, c.actor]), [['merging', 'human'], ['zombie', 'system'], ['complete', 'system']], 'recovered through zombie by the system actor');
+      t.same(
+        v.changelog.slice(-3).map((c: any) => [c.status, c.actor]),
+        [
+          ['merging', 'human'],
+          ['zombie', 'system'],
+          ['complete', 'system'],
+        ],
+        'recovered through zombie by the system actor',
+      );
     }
     if (phase === 'squash-merge into the target') {
-      t.same(v.changelog.slice(-2).map((c: any) => [c.status, c.trigger, c.actor]), [['merging', 'accept', 'human'], ['blocked', 'merge_abort', 'system']], 'the prior status was restored');
+      t.same(
+        v.changelog.slice(-2).map((c: any) => [c.status, c.trigger, c.actor]),
+        [
+          ['merging', 'accept', 'human'],
+          ['blocked', 'merge_abort', 'system'],
+        ],
+        'the prior status was restored',
+      );
     }
     const doctor = await l.json('doctor');
-    t.same(doctor.value.findings.filter((f: any) => f.code === 'merging'), [], 'nothing is left in merging');
+    t.same(
+      doctor.value.findings.filter((f: any) => f.code === 'merging'),
+      [],
+      'nothing is left in merging',
+    );
     if (expected === 'blocked') {
       const again = await l.json('accept', id, '--yes');
       t.equal(again.run.code, 0, 'a later accept completes it');
-      t.equal(gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main']).split('\n').filter((s) => s.startsWith(`Accept task ${id}`)).length, 1, 'merged exactly once');
+      t.equal(
+        gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main'])
+          .split('\n')
+          .filter((s) => s.startsWith(`Accept task ${id}`)).length,
+        1,
+        'merged exactly once',
+      );
     }
   });
 }

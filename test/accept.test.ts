@@ -30,10 +30,21 @@ t.test('accept squash-merges exactly the task into its base, then cleans up', as
   t.equal(gitSync(sb.dir, sb.env, ['show', 'main:work-1.txt']), 'turn 1\n', 'the work landed');
   t.equal(readFileSync(join(sb.dir, 'work-1.txt'), 'utf8'), 'turn 1\n', 'and the checkout of main was updated');
   t.notOk(existsSync(join(sb.dir, '.lazy', 'worktrees', id)), 'worktree removed');
-  t.equal(gitSync(sb.dir, sb.env, ['branch', '--list', `lazy/${id}`]).trim(), '', 'branch deleted after the target moved');
-  t.same(r.value.task.changelog.slice(-2).map((c: any) => c.status), ['merging', 'complete']);
+  t.equal(
+    gitSync(sb.dir, sb.env, ['branch', '--list', `lazy/${id}`]).trim(),
+    '',
+    'branch deleted after the target moved',
+  );
+  t.same(
+    r.value.task.changelog.slice(-2).map((c: any) => c.status),
+    ['merging', 'complete'],
+  );
   t.equal(r.value.task.sessions.at(-1).outcome, 'accepted');
-  t.match(r.run.stderr, /accept: preflight\naccept: squash-merge into the target\naccept: verify the target moved\naccept: clean up branch and worktree/, 'a plain line per phase when not on a terminal (stderr under --json)');
+  t.match(
+    r.run.stderr,
+    /accept: preflight\naccept: squash-merge into the target\naccept: verify the target moved\naccept: clean up branch and worktree/,
+    'a plain line per phase when not on a terminal (stderr under --json)',
+  );
   const again = await l.json('accept', id, '--yes');
   t.equal(again.run.code, 4, 'accepting a complete task is refused');
 });
@@ -77,7 +88,11 @@ t.test('a stash that cannot be restored: the merge stands and the user is told h
   t.match(r.value.warnings[0], new RegExp(`kept in stash ${r.value.stash.id}`));
   t.match(r.value.warnings[0], /git stash pop/);
   t.equal(gitSync(sb.dir, sb.env, ['rev-parse', 'stash@{0}']).trim(), r.value.stash.id, 'the stash is still there');
-  t.equal(gitSync(sb.dir, sb.env, ['show', `${r.value.stash.id}^3:work-1.txt`]), 'my own version\n', "the user's file is in it");
+  t.equal(
+    gitSync(sb.dir, sb.env, ['show', `${r.value.stash.id}^3:work-1.txt`]),
+    'my own version\n',
+    "the user's file is in it",
+  );
   t.equal(gitSync(sb.dir, sb.env, ['status', '--porcelain']).trim(), '', 'the checkout is clean at the merged commit');
   const text = await l('show', id);
   t.equal(text.code, 0);
@@ -89,12 +104,17 @@ t.test('two concurrent accepts merge exactly once', async (t) => {
   t.teardown(sb.cleanup);
   const id = await reviewed(box);
   // Slowed phases keep the first accept under the lock while the second starts.
-  const run = () => new Promise<{ code: number | null; out: string }>((res) => {
-    const c = background(process.execPath, [LAZY, 'accept', id, '--yes', '--json'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '500' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    c.stdout.on('data', (d) => (out += d));
-    c.on('close', (code) => res({ code, out }));
-  });
+  const run = () =>
+    new Promise<{ code: number | null; out: string }>((res) => {
+      const c = background(process.execPath, [LAZY, 'accept', id, '--yes', '--json'], {
+        cwd: sb.dir,
+        env: { ...sb.env, LAZY_PHASE_DELAY_MS: '500' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.on('close', (code) => res({ code, out }));
+    });
   const done = await Promise.all([run(), run()]);
   const reports = done.map((r) => ({ code: r.code, value: JSON.parse(r.out) }));
   const merged = reports.filter((r) => r.code === 0 && r.value.already_accepted === false);
@@ -104,7 +124,9 @@ t.test('two concurrent accepts merge exactly once', async (t) => {
   const other = reports.find((r) => r !== merged[0])!;
   if (other.code === 0) t.equal(other.value.already_accepted, true, 'the second reports it was already accepted');
   else t.same([other.code, other.value.error.details.status], [4, 'complete'], 'the second found it complete');
-  const merges = gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main']).split('\n').filter((s) => s.startsWith('Accept task'));
+  const merges = gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main'])
+    .split('\n')
+    .filter((s) => s.startsWith('Accept task'));
   t.equal(merges.length, 1, 'one squash commit');
 });
 
@@ -124,7 +146,10 @@ t.test('subtasks stack on the parent branch and merge into it; an active parent 
   const ok = await l.json('accept', child, '--yes');
   t.equal(ok.run.code, 0, ok.run.stdout);
   t.equal(ok.value.target, `lazy/${parent}`, "a child merges into its parent's branch");
-  t.match(gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${parent}`]), new RegExp(`Accept task ${child}: child work`));
+  t.match(
+    gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${parent}`]),
+    new RegExp(`Accept task ${child}: child work`),
+  );
   t.equal(gitSync(sb.dir, sb.env, ['rev-parse', 'main']).trim(), mainBefore, 'main is untouched');
 
   const second = await l.create('second child', '--parent', parent, '--accept', 'done');

@@ -66,7 +66,10 @@ t.test('ask is status-neutral: restored on success and on an agent error', async
   const failed = await l.json('ask', id, '-m', 'And now?');
   t.equal(failed.value.task.status, 'blocked', 'restored after an agent error');
   const after = (await l.json('show', id)).value;
-  t.same(after.changelog.filter((c: any) => c.status === 'working').map((c: any) => c.trigger), ['start', 'ask', 'ask']);
+  t.same(
+    after.changelog.filter((c: any) => c.status === 'working').map((c: any) => c.trigger),
+    ['start', 'ask', 'ask'],
+  );
   t.equal(after.attention.kind, 'review', 'the review is still what the task waits for');
   t.equal(after.status, before.status);
 });

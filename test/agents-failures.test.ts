@@ -90,10 +90,20 @@ t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed',
   const id = await l.create('stubborn', '--accept', 'done');
   await l('start', id);
   // Stop only once the agent says its SIGTERM handler is in place (a fixed pause was a race under load).
-  await eventually(async () => {
-    const run = (await l.json('show', id)).value.current_run;
-    try { return run && readFileSync(join(runDirOf(sb, run), 'output.log'), 'utf8').includes('running and ignoring SIGTERM'); } catch { return false; }
-  }, 30000, 'the agent ignoring SIGTERM');
+  await eventually(
+    async () => {
+      const run = (await l.json('show', id)).value.current_run;
+      try {
+        return (
+          run && readFileSync(join(runDirOf(sb, run), 'output.log'), 'utf8').includes('running and ignoring SIGTERM')
+        );
+      } catch {
+        return false;
+      }
+    },
+    30000,
+    'the agent ignoring SIGTERM',
+  );
   const s = await l.json('stop', id);
   t.equal(s.run.code, 0);
   t.equal(s.value.signal, 'SIGKILL', 'an agent that ignores SIGTERM is killed');
@@ -120,7 +130,11 @@ t.test('stop on a well-behaved agent needs only SIGTERM', async (t) => {
   await l('start', id);
   await eventually(() => invocations()[0], 20000, 'the agent');
   const watched = (await l.json('watch')).value;
-  t.same(watched.map((r: any) => [r.id, r.status, r.agent, r.supervisor]), [[id, 'working', 'fake', 'alive']], 'watch shows the running turn');
+  t.same(
+    watched.map((r: any) => [r.id, r.status, r.agent, r.supervisor]),
+    [[id, 'working', 'fake', 'alive']],
+    'watch shows the running turn',
+  );
   const s = await l.json('stop', id);
   t.equal(s.value.signal, 'SIGTERM', JSON.stringify({ signal: s.value.signal, w: s.value.waited_ms }));
   const refused = await l.json('stop', id);

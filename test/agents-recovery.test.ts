@@ -5,7 +5,8 @@ import { agentSandbox, eventually, runDirOf, readJson } from './helpers/agent.js
 import { gitSync } from './helpers/env.js';
 import { liveness } from '../lib/core/proc.js';
 
-const triggers = (v: any) => v.changelog.filter((c: any) => !c.set_aside).map((c: any) => `${c.from ?? '∅'}>${c.status}:${c.trigger}`);
+const triggers = (v: any) =>
+  v.changelog.filter((c: any) => !c.set_aside).map((c: any) => `${c.from ?? '∅'}>${c.status}:${c.trigger}`);
 
 t.test('an agent that crashes mid-turn is diagnosed and resumed with its feedback', async (t) => {
   const { sb, l, invocations, scenario } = await agentSandbox();
@@ -15,16 +16,32 @@ t.test('an agent that crashes mid-turn is diagnosed and resumed with its feedbac
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '40');
   t.equal(w.run.code, 0, 'the next command auto-resumed it to completion');
-  t.same(triggers(w.value), ['∅>backlog:create', 'backlog>working:start', 'working>interrupted:turn_crashed', 'interrupted>working:auto_resume', 'working>blocked:turn_complete']);
+  t.same(triggers(w.value), [
+    '∅>backlog:create',
+    'backlog>working:start',
+    'working>interrupted:turn_crashed',
+    'interrupted>working:auto_resume',
+    'working>blocked:turn_complete',
+  ]);
   const crash = w.value.changelog.find((c: any) => c.trigger === 'turn_crashed');
   t.match(crash.reason, /killed by SIGKILL/, 'the reason says what happened');
   t.equal(crash.details.signal, 'SIGKILL');
-  t.ok(crash.details.logs.some((line: string) => /scenario crash/.test(line)), 'the last lines of output are kept');
+  t.ok(
+    crash.details.logs.some((line: string) => /scenario crash/.test(line)),
+    'the last lines of output are kept',
+  );
   t.ok(crash.details.at);
   t.equal(crash.host.length > 0, true, 'the host is recorded');
   const [first, second] = invocations();
-  t.match(second!.prompt, /^You are being resumed after a crash\. There are uncommitted changes/, 'the dirty-worktree path prepends the dirty-work prompt');
-  t.ok(second!.prompt.includes(first!.prompt.split('\n---\n')[0]!.split('\n\n').slice(1).join('\n\n')), 'the unconsumed task prompt is re-delivered verbatim');
+  t.match(
+    second!.prompt,
+    /^You are being resumed after a crash\. There are uncommitted changes/,
+    'the dirty-worktree path prepends the dirty-work prompt',
+  );
+  t.ok(
+    second!.prompt.includes(first!.prompt.split('\n---\n')[0]!.split('\n\n').slice(1).join('\n\n')),
+    'the unconsumed task prompt is re-delivered verbatim',
+  );
   t.equal(w.value.consecutive_interruptions, 0, 'a completed turn resets the counter');
   const synthetic = w.value.turns.find((x: any) => x.kind === 'resume');
   t.equal(synthetic.actor, 'system');
@@ -38,13 +55,28 @@ t.test('SIGKILL of the supervisor: orphan agent killed only when verified, task 
   const id = await l.create('supervisor dies', '--accept', 'done');
   const s = await l.json('start', id);
   const runId = s.value.run.id;
-  const rec = await eventually(() => { const r = readJson(join(runDirOf(sb, runId), 'run.json')); return r.supervisor && invocations().length ? r : undefined; }, 20000, 'the supervisor and agent');
+  const rec = await eventually(
+    () => {
+      const r = readJson(join(runDirOf(sb, runId), 'run.json'));
+      return r.supervisor && invocations().length ? r : undefined;
+    },
+    20000,
+    'the supervisor and agent',
+  );
   const agentPid = invocations()[0]!.pid;
   process.kill(rec.supervisor.pid, 'SIGKILL');
   await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
   const w = await l.json('wait', id, '--timeout', '40');
   t.equal(w.run.code, 0);
-  t.equal(liveness({ ...rec.supervisor, pid: agentPid, start_ticks: readJson(join(runDirOf(sb, runId), 'agent.json')).start_ticks }), 'dead', 'the orphaned agent was killed');
+  t.equal(
+    liveness({
+      ...rec.supervisor,
+      pid: agentPid,
+      start_ticks: readJson(join(runDirOf(sb, runId), 'agent.json')).start_ticks,
+    }),
+    'dead',
+    'the orphaned agent was killed',
+  );
   const crash = w.value.changelog.find((c: any) => c.trigger === 'turn_crashed');
   t.match(crash.reason, /supervisor died/);
   t.equal(invocations().length, 2);
@@ -62,7 +94,11 @@ t.test('SIGKILL of the agent: the supervisor records the crash and the next comm
   process.kill(inv.pid, 'SIGKILL');
   const w = await l.json('wait', id, '--timeout', '40');
   t.equal(w.run.code, 0);
-  t.same(triggers(w.value).slice(2), ['working>interrupted:turn_crashed', 'interrupted>working:auto_resume', 'working>blocked:turn_complete']);
+  t.same(triggers(w.value).slice(2), [
+    'working>interrupted:turn_crashed',
+    'interrupted>working:auto_resume',
+    'working>blocked:turn_complete',
+  ]);
   t.match(w.value.changelog.find((c: any) => c.trigger === 'turn_crashed').reason, /killed by SIGKILL/);
 });
 
@@ -134,9 +170,22 @@ t.test('an outcome is recorded exactly once, whoever finds it', async (t) => {
   const before = gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
   // Pretend the supervisor died after writing its outcome: the marker is back.
   const marker = join(sb.dir, '.git', 'lazy', 'active', `${id}.json`);
-  writeFileSync(marker, JSON.stringify({ task: id, run: s.value.run.id, kind: 'turn', since: new Date().toISOString(), owner: s.value.run.launcher }));
+  writeFileSync(
+    marker,
+    JSON.stringify({
+      task: id,
+      run: s.value.run.id,
+      kind: 'turn',
+      since: new Date().toISOString(),
+      owner: s.value.run.launcher,
+    }),
+  );
   t.equal((await l('list')).code, 0);
-  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), before, 'reconcile found it already recorded');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(),
+    before,
+    'reconcile found it already recorded',
+  );
   t.equal((await l.json('show', id)).value.turns.filter((x: any) => x.role === 'agent').length, 1);
   t.notOk(existsSync(marker), 'and cleared the marker');
 });

@@ -7,7 +7,13 @@ import { gitSync } from './helpers/env.js';
 t.test('a turn that succeeds with a commit: worktree, argv, prompt and environment', async (t) => {
   const { sb, l, invocations } = await agentSandbox();
   t.teardown(sb.cleanup);
-  const id = await l.create('add a greeting file', '--accept', 'greeting.txt exists', '--prompt', 'Write a friendly greeting.');
+  const id = await l.create(
+    'add a greeting file',
+    '--accept',
+    'greeting.txt exists',
+    '--prompt',
+    'Write a friendly greeting.',
+  );
   const started = await l.json('start', id);
   t.equal(started.run.code, 0);
   t.equal(started.value.task.status, 'working', 'start returns once the turn is launched');
@@ -28,8 +34,16 @@ t.test('a turn that succeeds with a commit: worktree, argv, prompt and environme
   t.match(inv!.env.LAZY_RESULT, new RegExp(`^${wt}/\\.lazy/result-[0-9a-z]{8}\\.json$`));
 
   t.ok(existsSync(join(wt, 'work-1.txt')), 'the agent worked in the worktree');
-  t.equal(gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${id}`]).trim(), 'fake agent: turn 1', 'its commit is on lazy/<id>');
-  t.equal(gitSync(sb.dir, sb.env, ['status', '--porcelain']).trim(), '', "the worktree stays out of the main checkout's git status");
+  t.equal(
+    gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${id}`]).trim(),
+    'fake agent: turn 1',
+    'its commit is on lazy/<id>',
+  );
+  t.equal(
+    gitSync(sb.dir, sb.env, ['status', '--porcelain']).trim(),
+    '',
+    "the worktree stays out of the main checkout's git status",
+  );
 
   const v = (await l.json('show', id)).value;
   const agentTurn = v.turns.find((x: any) => x.role === 'agent');
@@ -41,7 +55,10 @@ t.test('a turn that succeeds with a commit: worktree, argv, prompt and environme
   t.equal(v.session.agent, 'fake');
   t.equal(v.session.branch, `lazy/${id}`);
   t.equal(v.worktree, wt);
-  t.ok(v.run.log.some((line: string) => /scenario succeed/.test(line)), "show includes the turn's log");
+  t.ok(
+    v.run.log.some((line: string) => /scenario succeed/.test(line)),
+    "show includes the turn's log",
+  );
 });
 
 t.test('unblock records feedback first, merges upstream, and reuses the worktree', async (t) => {
@@ -54,7 +71,11 @@ t.test('unblock records feedback first, merges upstream, and reuses the worktree
   gitSync(sb.dir, sb.env, ['commit', '--allow-empty', '-q', '-m', 'upstream change']);
   const u = await l.json('unblock', id, '-m', 'Please also handle the timeout case.\nThanks!');
   t.equal(u.run.code, 0);
-  t.equal(u.value.task.turns.at(-1).content, 'Please also handle the timeout case.\nThanks!', 'the feedback turn is recorded before the agent runs');
+  t.equal(
+    u.value.task.turns.at(-1).content,
+    'Please also handle the timeout case.\nThanks!',
+    'the feedback turn is recorded before the agent runs',
+  );
   t.equal(u.value.task.turns.at(-1).feedback, 'pending');
   t.equal((await l('wait', id, '--timeout', '30')).code, 0);
   const inv = invocations();
@@ -65,7 +86,10 @@ t.test('unblock records feedback first, merges upstream, and reuses the worktree
   const subjects = gitSync(sb.dir, sb.env, ['log', '--format=%s', `lazy/${id}`]);
   t.match(subjects, /Merge main into task branch/, 'upstream was merged before the turn');
   const v = (await l.json('show', id)).value;
-  t.same(v.turns.map((x: any) => x.feedback), ['consumed', null, 'consumed', null]);
+  t.same(
+    v.turns.map((x: any) => x.feedback),
+    ['consumed', null, 'consumed', null],
+  );
 });
 
 t.test('a missing agent program fails with exit 7 and changes nothing', async (t) => {
@@ -99,17 +123,26 @@ t.test('start --follow streams the turn and returns where the task landed', asyn
   t.equal((await l.json('show', id)).value.status, 'blocked');
 });
 
-t.test('work left uncommitted is committed on the task branch; without an envelope the summary is the output tail', async (t) => {
-  const { sb, l, scenario } = await agentSandbox({ settings: { worktree_dir: '/tmp/should-not-be-used-by-lazy' } });
-  t.teardown(sb.cleanup);
-  scenario('succeed-dirty');
-  const id = await l.create('leave it dirty', '--accept', 'done');
-  await l('start', id);
-  const v = (await l.json('wait', id, '--timeout', '30')).value;
-  const turn = v.turns.find((x: any) => x.role === 'agent');
-  t.match(turn.content, /edited a file and left it for lazy to commit/, "the command agent's summary is its output");
-  t.match(turn.details.review.auto_commit, /^[0-9a-f]{40}$/);
-  t.equal(gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${id}`]).trim(), `lazy: work of turn 1 on task ${id}`);
-  t.equal(gitSync(sb.dir, sb.env, ['show', `lazy/${id}:dirty-1.txt`]), 'left uncommitted\n');
-  t.ok(existsSync(join(sb.dir, '.lazy', 'worktrees', id)), 'a shared worktree_dir is ignored: worktrees stay where this clone puts them');
-});
+t.test(
+  'work left uncommitted is committed on the task branch; without an envelope the summary is the output tail',
+  async (t) => {
+    const { sb, l, scenario } = await agentSandbox({ settings: { worktree_dir: '/tmp/should-not-be-used-by-lazy' } });
+    t.teardown(sb.cleanup);
+    scenario('succeed-dirty');
+    const id = await l.create('leave it dirty', '--accept', 'done');
+    await l('start', id);
+    const v = (await l.json('wait', id, '--timeout', '30')).value;
+    const turn = v.turns.find((x: any) => x.role === 'agent');
+    t.match(turn.content, /edited a file and left it for lazy to commit/, "the command agent's summary is its output");
+    t.match(turn.details.review.auto_commit, /^[0-9a-f]{40}$/);
+    t.equal(
+      gitSync(sb.dir, sb.env, ['log', '-1', '--format=%s', `lazy/${id}`]).trim(),
+      `lazy: work of turn 1 on task ${id}`,
+    );
+    t.equal(gitSync(sb.dir, sb.env, ['show', `lazy/${id}:dirty-1.txt`]), 'left uncommitted\n');
+    t.ok(
+      existsSync(join(sb.dir, '.lazy', 'worktrees', id)),
+      'a shared worktree_dir is ignored: worktrees stay where this clone puts them',
+    );
+  },
+);

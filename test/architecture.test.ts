@@ -26,8 +26,13 @@ function files(dir: string): string[] {
 }
 
 const runtimeImports = (src: string) =>
-  [...src.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)]
-    .map((m) => m[1] ?? m[2]!).filter((s) => s.startsWith('.'));
+  [
+    ...src.matchAll(
+      /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm,
+    ),
+  ]
+    .map((m) => m[1] ?? m[2]!)
+    .filter((s) => s.startsWith('.'));
 
 t.test('lib folders depend one way only', async (t) => {
   const lib = join(ROOT, 'lib');
@@ -38,10 +43,14 @@ t.test('lib folders depend one way only', async (t) => {
     const from = relative(lib, file).split('/')[0]!;
     for (const spec of runtimeImports(readFileSync(file, 'utf8'))) {
       const target = relative(lib, resolve(dirname(file), spec));
-      if (target.startsWith('..')) { t.fail(`${relative(ROOT, file)} imports ${spec} outside lib/`); continue; }
+      if (target.startsWith('..')) {
+        t.fail(`${relative(ROOT, file)} imports ${spec} outside lib/`);
+        continue;
+      }
       const to = target.split('/')[0]!;
       checked++;
-      if (to !== from && !ALLOWED[from]!.includes(to)) t.fail(`${relative(ROOT, file)} (${from}) must not import ${spec} (${to})`);
+      if (to !== from && !ALLOWED[from]!.includes(to))
+        t.fail(`${relative(ROOT, file)} (${from}) must not import ${spec} (${to})`);
     }
   }
   t.ok(checked > 50, `checked ${checked} imports`);

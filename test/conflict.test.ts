@@ -13,7 +13,11 @@ t.test('protected-file decisions across several turns', async (t) => {
   await l('start', id);
   let v = (await l.json('wait', id, '--timeout', '30')).value;
   t.equal(v.status, 'conflict', 'a turn touching a protected path parks as conflict');
-  t.same(v.pending_violations.map((p: any) => p.file), ['config/secrets.env'], 'one violation per file');
+  t.same(
+    v.pending_violations.map((p: any) => p.file),
+    ['config/secrets.env'],
+    'one violation per file',
+  );
   t.equal(v.attention.kind, 'conflict');
 
   const noDecision = await l.json('unblock', id, '-m', 'go on');
@@ -24,15 +28,26 @@ t.test('protected-file decisions across several turns', async (t) => {
   // An ask (a turn that runs no permission check) never clears a pending file.
   const asked = await l.json('ask', id, '-m', 'what did you change?');
   t.equal(asked.value.task.status, 'conflict', 'ask restores conflict');
-  t.same(asked.value.task.pending_violations.map((p: any) => p.file), ['config/secrets.env']);
+  t.same(
+    asked.value.task.pending_violations.map((p: any) => p.file),
+    ['config/secrets.env'],
+  );
 
   const reverted = await l.json('unblock', id, '-m', 'do not touch secrets', '--revert-file', 'config/secrets.env');
   t.equal(reverted.run.code, 0, reverted.run.stdout);
   const log = gitSync(sb.dir, sb.env, ['log', '--format=%s', `lazy/${id}`]);
-  t.match(log, /lazy: revert protected file config\/secrets\.env/, 'a revert is a commit of its own on the task branch');
+  t.match(
+    log,
+    /lazy: revert protected file config\/secrets\.env/,
+    'a revert is a commit of its own on the task branch',
+  );
   v = (await l.json('wait', id, '--timeout', '30')).value;
   t.equal(v.status, 'blocked', 'decided, and the next turn touched nothing protected');
-  t.equal(gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `lazy/${id}`, 'config/']).trim(), '', 'the file is gone from the branch');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `lazy/${id}`, 'config/']).trim(),
+    '',
+    'the file is gone from the branch',
+  );
 
   await l('unblock', id, '-m', 'now you may change it');
   v = (await l.json('wait', id, '--timeout', '30')).value;
@@ -40,11 +55,17 @@ t.test('protected-file decisions across several turns', async (t) => {
   await l('unblock', id, '-m', 'ok, keep it', '--approve-file', 'config/secrets.env');
   v = (await l.json('wait', id, '--timeout', '30')).value;
   t.equal(v.status, 'conflict', 'the fifth turn touched it again');
-  t.equal(gitSync(sb.dir, sb.env, ['show', `lazy/${id}:config/secrets.env`]).trim(), 'TOKEN=5', 'the approved change was never reverted');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['show', `lazy/${id}:config/secrets.env`]).trim(),
+    'TOKEN=5',
+    'the approved change was never reverted',
+  );
   const named = await l.json('accept', id, '--yes', '--approve-all');
   t.equal(named.run.code, 0, named.run.stdout);
   t.equal(gitSync(sb.dir, sb.env, ['show', 'main:config/secrets.env']).trim(), 'TOKEN=5');
-  const decisions = named.value.task.changelog.filter((c: any) => c.trigger === 'accept' && c.from === 'conflict' && c.status === 'blocked');
+  const decisions = named.value.task.changelog.filter(
+    (c: any) => c.trigger === 'accept' && c.from === 'conflict' && c.status === 'blocked',
+  );
   t.equal(decisions.length, 1, 'accept recorded the decisions (conflict → blocked) before merging');
 });
 
@@ -55,7 +76,16 @@ t.test('contradictory decisions are a usage error', async (t) => {
   const id = await box.l.create('x', '--accept', 'done');
   await box.l('start', id);
   await box.l('wait', id, '--timeout', '30');
-  const r = await box.l.json('unblock', id, '-m', 'x', '--approve-file', 'config/secrets.env', '--revert-file', 'config/secrets.env');
+  const r = await box.l.json(
+    'unblock',
+    id,
+    '-m',
+    'x',
+    '--approve-file',
+    'config/secrets.env',
+    '--revert-file',
+    'config/secrets.env',
+  );
   t.equal(r.run.code, 2);
   t.equal((await box.l.json('resume', id)).run.code, 4, 'resume is not even available from conflict');
 });

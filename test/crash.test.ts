@@ -7,7 +7,7 @@ import { background } from './helpers/procs.js';
 
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 let state = seed;
-const rand = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const ROUNDS = 40;
 
 t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
@@ -33,13 +33,19 @@ t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
     const r = await new Promise<{ code: number | null; signal: string | null }>((res) => {
       const c = background(process.execPath, [LAZY, ...op], { cwd: sb.dir, env: sb.env, stdio: 'ignore' });
       const timer = setTimeout(() => c.kill('SIGKILL'), delay);
-      c.on('close', (code, signal) => { clearTimeout(timer); res({ code, signal }); });
+      c.on('close', (code, signal) => {
+        clearTimeout(timer);
+        res({ code, signal });
+      });
     });
     if (r.signal === 'SIGKILL') killed++;
     else t.equal(r.code, 0, `round ${i} finished normally`);
     // The machine got slower: five kills in a row widen the window.
     streak = r.signal === 'SIGKILL' ? streak + 1 : 0;
-    if (streak === 5) { window = Math.round(window * 1.5); streak = 0; }
+    if (streak === 5) {
+      window = Math.round(window * 1.5);
+      streak = 0;
+    }
     const after = await l.json('show', id);
     t.equal(after.run.code, 0, `round ${i}: the task is readable after the kill at ${delay} ms`);
   }
@@ -48,7 +54,10 @@ t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
   const contents = v.turns.map((x: any) => x.content);
   t.ok(contents.length > 1, `some writes landed before or despite the kills (${contents.length - 1})`);
   t.equal(new Set(contents).size, contents.length, 'no entry was applied twice');
-  t.ok(contents.every((c: string) => attempted.includes(c)), 'every entry is one that was attempted');
+  t.ok(
+    contents.every((c: string) => attempted.includes(c)),
+    'every entry is one that was attempted',
+  );
   const commits = Number(gitSync(sb.dir, sb.env, ['rev-list', '--count', `refs/lazy/tasks/${id}`]).trim());
   t.equal(commits, contents.length + 1, 'one commit per surviving mutation');
   const listed = await l.json('list', '--all');
@@ -57,7 +66,10 @@ t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
   const doctor = await l.json('doctor');
   t.equal(doctor.run.code, 0, 'doctor passes');
   t.equal(doctor.value.healthy, true);
-  t.same(doctor.value.findings.filter((f: any) => f.level === 'error'), []);
+  t.same(
+    doctor.value.findings.filter((f: any) => f.level === 'error'),
+    [],
+  );
   const fsck = gitSync(sb.dir, sb.env, ['fsck', '--no-dangling', '--connectivity-only']);
   t.notMatch(fsck, /missing|broken|corrupt/i, 'git fsck finds every task object intact');
 });

@@ -14,6 +14,9 @@ t.test('lazy demo runs the whole loop offline and ends with an accept', async (t
   const review = report.steps.find((s: any) => s.title === 'Wait for the turn, then review it').output;
   t.match(review, /Review \(turn #2, revision 0\)/, 'the review package is shown');
   t.match(review, /commands run:\n\s+ok\s+node -e/, 'with the command the agent ran and its result');
-  t.match(report.steps.find((s: any) => s.title === 'main now holds the work').output, /Accept task [0-9a-z]{8}: add a greeting function/);
+  t.match(
+    report.steps.find((s: any) => s.title === 'main now holds the work').output,
+    /Accept task [0-9a-z]{8}: add a greeting function/,
+  );
   t.equal(report.kept, false);
 });

@@ -90,7 +90,10 @@ t.test('a lock left by a dead writer is taken over at once, not after it goes st
   const dir = join(sb.dir, '.git', 'lazy', 'locks');
   mkdirSync(join(dir, `${id}.lock`), { recursive: true });
   const inode = statSync(join(dir, `${id}.lock`)).ino;
-  writeFileSync(join(dir, `${id}.owner.json`), JSON.stringify({ host: hostname(), boot_id: null, pid: 999999, start_ticks: 1, inode }));
+  writeFileSync(
+    join(dir, `${id}.owner.json`),
+    JSON.stringify({ host: hostname(), boot_id: null, pid: 999999, start_ticks: 1, inode }),
+  );
   const r = await l.json('comment', id, '-m', 'after a crashed writer');
   t.equal(r.run.code, 0, 'the fresh lock of a dead owner does not block for its 5 s staleness');
   t.equal(r.value.turns.length, 1);

@@ -11,14 +11,20 @@ import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from './h
 
 /** Running, not a zombie (a zombie's new parent may reap it late). */
 const alive = (pid: number) => {
-  try { return !/^[ZX]$/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)!.split(' ')[0]!); } catch { return false; }
+  try {
+    return !/^[ZX]$/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1)!.split(' ')[0]!);
+  } catch {
+    return false;
+  }
 };
 
 /** The pid a fake agent's child wrote (FAKE_STATE/child-<n>.pid), and a teardown that ends it if a test failed. */
 async function childPid(t: { teardown(f: () => void): void }, box: AgentBox, n = 1): Promise<number> {
   const file = join(box.sb.home, 'fake-state', `child-${n}.pid`);
   const pid = await eventually(() => existsSync(file) && Number(readFileSync(file, 'utf8')), 20_000, 'the child pid');
-  t.teardown(() => { if (alive(pid)) process.kill(pid, 'SIGKILL'); });
+  t.teardown(() => {
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
   return pid;
 }
 
@@ -26,7 +32,15 @@ async function childPid(t: { teardown(f: () => void): void }, box: AgentBox, n =
 function cleanupAfterSupervisors(t: { teardown(f: () => Promise<void>): void }, sb: Sandbox): void {
   t.teardown(async () => {
     const runs = join(sb.dir, '.git', 'lazy', 'runs');
-    const pids = existsSync(runs) ? readdirSync(runs).map((r) => { try { return readJson(join(runs, r, 'run.json')).supervisor?.pid as number | undefined; } catch { return undefined; } }) : [];
+    const pids = existsSync(runs)
+      ? readdirSync(runs).map((r) => {
+          try {
+            return readJson(join(runs, r, 'run.json')).supervisor?.pid as number | undefined;
+          } catch {
+            return undefined;
+          }
+        })
+      : [];
     for (const pid of pids) if (pid) await eventually(() => !alive(pid), 30_000, `supervisor ${pid} to exit`);
     sb.cleanup();
   });
@@ -45,8 +59,11 @@ t.test('a child the agent leaves running neither keeps the turn open nor outlive
   t.equal(w.value.status, 'blocked');
   t.equal(w.value.attention.kind, 'review');
   await eventually(() => !alive(pid), 5000, 'the child to be gone');
-  t.notOk(alive(pid), 'the child was ended with the agent\'s process group');
-  t.match(readFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), 'utf8'), /left processes running; they were ended with SIGTERM/);
+  t.notOk(alive(pid), "the child was ended with the agent's process group");
+  t.match(
+    readFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), 'utf8'),
+    /left processes running; they were ended with SIGTERM/,
+  );
 });
 
 t.test('a child that escaped into its own session does not keep the turn open', async (t) => {
@@ -85,7 +102,7 @@ t.test('stop finds what the agent left running after it exited', async (t) => {
   t.equal(v.attention.reason, 'stopped by the user');
 });
 
-t.test('reconcile kills the verified leftovers of a dead supervisor\'s agent', async (t) => {
+t.test("reconcile kills the verified leftovers of a dead supervisor's agent", async (t) => {
   const box = await agentSandbox({ settings: { stop_grace_ms: '8000' } });
   const { sb, l, scenario, invocations } = box;
   cleanupAfterSupervisors(t, sb);
@@ -116,25 +133,48 @@ t.test('a FIFO or a device as $LAZY_RESULT breaks the result contract; it never 
     scenario(`${hostile},succeed`);
     const id = await l.create(hostile, '--accept', 'done');
     const s = await l.json('start', id);
-    const outcome = await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')) && readJson(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 30_000, `the outcome of ${hostile}`);
+    const outcome = await eventually(
+      () =>
+        existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')) &&
+        readJson(join(runDirOf(sb, s.value.run.id), 'outcome.json')),
+      30_000,
+      `the outcome of ${hostile}`,
+    );
     t.equal(outcome.kind, 'interrupted', hostile);
-    t.match(outcome.summary, hostile === 'result-fifo' ? /result contract: .* is a FIFO, not a regular file/ : /result contract: .* is a device, not a regular file/);
+    t.match(
+      outcome.summary,
+      hostile === 'result-fifo'
+        ? /result contract: .* is a FIFO, not a regular file/
+        : /result contract: .* is a device, not a regular file/,
+    );
     const w = await l.json('wait', id, '--timeout', '30');
     t.equal(w.value.status, 'blocked', 'the next turn ran normally');
   }
 });
 
 /** Spawns the CLI with stdin fed `bytes` and then held open (never EOF); resolves with its exit. */
-function withEndlessStdin(box: AgentBox, args: string[], bytes: number): Promise<{ code: number | null; stdout: string; ms: number }> {
+function withEndlessStdin(
+  box: AgentBox,
+  args: string[],
+  bytes: number,
+): Promise<{ code: number | null; stdout: string; ms: number }> {
   return new Promise((res) => {
     const started = Date.now();
-    const child = background(process.execPath, [LAZY, ...args], { cwd: box.sb.dir, env: box.sb.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = background(process.execPath, [LAZY, ...args], {
+      cwd: box.sb.dir,
+      env: box.sb.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stdin.on('error', () => {});
     child.stdin.write(Buffer.alloc(bytes, 'y\n'));
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('close', (code) => { clearTimeout(timer); child.stdin.destroy(); res({ code, stdout, ms: Date.now() - started }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      res({ code, stdout, ms: Date.now() - started });
+    });
   });
 }
 
@@ -144,7 +184,11 @@ t.test('stdin is read to its limit plus one byte, not to its end', async (t) => 
   const id = await box.l.create('endless stdin');
   const r = await withEndlessStdin(box, ['comment', id, '--json'], 600 * 1024);
   t.equal(r.code, 2, `a usage error, not a hang (${r.ms} ms)`);
-  t.match(JSON.parse(r.stdout).error, { code: 'usage', message: /stdin is larger than 524288 bytes/, details: { limit: 524288 } });
+  t.match(JSON.parse(r.stdout).error, {
+    code: 'usage',
+    message: /stdin is larger than 524288 bytes/,
+    details: { limit: 524288 },
+  });
   t.equal((await box.l.json('show', id)).value.turns.length, 0, 'nothing was written');
 });
 
@@ -184,7 +228,10 @@ t.test('show reads only the tail of a huge run log', async (t) => {
 /** Appends `n` copies of the task's last comment (new ids and clocks) in one commit, through git fast-import. */
 function plantComments(sb: Sandbox, id: string, n: number): void {
   const ref = `refs/lazy/tasks/${id}`;
-  const name = gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `${ref}:turns`]).trim().split('\n').at(-1)!;
+  const name = gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `${ref}:turns`])
+    .trim()
+    .split('\n')
+    .at(-1)!;
   const body = gitSync(sb.dir, sb.env, ['show', `${ref}:turns/${name}`]);
   const [, clock0, id0] = /^(\d+)-([0-9a-z]{8})\.yaml$/.exec(name)!;
   const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -199,23 +246,30 @@ function plantComments(sb: Sandbox, id: string, n: number): void {
   gitSync(sb.dir, sb.env, ['fast-import', '--quiet'], `${stream}\n`);
 }
 
-t.test('a task at its entry limit refuses growing writes with exit 4, loses nothing, and can still be closed', async (t) => {
-  const { sb, l } = await agentSandbox();
-  cleanupAfterSupervisors(t, sb);
-  const id = await l.create('a long history');
-  t.equal((await l('comment', id, '-m', 'first')).code, 0);
-  plantComments(sb, id, 4998); // create + first + 4998 = 5000 entries
-  const tip = gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
-  const r = await l.json('comment', id, '-m', 'one too many');
-  t.equal(r.run.code, 4);
-  t.match(r.value.error, { code: 'task_full', message: /holds 5000 entries; one task holds at most 5000/, details: { action: 'comment', status: 'backlog', available_actions: ['close'], entries: 5000, limit: 5000 } });
-  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), tip, 'nothing was written');
-  t.equal((await l.json('start', id)).run.code, 4, 'a new turn is refused too');
-  t.equal((await l.json('edit', id, '--tag', 'x')).run.code, 0, 'an edit adds no entry and still lands');
-  const closed = await l.json('close', id, '-m', 'moved on');
-  t.equal(closed.run.code, 0, 'a finishing write still lands');
-  t.equal(closed.value.task.status, 'abandoned');
-});
+t.test(
+  'a task at its entry limit refuses growing writes with exit 4, loses nothing, and can still be closed',
+  async (t) => {
+    const { sb, l } = await agentSandbox();
+    cleanupAfterSupervisors(t, sb);
+    const id = await l.create('a long history');
+    t.equal((await l('comment', id, '-m', 'first')).code, 0);
+    plantComments(sb, id, 4998); // create + first + 4998 = 5000 entries
+    const tip = gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
+    const r = await l.json('comment', id, '-m', 'one too many');
+    t.equal(r.run.code, 4);
+    t.match(r.value.error, {
+      code: 'task_full',
+      message: /holds 5000 entries; one task holds at most 5000/,
+      details: { action: 'comment', status: 'backlog', available_actions: ['close'], entries: 5000, limit: 5000 },
+    });
+    t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), tip, 'nothing was written');
+    t.equal((await l.json('start', id)).run.code, 4, 'a new turn is refused too');
+    t.equal((await l.json('edit', id, '--tag', 'x')).run.code, 0, 'an edit adds no entry and still lands');
+    const closed = await l.json('close', id, '-m', 'moved on');
+    t.equal(closed.run.code, 0, 'a finishing write still lands');
+    t.equal(closed.value.task.status, 'abandoned');
+  },
+);
 
 t.test('pull refuses a remote task holding more entries than the hard limit', async (t) => {
   const tm = team(2);
@@ -231,21 +285,29 @@ t.test('pull refuses a remote task holding more entries than the hard limit', as
   t.equal((await cli(b).json('show', id)).run.code, 3, 'the task did not arrive');
 });
 
-t.test('an agent flooding its output: the turn completes, the run log is rotated, the review summary is bounded', async (t) => {
-  for (const flood of ['flood', 'flood-noline']) {
-    const { sb, l, scenario } = await agentSandbox();
-    cleanupAfterSupervisors(t, sb);
-    scenario(flood);
-    const id = await l.create(flood, '--accept', 'done');
-    const s = await l.json('start', id);
-    const w = await l.json('wait', id, '--timeout', '120');
-    t.equal(w.value.status, 'blocked', `${flood}: completed`);
-    const dir = runDirOf(sb, s.value.run.id);
-    const sizes = ['output.log', 'output.log.1'].map((f) => (existsSync(join(dir, f)) ? statSync(join(dir, f)).size : 0));
-    t.ok(sizes[1]! > 0 && sizes.every((n) => n <= 33 * 1024 * 1024), `${flood}: 80 MiB of output kept as ${sizes.join(' + ')} bytes`);
-    t.ok(w.value.turns.at(-1).content.length < 70 * 1024, `${flood}: the summary is bounded`);
-  }
-});
+t.test(
+  'an agent flooding its output: the turn completes, the run log is rotated, the review summary is bounded',
+  async (t) => {
+    for (const flood of ['flood', 'flood-noline']) {
+      const { sb, l, scenario } = await agentSandbox();
+      cleanupAfterSupervisors(t, sb);
+      scenario(flood);
+      const id = await l.create(flood, '--accept', 'done');
+      const s = await l.json('start', id);
+      const w = await l.json('wait', id, '--timeout', '120');
+      t.equal(w.value.status, 'blocked', `${flood}: completed`);
+      const dir = runDirOf(sb, s.value.run.id);
+      const sizes = ['output.log', 'output.log.1'].map((f) =>
+        existsSync(join(dir, f)) ? statSync(join(dir, f)).size : 0,
+      );
+      t.ok(
+        sizes[1]! > 0 && sizes.every((n) => n <= 33 * 1024 * 1024),
+        `${flood}: 80 MiB of output kept as ${sizes.join(' + ')} bytes`,
+      );
+      t.ok(w.value.turns.at(-1).content.length < 70 * 1024, `${flood}: the summary is bounded`);
+    }
+  },
+);
 
 t.test('a FIFO planted over a run file never hangs stop or reconcile', async (t) => {
   const { sb, l, scenario, invocations } = await agentSandbox();

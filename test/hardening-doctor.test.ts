@@ -31,13 +31,19 @@ t.test('a task ref pointed at a blob or deleted is found by doctor and restored 
   const id = await l.create('keep me');
   const other = await l.create('bystander');
   await l('comment', id, '-m', 'some history');
-  t.ok(existsSync(join(sb.dir, '.git', 'logs', 'refs', 'lazy', 'tasks', id)), 'lazy keeps a reflog for its refs even without lazy init');
+  t.ok(
+    existsSync(join(sb.dir, '.git', 'logs', 'refs', 'lazy', 'tasks', id)),
+    'lazy keeps a reflog for its refs even without lazy init',
+  );
   const good = gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
 
   gitSync(sb.dir, sb.env, ['update-ref', `refs/lazy/tasks/${id}`, blob(sb)]);
   const list = await l.json('list');
   t.equal(list.run.code, 0, 'the rest of the store keeps working');
-  t.same(list.value.map((r: any) => r.id), [other]);
+  t.same(
+    list.value.map((r: any) => r.id),
+    [other],
+  );
   const d = await l.json('doctor');
   t.equal(d.run.code, 6);
   const f = d.value.findings.find((x: any) => x.code === 'task_ref_damaged');
@@ -45,7 +51,10 @@ t.test('a task ref pointed at a blob or deleted is found by doctor and restored 
   t.match(f?.message, /points at a blob.*lazy doctor --fix restores/);
   const fix = await l.json('doctor', '--fix');
   t.equal(fix.run.code, 0, fix.run.stdout);
-  t.match(fix.value.fixed.join('\n'), new RegExp(`restored refs/lazy/tasks/${id} to its last good tip ${good.slice(0, 10)}`));
+  t.match(
+    fix.value.fixed.join('\n'),
+    new RegExp(`restored refs/lazy/tasks/${id} to its last good tip ${good.slice(0, 10)}`),
+  );
   t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), good);
   t.equal((await l.json('show', id)).value.turns.at(-1).content, 'some history', 'nothing of the task was lost');
 
@@ -55,7 +64,11 @@ t.test('a task ref pointed at a blob or deleted is found by doctor and restored 
   t.equal(gone.run.code, 6);
   t.equal(gone.value.findings.find((x: any) => x.code === 'task_ref_deleted')?.details.restore, good);
   t.equal((await l.json('doctor', '--fix')).run.code, 0);
-  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), good, 'a deleted task ref is recreated at its last tip');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(),
+    good,
+    'a deleted task ref is recreated at its last tip',
+  );
   t.equal((await l.json('doctor')).run.code, 0, 'healthy again');
 
   // A lone creation commit that no ref ever named is what a create killed before its ref
@@ -64,7 +77,10 @@ t.test('a task ref pointed at a blob or deleted is found by doctor and restored 
   const tree = gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/tasks/zzzz2222^{tree}']).trim();
   gitSync(sb.dir, sb.env, ['update-ref', '-d', 'refs/lazy/tasks/zzzz2222']);
   gitSync(sb.dir, sb.env, ['commit-tree', tree, '-m', 'lazy: create zzzz2222\n\nLazy-Task: zzzz2222\nLazy-Clock: 1']);
-  t.notOk(codes(await l.json('doctor')).includes('task_ref_deleted'), 'an unacknowledged create is not reported as a loss');
+  t.notOk(
+    codes(await l.json('doctor')).includes('task_ref_deleted'),
+    'an unacknowledged create is not reported as a loss',
+  );
 });
 
 t.test('init sets core.logAllRefUpdates=always, so refs a pull writes keep a reflog too', async (t) => {
@@ -78,101 +94,161 @@ t.test('init sets core.logAllRefUpdates=always, so refs a pull writes keep a ref
   t.notMatch((await l('init')).stdout, /logAllRefUpdates/, 'rerunning changes nothing');
 });
 
-t.test('refs/lazy/config pointing at a blob: commands warn and keep its last good version; doctor --fix restores it', async (t) => {
-  const sb = sandbox();
-  t.teardown(sb.cleanup);
-  const l = cli(sb);
-  t.equal((await l('config', 'set', 'watchdog_ms', '5000')).code, 0);
-  t.equal((await l('config', 'set', 'protected', 'secrets/**')).code, 0);
-  const good = gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/config']).trim();
-  gitSync(sb.dir, sb.env, ['update-ref', 'refs/lazy/config', blob(sb)]);
-  const id = await l.create('still works');
-  const start = await l('start', id); // reads the config: no criterion, so no agent runs
-  t.equal(start.code, 0, start.stderr);
-  t.match(start.stderr, new RegExp(`refs/lazy/config points at a blob, not a commit: using its last good version ${good.slice(0, 10)} \\(lazy doctor --fix restores it\\)`));
-  const get = await l.json('config', 'get', 'protected');
-  t.equal(get.run.code, 0);
-  t.same(get.value.value, ['secrets/**'], 'damaging the ref does not switch protection off');
-  const d = await l.json('doctor');
-  t.equal(d.run.code, 6);
-  t.equal(d.value.findings.find((f: any) => f.code === 'config_ref_damaged')?.details.restore, good);
-  t.equal((await l.json('doctor', '--fix')).run.code, 0);
-  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/config']).trim(), good);
-  t.equal((await l.json('config', 'get', 'watchdog_ms')).value.value, 5000, 'the settings are back');
+t.test(
+  'refs/lazy/config pointing at a blob: commands warn and keep its last good version; doctor --fix restores it',
+  async (t) => {
+    const sb = sandbox();
+    t.teardown(sb.cleanup);
+    const l = cli(sb);
+    t.equal((await l('config', 'set', 'watchdog_ms', '5000')).code, 0);
+    t.equal((await l('config', 'set', 'protected', 'secrets/**')).code, 0);
+    const good = gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/config']).trim();
+    gitSync(sb.dir, sb.env, ['update-ref', 'refs/lazy/config', blob(sb)]);
+    const id = await l.create('still works');
+    const start = await l('start', id); // reads the config: no criterion, so no agent runs
+    t.equal(start.code, 0, start.stderr);
+    t.match(
+      start.stderr,
+      new RegExp(
+        `refs/lazy/config points at a blob, not a commit: using its last good version ${good.slice(0, 10)} \\(lazy doctor --fix restores it\\)`,
+      ),
+    );
+    const get = await l.json('config', 'get', 'protected');
+    t.equal(get.run.code, 0);
+    t.same(get.value.value, ['secrets/**'], 'damaging the ref does not switch protection off');
+    const d = await l.json('doctor');
+    t.equal(d.run.code, 6);
+    t.equal(d.value.findings.find((f: any) => f.code === 'config_ref_damaged')?.details.restore, good);
+    t.equal((await l.json('doctor', '--fix')).run.code, 0);
+    t.equal(gitSync(sb.dir, sb.env, ['rev-parse', 'refs/lazy/config']).trim(), good);
+    t.equal((await l.json('config', 'get', 'watchdog_ms')).value.value, 5000, 'the settings are back');
 
-  // With no readable version anywhere, commands still run, on the defaults.
-  rmSync(join(sb.dir, '.git', 'logs', 'refs', 'lazy', 'config'));
-  gitSync(sb.dir, sb.env, ['update-ref', 'refs/lazy/config', blob(sb)]);
-  const bare = await l('comment', id, '-m', 'still here');
-  t.equal(bare.code, 0);
-  const list = await l('config', 'list');
-  t.equal(list.code, 0, 'config list still answers');
-  t.match((await l('start', await l.create('x'))).stderr, /using the defaults and local settings/);
-});
+    // With no readable version anywhere, commands still run, on the defaults.
+    rmSync(join(sb.dir, '.git', 'logs', 'refs', 'lazy', 'config'));
+    gitSync(sb.dir, sb.env, ['update-ref', 'refs/lazy/config', blob(sb)]);
+    const bare = await l('comment', id, '-m', 'still here');
+    t.equal(bare.code, 0);
+    const list = await l('config', 'list');
+    t.equal(list.code, 0, 'config list still answers');
+    t.match((await l('start', await l.create('x'))).stderr, /using the defaults and local settings/);
+  },
+);
 
-t.test('a complete task whose branch and worktree stayed: doctor reports, --fix removes only what the accept took', async (t) => {
-  const box = await agentSandbox();
-  const { sb, l } = box;
-  t.teardown(sb.cleanup);
-  const id = await reviewed(box);
-  const head = gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim();
-  t.equal((await l.json('accept', id, '--yes')).run.code, 0);
-  // What an accept killed right after its complete commit leaves behind.
-  const wt = join(sb.dir, '.lazy', 'worktrees', id);
-  gitSync(sb.dir, sb.env, ['worktree', 'add', '-q', '-b', `lazy/${id}`, wt, head]);
-  const d = await l.json('doctor');
-  const f = d.value.findings.find((x: any) => x.code === 'accept_leftovers');
-  t.match(f?.message, new RegExp(`task ${id} is complete but its branch lazy/${id} and worktree .* stayed behind; lazy doctor --fix removes them`));
-  t.equal((await l.json('doctor', '--fix')).run.code, 0);
-  t.notOk(existsSync(wt), 'worktree removed');
-  t.equal(gitSync(sb.dir, sb.env, ['branch', '--list', `lazy/${id}`]).trim(), '', 'branch deleted');
+t.test(
+  'a complete task whose branch and worktree stayed: doctor reports, --fix removes only what the accept took',
+  async (t) => {
+    const box = await agentSandbox();
+    const { sb, l } = box;
+    t.teardown(sb.cleanup);
+    const id = await reviewed(box);
+    const head = gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim();
+    t.equal((await l.json('accept', id, '--yes')).run.code, 0);
+    // What an accept killed right after its complete commit leaves behind.
+    const wt = join(sb.dir, '.lazy', 'worktrees', id);
+    gitSync(sb.dir, sb.env, ['worktree', 'add', '-q', '-b', `lazy/${id}`, wt, head]);
+    const d = await l.json('doctor');
+    const f = d.value.findings.find((x: any) => x.code === 'accept_leftovers');
+    t.match(
+      f?.message,
+      new RegExp(
+        `task ${id} is complete but its branch lazy/${id} and worktree .* stayed behind; lazy doctor --fix removes them`,
+      ),
+    );
+    t.equal((await l.json('doctor', '--fix')).run.code, 0);
+    t.notOk(existsSync(wt), 'worktree removed');
+    t.equal(gitSync(sb.dir, sb.env, ['branch', '--list', `lazy/${id}`]).trim(), '', 'branch deleted');
 
-  // A branch with work the accepted commit does not hold is kept, and doctor says why.
-  gitSync(sb.dir, sb.env, ['branch', `lazy/${id}`, head]);
-  gitSync(sb.dir, sb.env, ['worktree', 'add', '-q', wt, `lazy/${id}`]);
-  writeFileSync(join(wt, 'later.txt'), 'later work\n');
-  gitSync(wt, sb.env, ['add', 'later.txt']);
-  gitSync(wt, sb.env, ['commit', '-q', '-m', 'later']);
-  const kept = await l.json('doctor', '--fix');
-  t.match(kept.value.findings.find((x: any) => x.code === 'accept_leftovers')?.details.kept, /holds work the accepted commit does not/);
-  t.ok(existsSync(join(wt, 'later.txt')), 'nothing unmerged was removed');
-});
+    // A branch with work the accepted commit does not hold is kept, and doctor says why.
+    gitSync(sb.dir, sb.env, ['branch', `lazy/${id}`, head]);
+    gitSync(sb.dir, sb.env, ['worktree', 'add', '-q', wt, `lazy/${id}`]);
+    writeFileSync(join(wt, 'later.txt'), 'later work\n');
+    gitSync(wt, sb.env, ['add', 'later.txt']);
+    gitSync(wt, sb.env, ['commit', '-q', '-m', 'later']);
+    const kept = await l.json('doctor', '--fix');
+    t.match(
+      kept.value.findings.find((x: any) => x.code === 'accept_leftovers')?.details.kept,
+      /holds work the accepted commit does not/,
+    );
+    t.ok(existsSync(join(wt, 'later.txt')), 'nothing unmerged was removed');
+  },
+);
 
-t.test('a task stuck working after .git/lazy was deleted: doctor explains, --fix interrupts it once nothing runs', async (t) => {
-  const box = await agentSandbox();
-  const { sb, l } = box;
-  t.teardown(sb.cleanup);
-  box.scenario('hang');
-  const id = await l.create('hang', '--accept', 'done');
-  const started = await l.json('start', id);
-  t.equal(started.run.code, 0, started.run.stderr);
-  const run = started.value.run.id;
-  const agent = await eventually(() => existsSync(join(runDirOf(sb, run), 'agent.json')) && readJson(join(runDirOf(sb, run), 'agent.json')), 20_000, 'the agent to start');
-  const supervisor = readJson(join(runDirOf(sb, run), 'run.json')).supervisor;
-  t.teardown(() => { for (const p of [agent.pid, supervisor?.pid]) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } });
-  rmSync(join(sb.dir, '.git', 'lazy'), { recursive: true, force: true });
+t.test(
+  'a task stuck working after .git/lazy was deleted: doctor explains, --fix interrupts it once nothing runs',
+  async (t) => {
+    const box = await agentSandbox();
+    const { sb, l } = box;
+    t.teardown(sb.cleanup);
+    box.scenario('hang');
+    const id = await l.create('hang', '--accept', 'done');
+    const started = await l.json('start', id);
+    t.equal(started.run.code, 0, started.run.stderr);
+    const run = started.value.run.id;
+    const agent = await eventually(
+      () => existsSync(join(runDirOf(sb, run), 'agent.json')) && readJson(join(runDirOf(sb, run), 'agent.json')),
+      20_000,
+      'the agent to start',
+    );
+    const supervisor = readJson(join(runDirOf(sb, run), 'run.json')).supervisor;
+    t.teardown(() => {
+      for (const p of [agent.pid, supervisor?.pid])
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+    });
+    rmSync(join(sb.dir, '.git', 'lazy'), { recursive: true, force: true });
 
-  const alive = await l.json('doctor', '--fix');
-  const f = alive.value.findings.find((x: any) => x.code === 'stuck_working');
-  t.ok(f?.details.pids.includes(agent.pid), 'the agent still running in the worktree is named');
-  t.match(f?.message, /no turn of it is running here.*processes still run in its worktree/);
-  t.equal((await l.json('show', id)).value.status, 'working', 'nothing is changed while a process may still work there');
+    const alive = await l.json('doctor', '--fix');
+    const f = alive.value.findings.find((x: any) => x.code === 'stuck_working');
+    t.ok(f?.details.pids.includes(agent.pid), 'the agent still running in the worktree is named');
+    t.match(f?.message, /no turn of it is running here.*processes still run in its worktree/);
+    t.equal(
+      (await l.json('show', id)).value.status,
+      'working',
+      'nothing is changed while a process may still work there',
+    );
 
-  for (const p of [agent.pid, supervisor.pid]) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
-  await eventually(() => { try { process.kill(agent.pid, 0); return false; } catch { return true; } }, 5000, 'the agent to die');
-  const fix = await l.json('doctor', '--fix');
-  t.match(fix.value.fixed.join('\n'), new RegExp(`marked ${id} interrupted`));
-  const v = (await l.json('show', id)).value;
-  t.equal(v.status, 'interrupted');
-  t.ok(v.available_actions.includes('resume'), 'and it can be resumed');
-});
+    for (const p of [agent.pid, supervisor.pid])
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    await eventually(
+      () => {
+        try {
+          process.kill(agent.pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      5000,
+      'the agent to die',
+    );
+    const fix = await l.json('doctor', '--fix');
+    t.match(fix.value.fixed.join('\n'), new RegExp(`marked ${id} interrupted`));
+    const v = (await l.json('show', id)).value;
+    t.equal(v.status, 'interrupted');
+    t.ok(v.available_actions.includes('resume'), 'and it can be resumed');
+  },
+);
 
 /** Runs accept and SIGKILLs it as it announces `phase`. */
 function killAcceptAt(sb: Sandbox, id: string, phase: string): Promise<string> {
   return new Promise((res) => {
-    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+      cwd: sb.dir,
+      env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
-    c.stdout.on('data', (d) => { out += d; if (out.includes(`accept: ${phase}`)) c.kill('SIGKILL'); });
+    c.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes(`accept: ${phase}`)) c.kill('SIGKILL');
+    });
     c.on('close', (_code, signal) => res(signal ?? 'exited'));
   });
 }
@@ -200,7 +276,12 @@ t.test('work really kept in a stash is named (stash@{n}) and stays in doctor and
   t.equal(await killAcceptAt(sb, id, 'verify the target moved'), 'SIGKILL');
   const stash = gitSync(sb.dir, sb.env, ['rev-parse', 'stash@{0}']).trim();
   const next = await l('list', '--all');
-  t.match(next.stderr, new RegExp(`kept uncommitted work of the target checkout in stash ${stash} \\(stash@\\{0\\}, "On main: lazy accept ${id}: your uncommitted work in .*"\\); restore it in .* with: git stash pop stash@\\{0\\}`));
+  t.match(
+    next.stderr,
+    new RegExp(
+      `kept uncommitted work of the target checkout in stash ${stash} \\(stash@\\{0\\}, "On main: lazy accept ${id}: your uncommitted work in .*"\\); restore it in .* with: git stash pop stash@\\{0\\}`,
+    ),
+  );
   gitSync(sb.dir, sb.env, ['stash', 'push', '-q', '--include-untracked', '-m', 'something else of mine']);
   writeFileSync(join(sb.dir, 'mine.txt'), 'x');
   gitSync(sb.dir, sb.env, ['stash', 'push', '-q', '--include-untracked', '-m', 'another']);
@@ -217,34 +298,73 @@ t.test('work really kept in a stash is named (stash@{n}) and stays in doctor and
   t.notOk((await l.json('inbox')).value.some((i: any) => i.kind === 'stash'));
 });
 
-t.test('temporary objects are named tmp_obj_* so git fsck stays clean after a kill; doctor --fix removes old ones', async (t) => {
-  const sb = sandbox();
-  t.teardown(sb.cleanup);
-  const l = cli(sb);
-  await l.create('first');
-  const strace = spawnSync('strace', ['-V']);
-  if (strace.status !== 0) { t.pass('strace is not installed: the kill cannot be aimed at the rename'); return; }
-  // SIGKILL exactly at the first rename: the object was written, not yet put in place.
-  const killed = spawnSync('strace', ['-f', '-q', '-o', '/dev/null', '-e', 'trace=rename,renameat,renameat2', '-e', 'inject=rename,renameat,renameat2:signal=KILL', process.execPath, LAZY, 'create', 'killed mid write'], { cwd: sb.dir, env: sb.env });
-  t.not(killed.status, 0, 'the writer was killed');
-  const objects = join(sb.dir, '.git', 'objects');
-  const temps = readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)).flatMap((d) => readdirSync(join(objects, d)).filter((f) => !/^[0-9a-f]{38}$/.test(f)).map((f) => join(objects, d, f)));
-  t.ok(temps.length > 0, 'the kill left a half-written object');
-  t.ok(temps.every((p) => /\/tmp_obj_[^/]+$/.test(p)), `named as git names its own: ${temps.join(', ')}`);
-  const fsck = spawnSync('git', ['fsck'], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
-  t.equal(fsck.status, 0);
-  t.equal(fsck.stderr.trim(), '', 'git fsck reports nothing');
+t.test(
+  'temporary objects are named tmp_obj_* so git fsck stays clean after a kill; doctor --fix removes old ones',
+  async (t) => {
+    const sb = sandbox();
+    t.teardown(sb.cleanup);
+    const l = cli(sb);
+    await l.create('first');
+    const strace = spawnSync('strace', ['-V']);
+    if (strace.status !== 0) {
+      t.pass('strace is not installed: the kill cannot be aimed at the rename');
+      return;
+    }
+    // SIGKILL exactly at the first rename: the object was written, not yet put in place.
+    const killed = spawnSync(
+      'strace',
+      [
+        '-f',
+        '-q',
+        '-o',
+        '/dev/null',
+        '-e',
+        'trace=rename,renameat,renameat2',
+        '-e',
+        'inject=rename,renameat,renameat2:signal=KILL',
+        process.execPath,
+        LAZY,
+        'create',
+        'killed mid write',
+      ],
+      { cwd: sb.dir, env: sb.env },
+    );
+    t.not(killed.status, 0, 'the writer was killed');
+    const objects = join(sb.dir, '.git', 'objects');
+    const temps = readdirSync(objects)
+      .filter((d) => /^[0-9a-f]{2}$/.test(d))
+      .flatMap((d) =>
+        readdirSync(join(objects, d))
+          .filter((f) => !/^[0-9a-f]{38}$/.test(f))
+          .map((f) => join(objects, d, f)),
+      );
+    t.ok(temps.length > 0, 'the kill left a half-written object');
+    t.ok(
+      temps.every((p) => /\/tmp_obj_[^/]+$/.test(p)),
+      `named as git names its own: ${temps.join(', ')}`,
+    );
+    const fsck = spawnSync('git', ['fsck'], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
+    t.equal(fsck.status, 0);
+    t.equal(fsck.stderr.trim(), '', 'git fsck reports nothing');
 
-  const fresh = join(objects, 'ab', 'tmp_obj_live_writer');
-  mkdirSync(join(objects, 'ab'), { recursive: true });
-  writeFileSync(fresh, 'in use');
-  const old = new Date(Date.now() - 11 * 60_000);
-  for (const p of temps) utimesSync(p, old, old);
-  t.equal((await l.json('doctor')).value.findings.find((f: any) => f.code === 'stray_temp_objects')?.details.files.length, temps.length, 'old temporaries are reported, a fresh one is not');
-  t.equal((await l.json('doctor', '--fix')).run.code, 0);
-  t.ok(temps.every((p) => !existsSync(p)), 'removed');
-  t.ok(existsSync(fresh), 'a temporary a live writer may still own is left alone');
-});
+    const fresh = join(objects, 'ab', 'tmp_obj_live_writer');
+    mkdirSync(join(objects, 'ab'), { recursive: true });
+    writeFileSync(fresh, 'in use');
+    const old = new Date(Date.now() - 11 * 60_000);
+    for (const p of temps) utimesSync(p, old, old);
+    t.equal(
+      (await l.json('doctor')).value.findings.find((f: any) => f.code === 'stray_temp_objects')?.details.files.length,
+      temps.length,
+      'old temporaries are reported, a fresh one is not',
+    );
+    t.equal((await l.json('doctor', '--fix')).run.code, 0);
+    t.ok(
+      temps.every((p) => !existsSync(p)),
+      'removed',
+    );
+    t.ok(existsSync(fresh), 'a temporary a live writer may still own is left alone');
+  },
+);
 
 t.test('--json escapes C1 controls as the text output does', async (t) => {
   const sb = sandbox();
@@ -266,7 +386,12 @@ t.test('a task created on a detached HEAD says so at start, naming the commit', 
   const main = gitSync(sb.dir, sb.env, ['rev-parse', 'main']).trim();
   const r = await l('start', id);
   t.equal(r.code, 0, r.stderr);
-  t.match(r.stderr, new RegExp(`warning: task ${id} was created on a detached HEAD.*from main at ${main.slice(0, 10)}.*accept merges it into main`));
+  t.match(
+    r.stderr,
+    new RegExp(
+      `warning: task ${id} was created on a detached HEAD.*from main at ${main.slice(0, 10)}.*accept merges it into main`,
+    ),
+  );
   t.notMatch(r.stdout, /detached/, 'on stderr only');
   await l('wait', id, '--timeout', '30');
 });
@@ -281,7 +406,10 @@ t.test('a deleted lazy/<id> branch is reported, not silently recreated from the 
   gitSync(sb.dir, sb.env, ['branch', '-D', '-q', `lazy/${id}`]);
   const r = await l.json('unblock', id, '-m', 'more please');
   t.equal(r.run.code, 4);
-  t.match(r.value.error.message, new RegExp(`branch lazy/${id} of task ${id} was deleted outside lazy.*git branch lazy/${id} ${head}`));
+  t.match(
+    r.value.error.message,
+    new RegExp(`branch lazy/${id} of task ${id} was deleted outside lazy.*git branch lazy/${id} ${head}`),
+  );
   t.equal(gitSync(sb.dir, sb.env, ['branch', '--list', `lazy/${id}`]).trim(), '', 'not recreated from the base');
   t.equal((await l.json('show', id)).value.status, 'blocked', 'the task is unchanged');
   t.ok(codes(await l.json('doctor')).includes('branch_missing'), 'doctor reports it too');
@@ -299,7 +427,10 @@ t.test('a stale index.lock is named when the auto-commit fails, and close keeps 
   const wt = join(sb.dir, '.lazy', 'worktrees', id);
   const lock = join(sb.dir, '.git', 'worktrees', id, 'index.lock');
   const risks = w.value.turns.at(-1).details?.risks ?? [];
-  t.match(risks.join('\n'), new RegExp(`could not commit the work the agent left uncommitted: could not commit in ${wt}: ${lock} exists`));
+  t.match(
+    risks.join('\n'),
+    new RegExp(`could not commit the work the agent left uncommitted: could not commit in ${wt}: ${lock} exists`),
+  );
   const close = await l('close', id);
   t.equal(close.code, 0);
   t.match(close.stderr, new RegExp(`the worktree ${wt} was kept: .*index.lock exists`));

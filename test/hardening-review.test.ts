@@ -10,7 +10,8 @@ import { team } from './helpers/team.js';
 // branch holds, accept merges only the reviewed head, and stored names are literal.
 
 const SECRET = 'config/secrets.env';
-const onMain = (sb: Sandbox, file: string) => gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', 'main', '--', file]).trim() === file;
+const onMain = (sb: Sandbox, file: string) =>
+  gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', 'main', '--', file]).trim() === file;
 const branchHead = (sb: Sandbox, id: string) => gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim();
 const wtOf = (sb: Sandbox, id: string) => join(sb.dir, '.lazy', 'worktrees', id);
 
@@ -25,7 +26,11 @@ async function protectedBox(t: Test, scenario: string): Promise<AgentBox> {
 async function assertHeldBack(t: Test, box: AgentBox, id: string): Promise<void> {
   const v = (await box.l.json('show', id)).value;
   t.equal(v.status, 'conflict', 'the task is in conflict');
-  t.same(v.pending_violations.map((p: any) => p.file), [SECRET], 'the protected file is pending');
+  t.same(
+    v.pending_violations.map((p: any) => p.file),
+    [SECRET],
+    'the protected file is pending',
+  );
   const acc = await box.l.json('accept', id, '--yes');
   t.equal(acc.run.code, 4, 'accept --yes refuses');
   t.same(acc.value.error.details.pending_files, [SECRET]);
@@ -38,7 +43,10 @@ t.test('a protected file committed before a crash is caught when the auto-resume
   await box.l('start', id);
   const w = await box.l.json('wait', id, '--timeout', '60');
   t.equal(w.run.code, 0, w.run.stdout.slice(0, 300));
-  t.ok(w.value.changelog.some((c: any) => c.trigger === 'auto_resume'), 'the crashed turn was auto-resumed');
+  t.ok(
+    w.value.changelog.some((c: any) => c.trigger === 'auto_resume'),
+    'the crashed turn was auto-resumed',
+  );
   t.equal(box.invocations().length, 2);
   await assertHeldBack(t, box, id);
 });
@@ -47,10 +55,14 @@ t.test('a protected file committed before the breaker tripped is caught after la
   const box = await protectedBox(t, 'protected-crash,crash,crash,succeed');
   const id = await box.l.create('crash three times', '--accept', 'done');
   await box.l('start', id);
-  await eventually(async () => {
-    const v = (await box.l.json('show', id)).value;
-    return v.status === 'interrupted' && v.consecutive_interruptions >= 3;
-  }, 60_000, 'the breaker');
+  await eventually(
+    async () => {
+      const v = (await box.l.json('show', id)).value;
+      return v.status === 'interrupted' && v.consecutive_interruptions >= 3;
+    },
+    60_000,
+    'the breaker',
+  );
   const r = await box.l.json('resume', id);
   t.equal(r.run.code, 0, r.run.stdout.slice(0, 300));
   t.equal((await box.l('wait', id, '--timeout', '60')).code, 0);
@@ -61,9 +73,17 @@ t.test('a protected file committed before lazy stop is caught after lazy resume'
   const box = await protectedBox(t, 'protected-hang,succeed');
   const id = await box.l.create('stopped after a protected commit', '--accept', 'done');
   await box.l('start', id);
-  await eventually(() => {
-    try { return gitSync(box.sb.dir, box.sb.env, ['ls-tree', '--name-only', '-r', `lazy/${id}`]).includes(SECRET); } catch { return false; }
-  }, 20_000, 'the protected commit');
+  await eventually(
+    () => {
+      try {
+        return gitSync(box.sb.dir, box.sb.env, ['ls-tree', '--name-only', '-r', `lazy/${id}`]).includes(SECRET);
+      } catch {
+        return false;
+      }
+    },
+    20_000,
+    'the protected commit',
+  );
   t.equal((await box.l('stop', id)).code, 0);
   t.equal((await box.l.json('show', id)).value.status, 'interrupted');
   t.equal((await box.l('resume', id)).code, 0);
@@ -90,7 +110,10 @@ t.test('accept checks the squash against the protected globs whatever the status
   t.notOk(onMain(box.sb, SECRET));
   const v = (await box.l.json('show', id)).value;
   t.equal(v.status, 'conflict', 'what accept found is recorded: the task is in conflict');
-  t.same(v.pending_violations.map((p: any) => p.file), [SECRET]);
+  t.same(
+    v.pending_violations.map((p: any) => p.file),
+    [SECRET],
+  );
   const ok = await box.l.json('accept', id, '--yes', '--approve-file', SECRET);
   t.equal(ok.run.code, 0, ok.run.stdout.slice(0, 300));
   t.ok(onMain(box.sb, SECRET), 'an approved file lands');
@@ -158,7 +181,13 @@ t.test("a subtask's accepted squash on the parent's branch counts as reviewed; n
   await l('wait', child, '--timeout', '30');
   t.equal((await l('accept', child, '--yes')).code, 0, 'the child lands on the parent branch');
   const landed = branchHead(sb, parent);
-  gitSync(wtOf(sb, parent), sb.env, ['commit', '-q', '--allow-empty', '-m', 'Accept task aaaaaaaa: not a real subtask']);
+  gitSync(wtOf(sb, parent), sb.env, [
+    'commit',
+    '-q',
+    '--allow-empty',
+    '-m',
+    'Accept task aaaaaaaa: not a real subtask',
+  ]);
   const refused = await l.json('accept', parent, '--yes');
   t.equal(refused.run.code, 4, 'a commit that only looks like a subtask accept is refused');
   t.equal(refused.value.error.details.unreviewed_count, 2);
@@ -174,7 +203,11 @@ t.test('a pairing session is the review of what it leaves on the branch, protect
   const id = await l.create('pair then accept', '--accept', 'done');
   await l('start', id);
   await l('wait', id, '--timeout', '30');
-  const shell = shellScript(sb, 'pair-shell.sh', 'mkdir -p config && echo paired > paired.txt && echo T=1 > config/secrets.env\ngit add -A && git commit -q -m "human: paired"\n');
+  const shell = shellScript(
+    sb,
+    'pair-shell.sh',
+    'mkdir -p config && echo paired > paired.txt && echo T=1 > config/secrets.env\ngit add -A && git commit -q -m "human: paired"\n',
+  );
   const r = await lazy(['pair', id, '--json'], { cwd: sb.dir, env: { ...sb.env, SHELL: shell } });
   t.equal(r.code, 0, r.stderr);
   const v = JSON.parse(r.stdout).task;
@@ -194,13 +227,19 @@ t.test('a stored review head that is not a commit id never reaches git', async (
   await l('wait', id, '--timeout', '30');
   const head = branchHead(sb, id);
   const files = readTaskFiles(sb, id);
-  const turn = Object.keys(files).filter((p) => p.startsWith('turns/') && files[p]!.includes(head)).at(-1)!;
+  const turn = Object.keys(files)
+    .filter((p) => p.startsWith('turns/') && files[p]!.includes(head))
+    .at(-1)!;
   files[turn] = files[turn]!.replace(new RegExp(`"?${head}"?`), JSON.stringify(`--output=${join(sb.home, 'pwned')}`));
   const ref = `refs/lazy/tasks/${id}`;
   plantTree(sb, ref, files, gitSync(sb.dir, sb.env, ['rev-parse', ref]).trim());
   const r = await l.json('accept', id, '--yes');
   t.equal(r.run.code, 4, 'no review covers the branch');
-  t.same(readdirSync(sb.home).filter((f) => f.startsWith('pwned')), [], 'git wrote no file');
+  t.same(
+    readdirSync(sb.home).filter((f) => f.startsWith('pwned')),
+    [],
+    'git wrote no file',
+  );
 });
 
 /** A violation entry as lazy writes it. */
@@ -213,7 +252,14 @@ function plantViolation(sb: Sandbox, id: string, file: string, base?: string): v
   const real = Object.keys(files).find((p) => p.startsWith('violations/'))!;
   const field = (k: string) => new RegExp(`^${k}: "?([^"\\n]+)"?$`, 'm').exec(files[real]!)![1]!;
   const clock = 1000;
-  files[`violations/${String(clock).padStart(10, '0')}-zzzzzzz1.yaml`] = violationYaml({ id: 'zzzzzzz1', clock, file, run: field('run'), commit: field('commit'), base: base ?? field('base') });
+  files[`violations/${String(clock).padStart(10, '0')}-zzzzzzz1.yaml`] = violationYaml({
+    id: 'zzzzzzz1',
+    clock,
+    file,
+    run: field('run'),
+    commit: field('commit'),
+    base: base ?? field('base'),
+  });
   const ref = `refs/lazy/tasks/${id}`;
   plantTree(sb, ref, files, gitSync(sb.dir, sb.env, ['rev-parse', ref]).trim());
 }
@@ -228,8 +274,13 @@ t.test("a stored violation named '*' reverts only a file called '*'", async (t) 
   t.same((await l.json('show', id)).value.pending_violations.map((p: any) => p.file).sort(), ['*', SECRET]);
   const r = await l.json('unblock', id, '-m', 'revert them', '--revert-all');
   t.equal(r.run.code, 0, r.run.stdout.slice(0, 300));
-  const files = gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', '-r', `lazy/${id}`]).trim().split('\n');
-  t.ok(files.includes('README.md') && files.includes('work-1.txt'), `every other file is still there: ${files.join(', ')}`);
+  const files = gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', '-r', `lazy/${id}`])
+    .trim()
+    .split('\n');
+  t.ok(
+    files.includes('README.md') && files.includes('work-1.txt'),
+    `every other file is still there: ${files.join(', ')}`,
+  );
   t.notOk(files.includes(SECRET), 'the real violation was reverted');
   await l('wait', id, '--timeout', '30');
   t.ok(existsSync(join(wtOf(sb, id), 'README.md')));
@@ -249,7 +300,11 @@ t.test('a revert restores only from a commit the task branch passed through', as
   const r = await l.json('unblock', id, '-m', 'revert', '--revert-all');
   t.equal(r.run.code, 6, 'the record is refused as invalid data');
   t.match(r.value.error.message, /not a commit on the task branch/);
-  t.equal(gitSync(sb.dir, sb.env, ['show', `lazy/${id}:README.md`]), '# sandbox\n', 'the file was not restored from it');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['show', `lazy/${id}:README.md`]),
+    '# sandbox\n',
+    'the file was not restored from it',
+  );
   t.equal((await l.json('show', id)).value.status, 'conflict', 'nothing started');
 });
 
@@ -266,14 +321,27 @@ t.test('violation records whose file is not a plain repository path are refused,
   bad.forEach((file, i) => {
     const id = ids[i]!;
     plantTree(seed, `refs/lazy/tasks/${id}`, {
-      ...files, 'task.yaml': files['task.yaml']!.replace(/^id: .*$/m, `id: ${id}`),
-      'violations/0000000900-zzzzzzz1.yaml': violationYaml({ id: 'zzzzzzz1', clock: 900, file, run: 'zzzzzzz2', commit: head, base: head }),
+      ...files,
+      'task.yaml': files['task.yaml']!.replace(/^id: .*$/m, `id: ${id}`),
+      'violations/0000000900-zzzzzzz1.yaml': violationYaml({
+        id: 'zzzzzzz1',
+        clock: 900,
+        file,
+        run: 'zzzzzzz2',
+        commit: head,
+        base: head,
+      }),
     });
   });
   const local = await a!.json('show', ids[0]!);
   t.equal(local.run.code, 6, 'stored data invalid');
-  t.match(local.value.error.details, { file: 'violations/0000000900-zzzzzzz1.yaml', path: '/file' }, 'names the object and the failing path');
-  for (const id of ids) gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${id}:refs/lazy/tasks/${id}`]);
+  t.match(
+    local.value.error.details,
+    { file: 'violations/0000000900-zzzzzzz1.yaml', path: '/file' },
+    'names the object and the failing path',
+  );
+  for (const id of ids)
+    gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${id}:refs/lazy/tasks/${id}`]);
   const p = await b!.json('pull');
   t.equal(p.run.code, 0);
   t.same(p.value.rejected.map((r: any) => r.id).sort(), ids, 'every planted path is refused on pull');

@@ -10,7 +10,11 @@ import { plantTree, readTaskFiles, withId } from './helpers/plant.js';
 // a config merge keeps dotted agent names and says why it refuses anything.
 
 const git = (sb: Sandbox, ...args: string[]) => gitSync(sb.dir, sb.env, args).trim();
-const remoteRefs = (remote: string) => gitSync(remote, process.env, ['for-each-ref', '--format=%(refname)', 'refs/lazy/']).trim().split('\n').filter(Boolean);
+const remoteRefs = (remote: string) =>
+  gitSync(remote, process.env, ['for-each-ref', '--format=%(refname)', 'refs/lazy/'])
+    .trim()
+    .split('\n')
+    .filter(Boolean);
 const held = (list: any[], key: string) => list.find((v) => v.key === key)?.held_back;
 
 t.test('a pull cannot narrow protected or change a safety limit until config trust', async (t) => {
@@ -23,7 +27,11 @@ t.test('a pull cannot narrow protected or change a safety limit until config tru
   await a('push');
   const first = await b.json('pull');
   t.equal(first.value.config, 'new');
-  t.same((await b.json('config', 'get', 'protected')).value.value, ['config/**', '*.pem'], 'globs that arrive protect at once');
+  t.same(
+    (await b.json('config', 'get', 'protected')).value.value,
+    ['config/**', '*.pem'],
+    'globs that arrive protect at once',
+  );
   const wd = (await b.json('config', 'get', 'watchdog_ms')).value;
   t.equal(wd.value, null, 'a shared watchdog this clone never trusted is not applied');
   t.match(wd.held_back.reason, /safety limit .*lazy config trust/);
@@ -37,16 +45,35 @@ t.test('a pull cannot narrow protected or change a safety limit until config tru
   await a('push');
   const p = await b.json('pull');
   t.equal(p.value.config, 'updated');
-  t.same(p.value.config_held.sort(), ['protected', 'retry_transient_max', 'watchdog_ms'], 'the pull says what it holds back');
-  t.same((await b.json('config', 'get', 'protected')).value.value.sort(), ['*.key', '*.pem', 'config/**', 'docs/**'], 'dropped and changed globs stay protected; new ones apply');
+  t.same(
+    p.value.config_held.sort(),
+    ['protected', 'retry_transient_max', 'watchdog_ms'],
+    'the pull says what it holds back',
+  );
+  t.same(
+    (await b.json('config', 'get', 'protected')).value.value.sort(),
+    ['*.key', '*.pem', 'config/**', 'docs/**'],
+    'dropped and changed globs stay protected; new ones apply',
+  );
   t.equal((await b.json('config', 'get', 'watchdog_ms')).value.value, 600000, 'a lowered watchdog is held back');
-  t.equal((await b.json('config', 'get', 'retry_transient_max')).value.value, null, 'a raised retry limit is held back');
+  t.equal(
+    (await b.json('config', 'get', 'retry_transient_max')).value.value,
+    null,
+    'a raised retry limit is held back',
+  );
   const list = (await b.json('config', 'list')).value;
-  t.match(held(list, 'protected').reason, /drops 'config\/\*\*', '\*\.pem' from protected/, 'config list says what is held back and why');
+  t.match(
+    held(list, 'protected').reason,
+    /drops 'config\/\*\*', '\*\.pem' from protected/,
+    'config list says what is held back and why',
+  );
   t.same(held(list, 'watchdog_ms').in_effect, 600000);
   t.ok(held(list, 'retry_transient_max'));
   t.notOk(held(list, 'stop_grace_ms'), 'a limit nobody changed holds nothing back');
-  t.match((await b('config', 'list')).stdout, /protected = \["docs\/\*\*","\*\.key"\]  \[held back: .*drops 'config\/\*\*'.*in effect: /);
+  t.match(
+    (await b('config', 'list')).stdout,
+    /protected = \["docs\/\*\*","\*\.key"\]  \[held back: .*drops 'config\/\*\*'.*in effect: /,
+  );
 
   // What B obeys is what a turn is judged by: the agent's change to config/ is a violation.
   await withFakeAgent(tm.clones[1]!);
@@ -57,9 +84,17 @@ t.test('a pull cannot narrow protected or change a safety limit until config tru
   t.equal((await bp.json('show', id)).value.status, 'conflict', 'the dropped glob still parks the task');
 
   await b('config', 'trust');
-  t.same((await b.json('config', 'get', 'protected')).value.value, ['docs/**', '*.key'], 'after trust the shared list is obeyed');
+  t.same(
+    (await b.json('config', 'get', 'protected')).value.value,
+    ['docs/**', '*.key'],
+    'after trust the shared list is obeyed',
+  );
   t.equal((await b.json('config', 'get', 'watchdog_ms')).value.value, 100);
-  t.equal((await b.json('config', 'list')).value.filter((v: any) => v.held_back).length, 0, 'nothing held back any more');
+  t.equal(
+    (await b.json('config', 'list')).value.filter((v: any) => v.held_back).length,
+    0,
+    'nothing held back any more',
+  );
 });
 
 t.test('settings this clone writes itself apply at once, and a pull cannot undo an arrival', async (t) => {
@@ -80,7 +115,11 @@ t.test('settings this clone writes itself apply at once, and a pull cannot undo 
   await a('config', 'set', 'protected', 'other/**');
   await a('push');
   await b('pull');
-  t.same((await b.json('config', 'get', 'protected')).value.value.sort(), ['added/**', 'other/**'], 'a glob that arrived cannot be taken away by a later pull');
+  t.same(
+    (await b.json('config', 'get', 'protected')).value.value.sort(),
+    ['added/**', 'other/**'],
+    'a glob that arrived cannot be taken away by a later pull',
+  );
 });
 
 t.test('a remote task history with no common root is refused, reported and never merged', async (t) => {
@@ -95,7 +134,10 @@ t.test('a remote task history with no common root is refused, reported and never
   await a('comment', other, '-m', 'ordinary change');
   // The attacker force-pushes a new root for the task with a higher clock.
   const files = readTaskFiles(tm.clones[0]!, id);
-  files['task.yaml'] = files['task.yaml']!.replace(/^goal: .*$/m, 'goal: rm -rf everything').replace(/^clock: .*$/m, 'clock: 900');
+  files['task.yaml'] = files['task.yaml']!.replace(/^goal: .*$/m, 'goal: rm -rf everything').replace(
+    /^clock: .*$/m,
+    'clock: 900',
+  );
   plantTree(tm.clones[0]!, `refs/lazy/tasks/${id}`, files);
   git(tm.clones[0]!, 'push', '-q', '--force', 'origin', `refs/lazy/tasks/${id}`, `refs/lazy/tasks/${other}`);
   const before = git(tm.clones[1]!, 'rev-parse', `refs/lazy/tasks/${id}`);
@@ -110,7 +152,11 @@ t.test('a remote task history with no common root is refused, reported and never
   t.match(p.run.stderr, /warning: the pull refused 1 remote ref/, 'and warned on stderr');
   t.equal(git(tm.clones[1]!, 'rev-parse', `refs/lazy/tasks/${id}`), before, 'the local task is untouched');
   t.equal((await b.json('show', id)).value.goal, 'the real goal');
-  t.match((await b('pull')).stdout, new RegExp(`rejected ${id}: the remote history of ${id} shares no commit`), 'the text output names it too');
+  t.match(
+    (await b('pull')).stdout,
+    new RegExp(`rejected ${id}: the remote history of ${id} shares no commit`),
+    'the text output names it too',
+  );
 });
 
 t.test('push sends only what a pull would take, says what it skipped, and fails when it cannot deliver', async (t) => {
@@ -126,9 +172,16 @@ t.test('push sends only what a pull would take, says what it skipped, and fails 
   const files = readTaskFiles(seed, template);
   const tree = git(seed, 'rev-parse', `refs/lazy/tasks/${template}^{tree}`);
   git(seed, 'update-ref', 'refs/lazy/tasks/bad00001', tree);
-  plantTree(seed, 'refs/lazy/tasks/bad00002', { ...files, 'task.yaml': withId(files['task.yaml']!, 'bad00002').replace(/^goal: .*$/m, 'goal: [1, 2]') });
+  plantTree(seed, 'refs/lazy/tasks/bad00002', {
+    ...files,
+    'task.yaml': withId(files['task.yaml']!, 'bad00002').replace(/^goal: .*$/m, 'goal: [1, 2]'),
+  });
   plantTree(seed, 'refs/lazy/tasks/Not-A-Task', { ...files });
-  plantTree(seed, 'refs/lazy/tasks/bad00003', { ...files, 'task.yaml': withId(files['task.yaml']!, 'bad00003'), 'turns/run-me.sh': 'rm -rf ~\n' });
+  plantTree(seed, 'refs/lazy/tasks/bad00003', {
+    ...files,
+    'task.yaml': withId(files['task.yaml']!, 'bad00003'),
+    'turns/run-me.sh': 'rm -rf ~\n',
+  });
   plantTree(seed, 'refs/lazy/junk', { 'x.txt': 'junk\n' });
   const blob = git(seed, 'hash-object', '-w', '--stdin');
   git(seed, 'update-ref', 'refs/lazy/tasks/bad00004', blob);
@@ -143,8 +196,16 @@ t.test('push sends only what a pull would take, says what it skipped, and fails 
   t.match(skipped.bad00004, /points at a blob, not a commit/);
   t.match(skipped['Not-A-Task'], /not a task id/);
   t.match(skipped['refs/lazy/junk'], /not a lazy ref/);
-  t.match(skipped['refs/lazy/config'], /fails the config schema at \/watchdog_ms/, 'a config a pull would refuse stays here');
-  t.same(remoteRefs(tm.remote).sort(), [`refs/lazy/tasks/${good}`, `refs/lazy/tasks/${template}`].sort(), 'nothing bad reached the remote');
+  t.match(
+    skipped['refs/lazy/config'],
+    /fails the config schema at \/watchdog_ms/,
+    'a config a pull would refuse stays here',
+  );
+  t.same(
+    remoteRefs(tm.remote).sort(),
+    [`refs/lazy/tasks/${good}`, `refs/lazy/tasks/${template}`].sort(),
+    'nothing bad reached the remote',
+  );
   t.match((await a('push')).stdout, /skipped bad00002 \(a pull would refuse it; run lazy doctor\): .*schema/);
   const s = await a.json('sync');
   t.equal(s.run.code, 6, 'sync exits non-zero too');
@@ -162,7 +223,10 @@ t.test('a push the remote refuses exits non-zero with git\'s reason, not "someon
   chmodSync(hook, 0o755);
   const p = await a.json('push');
   t.equal(p.run.code, 7, 'a refusal by the remote is exit 7');
-  t.match(p.value.rejected[0].reason, /refused by the remote \(git: \[remote rejected\] \(pre-receive hook declined\)\)/);
+  t.match(
+    p.value.rejected[0].reason,
+    /refused by the remote \(git: \[remote rejected\] \(pre-receive hook declined\)\)/,
+  );
   t.notMatch(p.value.rejected[0].reason, /pull/, 'no advice to pull');
   const s = await a.json('sync');
   t.equal(s.run.code, 7);

@@ -28,13 +28,23 @@ t.test('a killed re-accept is never mistaken for the earlier accept of the same 
   await l('wait', id, '--timeout', '30');
   const branchTip = gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim();
   await new Promise<void>((res) => {
-    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    c.stdout.on('data', (d) => { if (String(d).includes('squash-merge')) c.kill('SIGKILL'); });
+    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+      cwd: sb.dir,
+      env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    c.stdout.on('data', (d) => {
+      if (String(d).includes('squash-merge')) c.kill('SIGKILL');
+    });
     c.on('close', () => res());
   });
   const v = (await l.json('show', id)).value;
   t.equal(v.status, 'blocked', 'rolled back, not completed by the old squash commit');
-  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim(), branchTip, 'the new work is still on its branch');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim(),
+    branchTip,
+    'the new work is still on its branch',
+  );
   t.ok(existsSync(join(sb.dir, '.lazy', 'worktrees', id)), 'and in its worktree');
   t.equal((await l.json('accept', id, '--yes')).run.code, 0, 'a fresh accept lands it');
 });
@@ -57,7 +67,10 @@ t.test('a git failure in the middle of accept does not leave the task in merging
   t.not(r.run.code, 0, 'the accept fails');
   const v = (await l.json('show', id)).value;
   t.equal(v.status, 'blocked', 'and the task is back where it was');
-  t.same(v.changelog.slice(-2).map((c: any) => c.status), ['merging', 'blocked']);
+  t.same(
+    v.changelog.slice(-2).map((c: any) => c.status),
+    ['merging', 'blocked'],
+  );
 });
 
 t.test('ask keeps protected files gated and commits nothing', async (t) => {
@@ -68,7 +81,10 @@ t.test('ask keeps protected files gated and commits nothing', async (t) => {
   const id = await reviewed(box);
   const a = await l.json('ask', id, '-m', 'what would you change?');
   t.equal(a.value.task.status, 'conflict', 'an ask that touched a protected file parks as conflict');
-  t.same(a.value.task.pending_violations.map((p: any) => p.file), ['config/secrets.env']);
+  t.same(
+    a.value.task.pending_violations.map((p: any) => p.file),
+    ['config/secrets.env'],
+  );
   t.equal((await l.json('accept', id, '--yes')).run.code, 4, 'and accept wants a decision');
 });
 
@@ -95,7 +111,11 @@ t.test('close commits uncommitted work instead of deleting it', async (t) => {
   writeFileSync(join(sb.dir, '.lazy', 'worktrees', id, 'notes.md'), 'unsaved thoughts\n');
   const r = await l.json('close', id);
   t.match(r.value.saved_commit, /^[0-9a-f]{40}$/);
-  t.equal(gitSync(sb.dir, sb.env, ['show', `lazy/${id}:notes.md`]), 'unsaved thoughts\n', 'the work is on the kept branch');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['show', `lazy/${id}:notes.md`]),
+    'unsaved thoughts\n',
+    'the work is on the kept branch',
+  );
   t.equal(r.value.branch.deleted, false);
 });
 
@@ -124,24 +144,38 @@ t.test('remote data can neither drive git options nor the terminal, nor bloat a 
   const seed = tm.clones[0]!;
   const files = readTaskFiles(seed, id);
   const plant = (bad: string, extra: Record<string, string>, edit = (s: string) => s) => {
-    plantTree(seed, `refs/lazy/tasks/${bad}`, { ...files, 'task.yaml': edit(withId(files['task.yaml']!, bad)), ...extra });
+    plantTree(seed, `refs/lazy/tasks/${bad}`, {
+      ...files,
+      'task.yaml': edit(withId(files['task.yaml']!, bad)),
+      ...extra,
+    });
     gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${bad}`]);
     gitSync(seed.dir, seed.env, ['update-ref', '-d', `refs/lazy/tasks/${bad}`]);
   };
   const created = Object.keys(files).find((p) => p.startsWith('changelog/'))!;
   const createdName = created.split('/')[1]!;
   // A complete task whose "accepted commit" is a git option.
-  plant('bad1000a', { [`changelog/0000000009-zzzzzzz1.yaml`]: `id: zzzzzzz1\nclock: 9\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfrom: backlog\nto: abandoned\ntrigger: close\nreason: x\ndetails:\n  commit: "--output=${tm.root}/PWNED"\n` });
+  plant('bad1000a', {
+    [`changelog/0000000009-zzzzzzz1.yaml`]: `id: zzzzzzz1\nclock: 9\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfrom: backlog\nto: abandoned\ntrigger: close\nreason: x\ndetails:\n  commit: "--output=${tm.root}/PWNED"\n`,
+  });
   // A goal that would clear the terminal.
   plant('bad2000a', {}, (s) => s.replace(/^goal: .*$/m, 'goal: "\\e]0;owned\\a\\e[2J goal"'));
   // A clock far beyond its history.
-  plant('bad3000a', { [`changelog/${createdName}`]: files[created]! }, (s) => s.replace(/^clock: 1$/m, 'clock: 1000000000000'));
+  plant('bad3000a', { [`changelog/${createdName}`]: files[created]! }, (s) =>
+    s.replace(/^clock: 1$/m, 'clock: 1000000000000'),
+  );
   // A blob far larger than any document.
   plant('bad4000a', { 'turns/0000000005-zzzzzzz2.yaml': 'x'.repeat(12 * 1024 * 1024) });
   const p = await b!.json('pull');
   t.equal(p.run.code, 0);
-  t.ok(p.value.rejected.some((r: any) => r.id === 'bad3000a' && /Lamport clock/.test(r.reason)), 'a runaway clock is refused');
-  t.ok(p.value.rejected.some((r: any) => r.id === 'bad4000a' && /larger than any document/.test(r.reason)), 'a huge blob is refused without being read');
+  t.ok(
+    p.value.rejected.some((r: any) => r.id === 'bad3000a' && /Lamport clock/.test(r.reason)),
+    'a runaway clock is refused',
+  );
+  t.ok(
+    p.value.rejected.some((r: any) => r.id === 'bad4000a' && /larger than any document/.test(r.reason)),
+    'a huge blob is refused without being read',
+  );
   const diff = await b!.json('diff', 'bad1000a');
   t.notOk(existsSync(join(tm.root, 'PWNED')), 'a stored value never becomes a git option');
   t.equal(diff.run.code, 4);

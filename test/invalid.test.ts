@@ -4,18 +4,94 @@ import { plantTree, readTaskFiles, withId } from './helpers/plant.js';
 
 // Bad data planted with plain git: reported precisely, and the rest of the store keeps working.
 
-const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', ...'bcdefghij'.split('').map((c, i) => `${c}: &${c} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`)].join('\n') + '\n';
+const bomb =
+  [
+    'a: &a ["x","x","x","x","x","x","x","x","x"]',
+    ...'bcdefghij'
+      .split('')
+      .map(
+        (c, i) =>
+          `${c}: &${c} [*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)},*${String.fromCharCode(97 + i)}]`,
+      ),
+  ].join('\n') + '\n';
 
-type Corruption = { name: string; id: string; file: string; path: RegExp; mutate: (files: Record<string, string>) => void };
+type Corruption = {
+  name: string;
+  id: string;
+  file: string;
+  path: RegExp;
+  mutate: (files: Record<string, string>) => void;
+};
 
 const CASES: Corruption[] = [
-  { name: 'malformed YAML in task.yaml', id: 'bad00001', file: 'task.yaml', path: /^\/$/, mutate: (f) => { f['task.yaml'] = 'id: bad00001\ngoal: [unclosed\n'; } },
-  { name: 'schema-invalid task.yaml (goal is a number)', id: 'bad00002', file: 'task.yaml', path: /^\/goal$/, mutate: (f) => { f['task.yaml'] = f['task.yaml']!.replace(/^goal: .*$/m, 'goal: 42'); } },
-  { name: 'an unknown status in a changelog entry', id: 'bad00003', file: 'changelog/', path: /^\/to$/, mutate: (f) => { const k = Object.keys(f).find((p) => p.startsWith('changelog/'))!; f[k] = f[k]!.replace(/^to: .*$/m, 'to: exploded'); } },
-  { name: 'an alias bomb', id: 'bad00004', file: 'turns/', path: /^\/$/, mutate: (f) => { const k = Object.keys(f).find((p) => p.startsWith('turns/'))!; f[k] = bomb; } },
-  { name: 'an oversized document', id: 'bad00005', file: 'turns/', path: /^\/$/, mutate: (f) => { const k = Object.keys(f).find((p) => p.startsWith('turns/'))!; f[k] = f[k]! + `padding: "${'x'.repeat(1_100_000)}"\n`; } },
-  { name: 'an entry whose name does not match its content', id: 'bad00006', file: 'turns/', path: /^\/id$/, mutate: (f) => { const k = Object.keys(f).find((p) => p.startsWith('turns/'))!; f[k.replace(/-[0-9a-z]{8}\.yaml$/, '-zzzzzzzz.yaml')] = f[k]!; delete f[k]; } },
-  { name: 'an unexpected file in the task tree', id: 'bad00007', file: 'evil.sh', path: /^\/$/, mutate: (f) => { f['evil.sh'] = 'rm -rf /\n'; } },
+  {
+    name: 'malformed YAML in task.yaml',
+    id: 'bad00001',
+    file: 'task.yaml',
+    path: /^\/$/,
+    mutate: (f) => {
+      f['task.yaml'] = 'id: bad00001\ngoal: [unclosed\n';
+    },
+  },
+  {
+    name: 'schema-invalid task.yaml (goal is a number)',
+    id: 'bad00002',
+    file: 'task.yaml',
+    path: /^\/goal$/,
+    mutate: (f) => {
+      f['task.yaml'] = f['task.yaml']!.replace(/^goal: .*$/m, 'goal: 42');
+    },
+  },
+  {
+    name: 'an unknown status in a changelog entry',
+    id: 'bad00003',
+    file: 'changelog/',
+    path: /^\/to$/,
+    mutate: (f) => {
+      const k = Object.keys(f).find((p) => p.startsWith('changelog/'))!;
+      f[k] = f[k]!.replace(/^to: .*$/m, 'to: exploded');
+    },
+  },
+  {
+    name: 'an alias bomb',
+    id: 'bad00004',
+    file: 'turns/',
+    path: /^\/$/,
+    mutate: (f) => {
+      const k = Object.keys(f).find((p) => p.startsWith('turns/'))!;
+      f[k] = bomb;
+    },
+  },
+  {
+    name: 'an oversized document',
+    id: 'bad00005',
+    file: 'turns/',
+    path: /^\/$/,
+    mutate: (f) => {
+      const k = Object.keys(f).find((p) => p.startsWith('turns/'))!;
+      f[k] = f[k]! + `padding: "${'x'.repeat(1_100_000)}"\n`;
+    },
+  },
+  {
+    name: 'an entry whose name does not match its content',
+    id: 'bad00006',
+    file: 'turns/',
+    path: /^\/id$/,
+    mutate: (f) => {
+      const k = Object.keys(f).find((p) => p.startsWith('turns/'))!;
+      f[k.replace(/-[0-9a-z]{8}\.yaml$/, '-zzzzzzzz.yaml')] = f[k]!;
+      delete f[k];
+    },
+  },
+  {
+    name: 'an unexpected file in the task tree',
+    id: 'bad00007',
+    file: 'evil.sh',
+    path: /^\/$/,
+    mutate: (f) => {
+      f['evil.sh'] = 'rm -rf /\n';
+    },
+  },
 ];
 
 t.test('planted corruption is reported and isolated', async (t) => {
@@ -46,15 +122,23 @@ t.test('planted corruption is reported and isolated', async (t) => {
     if (!f) continue;
     t.equal(f.details.ref, `refs/lazy/tasks/${c.id}`, `${c.name}: names the ref`);
     t.match(f.details.object, /^[0-9a-f]{40}$/, `${c.name}: names the object`);
-    t.match(f.details.file ?? '', c.file === 'changelog/' || c.file === 'turns/' ? new RegExp(`^${c.file}`) : c.file, `${c.name}: names the file`);
+    t.match(
+      f.details.file ?? '',
+      c.file === 'changelog/' || c.file === 'turns/' ? new RegExp(`^${c.file}`) : c.file,
+      `${c.name}: names the file`,
+    );
     t.match(f.details.path, c.path, `${c.name}: names the failing path`);
   }
-  t.ok(errors.find((e: any) => e.details.task === 'bad00008' && /commit/.test(e.message)), 'a ref at a blob is reported');
+  t.ok(
+    errors.find((e: any) => e.details.task === 'bad00008' && /commit/.test(e.message)),
+    'a ref at a blob is reported',
+  );
 
   const list = await l.json('list');
   t.equal(list.run.code, 0, 'list still succeeds');
   t.same(list.value.map((x: any) => x.id).sort(), [good, template].sort(), 'every healthy task is listed');
-  for (const c of CASES) t.match(list.run.stderr, new RegExp(`warning: task ${c.id} is unreadable`), `list warns about ${c.id} on stderr`);
+  for (const c of CASES)
+    t.match(list.run.stderr, new RegExp(`warning: task ${c.id} is unreadable`), `list warns about ${c.id} on stderr`);
 
   for (const c of CASES) {
     const show = await l.json('show', c.id);
@@ -78,7 +162,16 @@ t.test('doctor reports leftovers and --fix removes only what is verifiably dead'
   const locks = join(sb.dir, '.git', 'lazy', 'locks');
   mkdirSync(join(locks, `${id}.lock`), { recursive: true });
   const ino = statSync(join(locks, `${id}.lock`)).ino;
-  writeFileSync(join(locks, `${id}.owner.json`), JSON.stringify({ host: (await import('node:os')).hostname(), boot_id: null, pid: 999999, start_ticks: 1, inode: ino }));
+  writeFileSync(
+    join(locks, `${id}.owner.json`),
+    JSON.stringify({
+      host: (await import('node:os')).hostname(),
+      boot_id: null,
+      pid: 999999,
+      start_ticks: 1,
+      inode: ino,
+    }),
+  );
   const stray = join(sb.dir, '.git', 'objects', 'ab', 'cdef.tmp-1-00000000');
   mkdirSync(join(sb.dir, '.git', 'objects', 'ab'), { recursive: true });
   writeFileSync(stray, 'half an object');

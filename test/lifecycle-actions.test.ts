@@ -13,8 +13,20 @@ import { background } from './helpers/procs.js';
 // once with real commands (the built CLI and the fake agent); each action then runs on a
 // byte copy of that task (its ref and its branch), so no action's effect leaks into the next.
 
-type State = 'backlog' | 'working' | 'blocked' | 'decision' | 'clarify' | 'blocked+violations' | 'conflict'
-  | 'interrupted' | 'interrupted+violations' | 'pairing' | 'merging' | 'complete' | 'abandoned';
+type State =
+  | 'backlog'
+  | 'working'
+  | 'blocked'
+  | 'decision'
+  | 'clarify'
+  | 'blocked+violations'
+  | 'conflict'
+  | 'interrupted'
+  | 'interrupted+violations'
+  | 'pairing'
+  | 'merging'
+  | 'complete'
+  | 'abandoned';
 
 /** What each state lists, in ACTIONS order. */
 const EXPECT: Record<State, Action[]> = {
@@ -37,9 +49,19 @@ const EXPECT: Record<State, Action[]> = {
 };
 
 const STATUS: Record<State, string> = {
-  backlog: 'backlog', working: 'working', blocked: 'blocked', decision: 'blocked', clarify: 'blocked',
-  'blocked+violations': 'blocked', conflict: 'conflict', interrupted: 'interrupted', 'interrupted+violations': 'interrupted',
-  pairing: 'pairing', merging: 'merging', complete: 'complete', abandoned: 'abandoned',
+  backlog: 'backlog',
+  working: 'working',
+  blocked: 'blocked',
+  decision: 'blocked',
+  clarify: 'blocked',
+  'blocked+violations': 'blocked',
+  conflict: 'conflict',
+  interrupted: 'interrupted',
+  'interrupted+violations': 'interrupted',
+  pairing: 'pairing',
+  merging: 'merging',
+  complete: 'complete',
+  abandoned: 'abandoned',
 };
 
 /** Valid arguments for each action; `pending` adds the decision every pending protected file needs. */
@@ -60,19 +82,34 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
 };
 const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume']);
 
-interface Env { box: AgentBox; run(args: string[], extra?: NodeJS.ProcessEnv): Promise<Run>; show(id: string): Promise<any>; git(args: string[], input?: string): string }
+interface Env {
+  box: AgentBox;
+  run(args: string[], extra?: NodeJS.ProcessEnv): Promise<Run>;
+  show(id: string): Promise<any>;
+  git(args: string[], input?: string): string;
+}
 
 /** At most this many CLI processes at once: the states are walked concurrently on a small machine. */
 const SLOTS = 4;
 
 function env(box: AgentBox): Env {
-  const base = { FAKE_SCENARIO: 'succeed', SHELL: '/bin/true', FAKE_STATE: join(box.sb.home, 'fake-state'), FAKE_LOG: join(box.sb.home, 'fake-log.jsonl') };
+  const base = {
+    FAKE_SCENARIO: 'succeed',
+    SHELL: '/bin/true',
+    FAKE_STATE: join(box.sb.home, 'fake-state'),
+    FAKE_LOG: join(box.sb.home, 'fake-log.jsonl'),
+  };
   let busy = 0;
   const waiting: (() => void)[] = [];
   const slot = async <T>(f: () => Promise<T>): Promise<T> => {
     if (busy >= SLOTS) await new Promise<void>((r) => waiting.push(r));
     busy++;
-    try { return await f(); } finally { busy--; waiting.shift()?.(); }
+    try {
+      return await f();
+    } finally {
+      busy--;
+      waiting.shift()?.();
+    }
   };
   const o = (extra: NodeJS.ProcessEnv) => ({ cwd: box.sb.dir, env: { ...box.sb.env, ...base, ...extra } });
   return {
@@ -108,12 +145,36 @@ async function hanging(e: Env, scenario = 'hang'): Promise<string> {
 /** Builds each resting state with real commands. */
 const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
   backlog: (e) => create(e),
-  blocked: async (e) => { const id = await create(e); await turn(e, id, ['start', id], 'succeed'); return id; },
-  decision: async (e) => { const id = await create(e); await turn(e, id, ['start', id], 'question'); return id; },
-  clarify: async (e) => { const id = await create(e, false); await ok(e, ['start', id]); return id; },
-  'blocked+violations': async (e) => { const id = await create(e); await turn(e, id, ['start', id], 'protected-auth'); return id; },
-  conflict: async (e) => { const id = await create(e); await turn(e, id, ['start', id], 'protected'); return id; },
-  interrupted: async (e) => { const id = await hanging(e); await ok(e, ['stop', id]); return id; },
+  blocked: async (e) => {
+    const id = await create(e);
+    await turn(e, id, ['start', id], 'succeed');
+    return id;
+  },
+  decision: async (e) => {
+    const id = await create(e);
+    await turn(e, id, ['start', id], 'question');
+    return id;
+  },
+  clarify: async (e) => {
+    const id = await create(e, false);
+    await ok(e, ['start', id]);
+    return id;
+  },
+  'blocked+violations': async (e) => {
+    const id = await create(e);
+    await turn(e, id, ['start', id], 'protected-auth');
+    return id;
+  },
+  conflict: async (e) => {
+    const id = await create(e);
+    await turn(e, id, ['start', id], 'protected');
+    return id;
+  },
+  interrupted: async (e) => {
+    const id = await hanging(e);
+    await ok(e, ['stop', id]);
+    return id;
+  },
   'interrupted+violations': async (e) => {
     // No single clone reaches this: a stopped ask goes back to conflict, and leaving conflict
     // decides every file. A pull that merges a conflict's violations into an interrupted
@@ -133,8 +194,16 @@ const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
     e.git(['update-ref', ref, commit, tip]);
     return id;
   },
-  complete: async (e) => { const id = await BUILD.blocked!(e); await ok(e, ['accept', id, '--yes']); return id; },
-  abandoned: async (e) => { const id = await BUILD.blocked!(e); await ok(e, ['reject', id, '-m', 'no']); return id; },
+  complete: async (e) => {
+    const id = await BUILD.blocked!(e);
+    await ok(e, ['accept', id, '--yes']);
+    return id;
+  },
+  abandoned: async (e) => {
+    const id = await BUILD.blocked!(e);
+    await ok(e, ['reject', id, '-m', 'no']);
+    return id;
+  },
 };
 
 /** A byte copy of the task under a new id (only task.yaml names the id), with a copy of its branch. */
@@ -142,11 +211,18 @@ function copy(e: Env, id: string): string {
   const to = 'w' + randomId(7);
   const ref = `refs/lazy/tasks/${id}`;
   const blob = e.git(['hash-object', '-w', '--stdin'], withId(e.git(['show', `${ref}:task.yaml`]), to)).trim();
-  const entries = e.git(['ls-tree', ref]).trim().split('\n').map((l) => (l.endsWith('\ttask.yaml') ? l.replace(/blob [0-9a-f]+/, `blob ${blob}`) : l));
+  const entries = e
+    .git(['ls-tree', ref])
+    .trim()
+    .split('\n')
+    .map((l) => (l.endsWith('\ttask.yaml') ? l.replace(/blob [0-9a-f]+/, `blob ${blob}`) : l));
   const tree = e.git(['mktree'], entries.join('\n') + '\n').trim();
   const commit = e.git(['commit-tree', tree, '-m', 'a copy'], '').trim();
   const branch = e.git(['for-each-ref', '--format=%(objectname)', `refs/heads/lazy/${id}`]).trim();
-  e.git(['update-ref', '--stdin'], `create refs/lazy/tasks/${to} ${commit}\n` + (branch ? `create refs/heads/lazy/${to} ${branch}\n` : ''));
+  e.git(
+    ['update-ref', '--stdin'],
+    `create refs/lazy/tasks/${to} ${commit}\n` + (branch ? `create refs/heads/lazy/${to} ${branch}\n` : ''),
+  );
   return to;
 }
 
@@ -155,7 +231,13 @@ const tipOf = (e: Env, id: string) => e.git(['rev-parse', `refs/lazy/tasks/${id}
 /** The refusal every unlisted action must give. */
 function refused(t: Test, r: Run, action: Action, what: string, status?: string): void {
   t.equal(r.code, 4, `${what}: ${action} is refused with exit 4 (${r.stdout.slice(0, 300)}${r.stderr.slice(0, 300)})`);
-  const err = (() => { try { return JSON.parse(r.stdout).error; } catch { return undefined; } })();
+  const err = (() => {
+    try {
+      return JSON.parse(r.stdout).error;
+    } catch {
+      return undefined;
+    }
+  })();
   t.equal(err?.code, 'action_not_allowed', `${what}: ${action} refusal is action_not_allowed`);
   if (status) t.equal(err?.details?.status, status, `${what}: ${action} refusal names the status`);
 }
@@ -178,13 +260,15 @@ async function walkResting(t: Test, e: Env, state: State): Promise<void> {
   const pending = (await e.show(id)).pending_violations.length > 0;
   const tip = tipOf(e, id);
   const launched: string[] = [];
-  await Promise.all(ACTIONS.map(async (a) => {
-    if (!EXPECT[state].includes(a)) return refused(t, await e.run(ARGS[a](id, pending)), a, state, STATUS[state]);
-    const c = copy(e, id);
-    const r = await e.run(ARGS[a](c, pending));
-    t.equal(r.code, 0, `${state}: listed ${a} succeeds (${r.stdout.slice(0, 300)}${r.stderr.slice(0, 300)})`);
-    if (LAUNCHES.has(a)) launched.push(c);
-  }));
+  await Promise.all(
+    ACTIONS.map(async (a) => {
+      if (!EXPECT[state].includes(a)) return refused(t, await e.run(ARGS[a](id, pending)), a, state, STATUS[state]);
+      const c = copy(e, id);
+      const r = await e.run(ARGS[a](c, pending));
+      t.equal(r.code, 0, `${state}: listed ${a} succeeds (${r.stdout.slice(0, 300)}${r.stderr.slice(0, 300)})`);
+      if (LAUNCHES.has(a)) launched.push(c);
+    }),
+  );
   t.equal(tipOf(e, id), tip, `${state}: the refusals wrote nothing`);
   for (const c of launched) await e.run(['wait', c, '--timeout', '90']);
 }
@@ -204,7 +288,11 @@ async function walkLive(t: Test, e: Env, state: State, id: string, last?: Action
 async function walkPairing(t: Test, e: Env, id: string): Promise<void> {
   const done = join(e.box.sb.home, 'pair-done');
   const shell = shellScript(e.box.sb, 'pair-wait.sh', `while [ ! -f '${done}' ]; do sleep 0.1; done\n`);
-  const child = background(process.execPath, [LAZY, 'pair', id], { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: shell }, stdio: 'ignore' });
+  const child = background(process.execPath, [LAZY, 'pair', id], {
+    cwd: e.box.sb.dir,
+    env: { ...e.box.sb.env, SHELL: shell },
+    stdio: 'ignore',
+  });
   const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
   await eventually(async () => (await e.show(id)).status === 'pairing', 30_000, 'pairing');
   await walkLive(t, e, 'pairing', id);
@@ -214,19 +302,36 @@ async function walkPairing(t: Test, e: Env, id: string): Promise<void> {
 
 async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
   // A slow accept holds the task in merging; every action runs against it at once.
-  const slow = lazy(['accept', id, '--yes', '--json'], { cwd: e.box.sb.dir, env: { ...e.box.sb.env, LAZY_PHASE_DELAY_MS: '3000' } });
+  const slow = lazy(['accept', id, '--yes', '--json'], {
+    cwd: e.box.sb.dir,
+    env: { ...e.box.sb.env, LAZY_PHASE_DELAY_MS: '3000' },
+  });
   let ended: Run | undefined;
-  void slow.then((r) => { ended = r; });
-  await eventually(async () => {
-    if (ended) throw new Error(`the slow accept ended before merging was seen: exit ${ended.code} ${ended.stdout}${ended.stderr}`);
-    return (await e.show(id)).status === 'merging';
-  }, 60_000, 'merging');
+  void slow.then((r) => {
+    ended = r;
+  });
+  await eventually(
+    async () => {
+      if (ended)
+        throw new Error(
+          `the slow accept ended before merging was seen: exit ${ended.code} ${ended.stdout}${ended.stderr}`,
+        );
+      return (await e.show(id)).status === 'merging';
+    },
+    60_000,
+    'merging',
+  );
   t.same((await e.show(id)).available_actions, EXPECT.merging, 'merging: show --json lists exactly these actions');
   // Waiters queue on the task's lock behind the slow accept: give them time on a loaded machine.
   const o = { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: '/bin/true', LAZY_LOCK_TIMEOUT_MS: '60000' } };
-  const runs = await Promise.all(ACTIONS.map(async (a) => [a, await lazy([...ARGS[a](id, false), '--json'], o)] as const));
+  const runs = await Promise.all(
+    ACTIONS.map(async (a) => [a, await lazy([...ARGS[a](id, false), '--json'], o)] as const),
+  );
   for (const [a, r] of runs) {
-    if (!EXPECT.merging.includes(a)) { refused(t, r, a, 'merging'); continue; }
+    if (!EXPECT.merging.includes(a)) {
+      refused(t, r, a, 'merging');
+      continue;
+    }
     t.equal(r.code, 0, `merging: listed ${a} succeeds`);
     t.equal(JSON.parse(r.stdout).already_accepted, true, 'the second accept waits for the first and reports it');
   }
@@ -239,7 +344,8 @@ t.test('every listed action succeeds and every other one exits 4, in every reach
   const e = env(box);
   const states = Object.keys(BUILD) as State[];
   const [pairing, merging] = await Promise.all([
-    BUILD.blocked!(e), BUILD.blocked!(e),
+    BUILD.blocked!(e),
+    BUILD.blocked!(e),
     ...states.map((s) => walkResting(t, e, s)),
   ]);
   // The live states last, so nothing queues in front of their actions.
@@ -263,30 +369,37 @@ t.test('a listed action the op used to refuse, and an unlisted one it used to ru
   t.equal((await e.show(c)).status, 'complete');
 });
 
-t.test('reopen: a complete task no agent ever worked on goes back to backlog; one with agent work to blocked', async (t) => {
-  const box = await agentSandbox();
-  t.teardown(box.sb.cleanup);
-  const e = env(box);
-  // Never started by an agent: a clarify question, a person pairs on it, the pairing is accepted.
-  const id = await BUILD.clarify!(e);
-  const shell = shellScript(box.sb, 'pair-commit.sh', 'echo by hand > manual.txt\ngit add manual.txt && git commit -q -m "human: by hand"\n');
-  await ok(e, ['pair', id], { SHELL: shell });
-  await ok(e, ['accept', id, '--yes']);
-  t.equal((await e.show(id)).session, null, 'no session was ever opened');
-  const back = await ok(e, ['reopen', id, '-m', 'the manual fix is incomplete']);
-  t.equal(back.status, 'backlog', 'complete → backlog: there is no agent work to review');
-  t.same(back.available_actions, EXPECT.backlog);
-  t.equal((await e.run(['reopen', id])).code, 4, 'and it is not terminal any more');
+t.test(
+  'reopen: a complete task no agent ever worked on goes back to backlog; one with agent work to blocked',
+  async (t) => {
+    const box = await agentSandbox();
+    t.teardown(box.sb.cleanup);
+    const e = env(box);
+    // Never started by an agent: a clarify question, a person pairs on it, the pairing is accepted.
+    const id = await BUILD.clarify!(e);
+    const shell = shellScript(
+      box.sb,
+      'pair-commit.sh',
+      'echo by hand > manual.txt\ngit add manual.txt && git commit -q -m "human: by hand"\n',
+    );
+    await ok(e, ['pair', id], { SHELL: shell });
+    await ok(e, ['accept', id, '--yes']);
+    t.equal((await e.show(id)).session, null, 'no session was ever opened');
+    const back = await ok(e, ['reopen', id, '-m', 'the manual fix is incomplete']);
+    t.equal(back.status, 'backlog', 'complete → backlog: there is no agent work to review');
+    t.same(back.available_actions, EXPECT.backlog);
+    t.equal((await e.run(['reopen', id])).code, 4, 'and it is not terminal any more');
 
-  const worked = await BUILD.complete!(e);
-  const again = await ok(e, ['reopen', worked, '-m', 'the tests fail on main']);
-  t.equal(again.status, 'blocked', 'complete → blocked when an agent worked on it');
-  t.equal(again.session, null, 'the accepted session stays ended: the next turn opens a new one');
-  t.notOk(again.available_actions.includes('accept'), 'nothing to accept until a turn works on it again');
-  await turn(e, worked, ['unblock', worked, '-m', 'fix it'], 'succeed');
-  const v = await e.show(worked);
-  t.equal(v.status, 'blocked');
-  t.equal(v.sessions.length, 2, 'the turn after the reopen ran in a new session');
-  t.ok(v.available_actions.includes('accept'), 'and its work can be accepted');
-  t.ok(existsSync(box.sb.dir));
-});
+    const worked = await BUILD.complete!(e);
+    const again = await ok(e, ['reopen', worked, '-m', 'the tests fail on main']);
+    t.equal(again.status, 'blocked', 'complete → blocked when an agent worked on it');
+    t.equal(again.session, null, 'the accepted session stays ended: the next turn opens a new one');
+    t.notOk(again.available_actions.includes('accept'), 'nothing to accept until a turn works on it again');
+    await turn(e, worked, ['unblock', worked, '-m', 'fix it'], 'succeed');
+    const v = await e.show(worked);
+    t.equal(v.status, 'blocked');
+    t.equal(v.sessions.length, 2, 'the turn after the reopen ran in a new session');
+    t.ok(v.available_actions.includes('accept'), 'and its work can be accepted');
+    t.ok(existsSync(box.sb.dir));
+  },
+);

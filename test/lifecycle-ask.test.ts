@@ -9,7 +9,12 @@ import { liveness } from '../lib/core/proc.js';
 // is set aside and never committed, and the review and inbox come from the latest work turn.
 
 /** What a person sees of a task waiting on them: none of it may change because of an ask. */
-const attentionFacts = (v: any) => ({ status: v.status, attention: v.attention, available_actions: v.available_actions, pending_feedback: v.pending_feedback });
+const attentionFacts = (v: any) => ({
+  status: v.status,
+  attention: v.attention,
+  available_actions: v.available_actions,
+  pending_feedback: v.pending_feedback,
+});
 
 async function parked(box: AgentBox, scenarios: string, goal = 'ask me things') {
   box.scenario(scenarios);
@@ -18,12 +23,25 @@ async function parked(box: AgentBox, scenarios: string, goal = 'ask me things') 
   const w = await box.l.json('wait', id, '--timeout', '60');
   if (w.run.code !== 0) throw new Error(`the work turn did not park: ${w.run.stdout}`);
   const before = (await box.l.json('show', id)).value;
-  return { id, before, wt: before.worktree as string, head: gitSync(before.worktree, box.sb.env, ['rev-parse', 'HEAD']).trim() };
+  return {
+    id,
+    before,
+    wt: before.worktree as string,
+    head: gitSync(before.worktree, box.sb.env, ['rev-parse', 'HEAD']).trim(),
+  };
 }
 
-const status = (box: AgentBox, wt: string) => gitSync(wt, box.sb.env, ['status', '--porcelain', '--untracked-files=all']);
-const askStashes = (box: AgentBox) => gitSync(box.sb.dir, box.sb.env, ['stash', 'list', '--format=%H %gs']).split('\n').filter((l) => l.includes('lazy ask '));
-const stashFiles = (box: AgentBox, commit: string) => gitSync(box.sb.dir, box.sb.env, ['diff', '--name-only', `${commit}^1`, commit]).trim().split('\n').sort();
+const status = (box: AgentBox, wt: string) =>
+  gitSync(wt, box.sb.env, ['status', '--porcelain', '--untracked-files=all']);
+const askStashes = (box: AgentBox) =>
+  gitSync(box.sb.dir, box.sb.env, ['stash', 'list', '--format=%H %gs'])
+    .split('\n')
+    .filter((l) => l.includes('lazy ask '));
+const stashFiles = (box: AgentBox, commit: string) =>
+  gitSync(box.sb.dir, box.sb.env, ['diff', '--name-only', `${commit}^1`, commit])
+    .trim()
+    .split('\n')
+    .sort();
 
 t.test("the inbox reason and the review come from the latest work turn, never from an ask's reply", async (t) => {
   const box = await agentSandbox();
@@ -34,10 +52,14 @@ t.test("the inbox reason and the review come from the latest work turn, never fr
   t.equal(asked.code, 0, asked.stderr);
   t.match(asked.stdout, /^answer: 42/, "ask prints the agent's answer");
   const after = (await box.l.json('show', id)).value;
-  t.same(attentionFacts(after), attentionFacts(before), 'status, attention, actions and pending feedback are as before the ask');
+  t.same(
+    attentionFacts(after),
+    attentionFacts(before),
+    'status, attention, actions and pending feedback are as before the ask',
+  );
   const inbox = (await box.l.json('inbox')).value;
   const row = inbox.find((r: any) => r.id === id);
-  t.match(row, { kind: 'review', reason: 'did turn 1' }, 'inbox --json: the review reason is the work turn\'s');
+  t.match(row, { kind: 'review', reason: 'did turn 1' }, "inbox --json: the review reason is the work turn's");
   t.notMatch(JSON.stringify(row), /42/);
   const show = (await box.l('show', id)).stdout;
   t.match(show, /status: {4}blocked \(blocked\) — review: did turn 1/);
@@ -47,30 +69,41 @@ t.test("the inbox reason and the review come from the latest work turn, never fr
   t.notMatch(show, /feedback pending/, "an ask's question is never left pending for a work turn");
 });
 
-t.test('what an ask leaves in the worktree is set aside, never committed; accept merges the reviewed head', async (t) => {
-  const box = await agentSandbox();
-  t.teardown(box.sb.cleanup);
-  const { id, before, wt, head } = await parked(box, 'succeed,litter');
-  const asked = await box.l.json('ask', id, '-m', 'anything to add?');
-  t.equal(asked.run.code, 0);
-  const aside = asked.value.answer.details.set_aside;
-  t.ok(aside?.stash, 'the answer records where the leftovers went');
-  t.same(aside.files.sort(), ['staged-2.txt', 'stray-2.txt', 'work-1.txt']);
-  const text = (await box.l('show', id)).stdout;
-  t.match(text, new RegExp(`kept in stash ${aside.stash}`), 'show tells where');
-  t.equal(status(box, wt), '', 'the task worktree is clean again');
-  t.equal(gitSync(wt, box.sb.env, ['rev-parse', 'HEAD']).trim(), head, 'nothing was committed');
-  t.equal(readFileSync(join(wt, 'work-1.txt'), 'utf8'), 'turn 1\n', 'the tracked file is back');
-  t.same(askStashes(box).map((l) => l.split(' ')[0]), [aside.stash], 'git stash list holds the leftovers, with a clear message');
-  t.match(askStashes(box)[0], new RegExp(`lazy ask ${id}: what ask run \\w+ left in the task worktree`));
-  t.same(stashFiles(box, aside.stash), ['staged-2.txt', 'stray-2.txt', 'work-1.txt'], 'the stash holds exactly what the ask left');
-  t.same(attentionFacts((await box.l.json('show', id)).value), attentionFacts(before));
-  const ok = await box.l.json('accept', id, '--yes');
-  t.equal(ok.run.code, 0, `accept works on the reviewed head: ${ok.run.stdout.slice(0, 300)}`);
-  const landed = gitSync(box.sb.dir, box.sb.env, ['ls-tree', '-r', '--name-only', 'main']);
-  t.match(landed, /work-1\.txt/);
-  t.notMatch(landed, /stray|staged/, 'nothing the ask left landed');
-});
+t.test(
+  'what an ask leaves in the worktree is set aside, never committed; accept merges the reviewed head',
+  async (t) => {
+    const box = await agentSandbox();
+    t.teardown(box.sb.cleanup);
+    const { id, before, wt, head } = await parked(box, 'succeed,litter');
+    const asked = await box.l.json('ask', id, '-m', 'anything to add?');
+    t.equal(asked.run.code, 0);
+    const aside = asked.value.answer.details.set_aside;
+    t.ok(aside?.stash, 'the answer records where the leftovers went');
+    t.same(aside.files.sort(), ['staged-2.txt', 'stray-2.txt', 'work-1.txt']);
+    const text = (await box.l('show', id)).stdout;
+    t.match(text, new RegExp(`kept in stash ${aside.stash}`), 'show tells where');
+    t.equal(status(box, wt), '', 'the task worktree is clean again');
+    t.equal(gitSync(wt, box.sb.env, ['rev-parse', 'HEAD']).trim(), head, 'nothing was committed');
+    t.equal(readFileSync(join(wt, 'work-1.txt'), 'utf8'), 'turn 1\n', 'the tracked file is back');
+    t.same(
+      askStashes(box).map((l) => l.split(' ')[0]),
+      [aside.stash],
+      'git stash list holds the leftovers, with a clear message',
+    );
+    t.match(askStashes(box)[0], new RegExp(`lazy ask ${id}: what ask run \\w+ left in the task worktree`));
+    t.same(
+      stashFiles(box, aside.stash),
+      ['staged-2.txt', 'stray-2.txt', 'work-1.txt'],
+      'the stash holds exactly what the ask left',
+    );
+    t.same(attentionFacts((await box.l.json('show', id)).value), attentionFacts(before));
+    const ok = await box.l.json('accept', id, '--yes');
+    t.equal(ok.run.code, 0, `accept works on the reviewed head: ${ok.run.stdout.slice(0, 300)}`);
+    const landed = gitSync(box.sb.dir, box.sb.env, ['ls-tree', '-r', '--name-only', 'main']);
+    t.match(landed, /work-1\.txt/);
+    t.notMatch(landed, /stray|staged/, 'nothing the ask left landed');
+  },
+);
 
 t.test('uncommitted work from before the ask stays in place and is not attributed to the ask', async (t) => {
   const box = await agentSandbox();
@@ -97,7 +130,7 @@ t.test('uncommitted work from before the ask stays in place and is not attribute
   t.equal((await box.l.json('wait', id, '--timeout', '60')).run.code, 0);
   const files = gitSync(wt, box.sb.env, ['ls-tree', '-r', '--name-only', 'HEAD']);
   t.match(files, /mine\.txt/);
-  t.notMatch(files, /stray-2|staged-2/, 'the next unblock did not commit the ask\'s leftovers');
+  t.notMatch(files, /stray-2|staged-2/, "the next unblock did not commit the ask's leftovers");
   t.notMatch(gitSync(wt, box.sb.env, ['show', 'HEAD:work-1.txt']), /edited by the ask/);
 });
 
@@ -106,14 +139,21 @@ t.test('stop during an ask returns the task to its status with its review intact
   t.teardown(box.sb.cleanup);
   const { id, before, wt } = await parked(box, 'succeed,litter-hang');
   const asking = box.l.json('ask', id, '-m', 'take your time');
-  await eventually(() => box.invocations().length === 2 && existsSync(join(wt, 'stray-2.txt')), 20000, 'the ask to write');
+  await eventually(
+    () => box.invocations().length === 2 && existsSync(join(wt, 'stray-2.txt')),
+    20000,
+    'the ask to write',
+  );
   const stopped = await box.l('stop', id);
   t.equal(stopped.code, 0, stopped.stderr);
   t.match(stopped.stdout, new RegExp(`${id}: ask stopped .*; back to blocked — review: did turn 1`));
   t.match(stopped.stdout, /kept in stash [0-9a-f]{40}/, 'stop says where the leftovers went');
   const after = (await box.l.json('show', id)).value;
   t.same(attentionFacts(after), attentionFacts(before), 'blocked, same review reason, same actions');
-  t.notOk(after.changelog.some((c: any) => c.status === 'interrupted'), 'never interrupted');
+  t.notOk(
+    after.changelog.some((c: any) => c.status === 'interrupted'),
+    'never interrupted',
+  );
   t.equal(status(box, wt), '', 'what the ask left is gone from the worktree');
   t.equal((await asking).run.code, 0, 'the waiting ask returns');
   await box.l('list');
@@ -139,29 +179,47 @@ t.test('SIGKILL of the agent during an ask: back to conflict, not resumed', asyn
   t.equal(box.invocations().length, 2, 'not resumed');
 });
 
-t.test("SIGKILL of an ask's supervisor: reconcile restores the status and sets the leftovers aside, never resumes", async (t) => {
-  const box = await agentSandbox();
-  t.teardown(box.sb.cleanup);
-  const { id, before, wt } = await parked(box, 'succeed,litter-hang');
-  const asking = box.l.json('ask', id, '-m', 'hello?', '--timeout', '60');
-  const inv = await eventually(() => box.invocations()[1], 20000, 'the ask agent');
-  await eventually(() => existsSync(join(wt, 'stray-2.txt')), 20000, 'the ask to write');
-  const run = (await box.l.json('show', id)).value.current_run;
-  const rec = await eventually(() => { const r = readJson(join(runDirOf(box.sb, run), 'run.json')); return r.supervisor ? r : undefined; });
-  process.kill(rec.supervisor.pid, 'SIGKILL');
-  await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
-  const next = await box.l('list');
-  const waited = await asking;
-  t.equal(waited.run.code, 0);
-  // Whichever command reconciled first (the waiting ask or list) warns where the leftovers went.
-  t.match(next.stderr + waited.run.stderr, /kept in stash [0-9a-f]{40}/, 'the command that noticed says where the leftovers went');
-  t.match(waited.value.answer.details.set_aside.note, /kept in stash/);
-  const after = (await box.l.json('show', id)).value;
-  t.same(attentionFacts(after), attentionFacts(before));
-  t.equal(status(box, wt), '');
-  t.equal(liveness({ ...rec.supervisor, pid: inv.pid, start_ticks: readJson(join(runDirOf(box.sb, run), 'agent.json')).start_ticks }), 'dead', 'the orphaned agent was killed');
-  t.equal(box.invocations().length, 2, 'not resumed as work');
-});
+t.test(
+  "SIGKILL of an ask's supervisor: reconcile restores the status and sets the leftovers aside, never resumes",
+  async (t) => {
+    const box = await agentSandbox();
+    t.teardown(box.sb.cleanup);
+    const { id, before, wt } = await parked(box, 'succeed,litter-hang');
+    const asking = box.l.json('ask', id, '-m', 'hello?', '--timeout', '60');
+    const inv = await eventually(() => box.invocations()[1], 20000, 'the ask agent');
+    await eventually(() => existsSync(join(wt, 'stray-2.txt')), 20000, 'the ask to write');
+    const run = (await box.l.json('show', id)).value.current_run;
+    const rec = await eventually(() => {
+      const r = readJson(join(runDirOf(box.sb, run), 'run.json'));
+      return r.supervisor ? r : undefined;
+    });
+    process.kill(rec.supervisor.pid, 'SIGKILL');
+    await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
+    const next = await box.l('list');
+    const waited = await asking;
+    t.equal(waited.run.code, 0);
+    // Whichever command reconciled first (the waiting ask or list) warns where the leftovers went.
+    t.match(
+      next.stderr + waited.run.stderr,
+      /kept in stash [0-9a-f]{40}/,
+      'the command that noticed says where the leftovers went',
+    );
+    t.match(waited.value.answer.details.set_aside.note, /kept in stash/);
+    const after = (await box.l.json('show', id)).value;
+    t.same(attentionFacts(after), attentionFacts(before));
+    t.equal(status(box, wt), '');
+    t.equal(
+      liveness({
+        ...rec.supervisor,
+        pid: inv.pid,
+        start_ticks: readJson(join(runDirOf(box.sb, run), 'agent.json')).start_ticks,
+      }),
+      'dead',
+      'the orphaned agent was killed',
+    );
+    t.equal(box.invocations().length, 2, 'not resumed as work');
+  },
+);
 
 t.test('a watchdog kill and a failure during an ask keep failure and decision attention as they were', async (t) => {
   const box = await agentSandbox({ adapter: 'claude', settings: { watchdog_ms: '1500' } });
@@ -181,7 +239,11 @@ t.test('a watchdog kill and a failure during an ask keep failure and decision at
   const decision = (await box.l.json('show', q)).value;
   t.equal(decision.attention.kind, 'decision');
   await box.l('ask', q, '-m', 'which would you pick?');
-  t.same(attentionFacts((await box.l.json('show', q)).value), attentionFacts(decision), 'the pending decision is still the question');
+  t.same(
+    attentionFacts((await box.l.json('show', q)).value),
+    attentionFacts(decision),
+    'the pending decision is still the question',
+  );
 });
 
 t.test("stop during an ask whose supervisor does not answer returns the task by the table's stop edge", async (t) => {
@@ -189,19 +251,40 @@ t.test("stop during an ask whose supervisor does not answer returns the task by 
   t.teardown(box.sb.cleanup);
   const { id, before, wt } = await parked(box, 'succeed,litter-hang');
   const asking = box.l.json('ask', id, '-m', 'are you there?', '--timeout', '90');
-  await eventually(() => box.invocations().length === 2 && existsSync(join(wt, 'stray-2.txt')), 20000, 'the ask to write');
+  await eventually(
+    () => box.invocations().length === 2 && existsSync(join(wt, 'stray-2.txt')),
+    20000,
+    'the ask to write',
+  );
   const run = (await box.l.json('show', id)).value.current_run;
-  const rec = await eventually(() => { const r = readJson(join(runDirOf(box.sb, run), 'run.json')); return r.supervisor ? r : undefined; });
+  const rec = await eventually(() => {
+    const r = readJson(join(runDirOf(box.sb, run), 'run.json'));
+    return r.supervisor ? r : undefined;
+  });
   process.kill(rec.supervisor.pid, 'SIGSTOP'); // alive, but records nothing
-  t.teardown(() => { try { process.kill(rec.supervisor.pid, 'SIGCONT'); } catch { /* gone */ } });
+  t.teardown(() => {
+    try {
+      process.kill(rec.supervisor.pid, 'SIGCONT');
+    } catch {
+      /* gone */
+    }
+  });
   const stopped = await box.l.json('stop', id);
   t.equal(stopped.run.code, 0, stopped.run.stderr);
   const back = stopped.value.task.changelog.at(-1);
-  t.match(back, { from: 'working', status: 'blocked', trigger: 'stop', run }, 'working -> blocked by stop, for the ask run');
+  t.match(
+    back,
+    { from: 'working', status: 'blocked', trigger: 'stop', run },
+    'working -> blocked by stop, for the ask run',
+  );
   t.same(attentionFacts(stopped.value.task), attentionFacts(before), 'the review is intact at once');
   process.kill(rec.supervisor.pid, 'SIGCONT');
   // The supervisor, once it runs again, records the answer turn without moving the task and sets the leftovers aside.
-  await eventually(async () => (await box.l.json('show', id)).value.turns.some((x: any) => x.run === run && x.role === 'agent'), 20000, 'the late record');
+  await eventually(
+    async () => (await box.l.json('show', id)).value.turns.some((x: any) => x.run === run && x.role === 'agent'),
+    20000,
+    'the late record',
+  );
   await eventually(() => status(box, wt) === '', 10000, 'the leftovers set aside');
   t.same(attentionFacts((await box.l.json('show', id)).value), attentionFacts(before));
   t.equal((await asking).run.code, 0);

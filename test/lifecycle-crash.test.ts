@@ -8,8 +8,15 @@ import { liveness, thisHost } from '../lib/core/proc.js';
 // Crash recovery (issue 9): a crash nothing can resume is never silent, a merge-and-fix
 // crash waits for a human, and a resumed prompt says truthfully why it is resumed.
 
-const triggers = (v: any) => v.changelog.filter((c: any) => !c.set_aside).map((c: any) => `${c.from ?? '∅'}>${c.status}:${c.trigger}`);
-const activeMarkers = (dir: string) => { try { return readdirSync(join(dir, '.git', 'lazy', 'active')); } catch { return []; } };
+const triggers = (v: any) =>
+  v.changelog.filter((c: any) => !c.set_aside).map((c: any) => `${c.from ?? '∅'}>${c.status}:${c.trigger}`);
+const activeMarkers = (dir: string) => {
+  try {
+    return readdirSync(join(dir, '.git', 'lazy', 'active'));
+  } catch {
+    return [];
+  }
+};
 
 /** A sandbox whose agent program is a script the test can delete (the program "is gone"). */
 async function removableAgent() {
@@ -22,70 +29,83 @@ async function removableAgent() {
   return { ...box, program };
 }
 
-t.test('a crash whose auto-resume cannot launch (the agent program is gone) blocks as fatal_config, shows in inbox, and wait returns', async (t) => {
-  const { sb, l, invocations, scenario, program } = await removableAgent();
-  t.teardown(sb.cleanup);
-  scenario('crash');
-  const id = await l.create('crash then lose the agent', '--accept', 'done');
-  const s = await l.json('start', id);
-  t.equal(s.run.code, 0);
-  await eventually(() => invocations()[0], 20_000, 'the agent to start');
-  rmSync(program); // the agent is running already; its program is now gone
-  await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+t.test(
+  'a crash whose auto-resume cannot launch (the agent program is gone) blocks as fatal_config, shows in inbox, and wait returns',
+  async (t) => {
+    const { sb, l, invocations, scenario, program } = await removableAgent();
+    t.teardown(sb.cleanup);
+    scenario('crash');
+    const id = await l.create('crash then lose the agent', '--accept', 'done');
+    const s = await l.json('start', id);
+    t.equal(s.run.code, 0);
+    await eventually(() => invocations()[0], 20_000, 'the agent to start');
+    rmSync(program); // the agent is running already; its program is now gone
+    await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
 
-  const list = await l('list');
-  t.equal(list.code, 0);
-  t.match(list.stderr, /auto-resume could not start the agent: .*not installed/, 'the command that found it says so once');
-  const v = (await l.json('show', id)).value;
-  t.equal(v.status, 'blocked', 'blocked, not interrupted forever');
-  t.same(triggers(v).slice(-2), ['working>interrupted:turn_crashed', 'interrupted>blocked:turn_failed']);
-  t.equal(v.changelog.at(-1).details.failure_class, 'fatal_config');
-  t.equal(v.changelog.at(-1).actor, 'system');
-  t.equal(v.attention.kind, 'failure');
-  t.match(v.attention.reason, /agent\.sh' is not installed/, 'the reason names the missing program');
-  t.same(activeMarkers(sb.dir), [], 'no marker is left for every command to warn about');
+    const list = await l('list');
+    t.equal(list.code, 0);
+    t.match(
+      list.stderr,
+      /auto-resume could not start the agent: .*not installed/,
+      'the command that found it says so once',
+    );
+    const v = (await l.json('show', id)).value;
+    t.equal(v.status, 'blocked', 'blocked, not interrupted forever');
+    t.same(triggers(v).slice(-2), ['working>interrupted:turn_crashed', 'interrupted>blocked:turn_failed']);
+    t.equal(v.changelog.at(-1).details.failure_class, 'fatal_config');
+    t.equal(v.changelog.at(-1).actor, 'system');
+    t.equal(v.attention.kind, 'failure');
+    t.match(v.attention.reason, /agent\.sh' is not installed/, 'the reason names the missing program');
+    t.same(activeMarkers(sb.dir), [], 'no marker is left for every command to warn about');
 
-  const again = await l('list');
-  t.equal(again.stderr, '', 'later commands no longer warn');
-  const inbox = await l.json('inbox');
-  const row = inbox.value.find((x: any) => x.id === id);
-  t.equal(row?.kind, 'failure', 'in inbox --json');
-  t.match(row?.reason, /not installed/);
-  t.match((await l('inbox')).stdout, new RegExp(`${id}\\s+failure`), 'in the text inbox');
-  const w = await l.json('wait', id, '--timeout', '5');
-  t.equal(w.run.code, 0, 'wait returns at once (blocked is the blocked family)');
-  t.equal(w.value.attention.kind, 'failure');
-  const doc = await l.json('doctor');
-  t.equal(doc.value.findings.filter((f: any) => f.details?.task === id).length, 0, 'nothing is left for doctor');
-  t.equal(invocations().length, 1, 'no agent was launched');
+    const again = await l('list');
+    t.equal(again.stderr, '', 'later commands no longer warn');
+    const inbox = await l.json('inbox');
+    const row = inbox.value.find((x: any) => x.id === id);
+    t.equal(row?.kind, 'failure', 'in inbox --json');
+    t.match(row?.reason, /not installed/);
+    t.match((await l('inbox')).stdout, new RegExp(`${id}\\s+failure`), 'in the text inbox');
+    const w = await l.json('wait', id, '--timeout', '5');
+    t.equal(w.run.code, 0, 'wait returns at once (blocked is the blocked family)');
+    t.equal(w.value.attention.kind, 'failure');
+    const doc = await l.json('doctor');
+    t.equal(doc.value.findings.filter((f: any) => f.details?.task === id).length, 0, 'nothing is left for doctor');
+    t.equal(invocations().length, 1, 'no agent was launched');
 
-  // Fix the cause and continue, as the inbox says.
-  writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`);
-  chmodSync(program, 0o755);
-  scenario('succeed');
-  t.equal((await l('unblock', id, '-m', 'the agent is back')).code, 0);
-  t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
-});
+    // Fix the cause and continue, as the inbox says.
+    writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`);
+    chmodSync(program, 0o755);
+    scenario('succeed');
+    t.equal((await l('unblock', id, '-m', 'the agent is back')).code, 0);
+    t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
+  },
+);
 
-t.test('a crash whose branch was deleted meanwhile blocks with the restore advice instead of staying interrupted', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox();
-  t.teardown(sb.cleanup);
-  scenario('crash');
-  const id = await l.create('branch deleted after a crash', '--accept', 'done');
-  const s = await l.json('start', id);
-  await eventually(() => invocations()[0], 20_000, 'the agent to start');
-  await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
-  gitSync(sb.dir, sb.env, ['worktree', 'remove', '--force', join(sb.dir, '.lazy', 'worktrees', id)]);
-  gitSync(sb.dir, sb.env, ['branch', '-D', `lazy/${id}`]);
-  const list = await l('list');
-  t.match(list.stderr, /auto-resume could not start the agent: branch lazy\/\S+ of task \S+ was deleted outside lazy/);
-  const v = (await l.json('show', id)).value;
-  t.equal(v.status, 'blocked');
-  t.equal(v.attention.kind, 'failure');
-  t.match(v.attention.reason, /restore it with/);
-  t.equal(invocations().length, 1);
-  t.same(activeMarkers(sb.dir), []);
-});
+t.test(
+  'a crash whose branch was deleted meanwhile blocks with the restore advice instead of staying interrupted',
+  async (t) => {
+    const { sb, l, invocations, scenario } = await agentSandbox();
+    t.teardown(sb.cleanup);
+    scenario('crash');
+    const id = await l.create('branch deleted after a crash', '--accept', 'done');
+    const s = await l.json('start', id);
+    await eventually(() => invocations()[0], 20_000, 'the agent to start');
+    await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+    gitSync(sb.dir, sb.env, ['worktree', 'remove', '--force', join(sb.dir, '.lazy', 'worktrees', id)]);
+    gitSync(sb.dir, sb.env, ['branch', '-D', `lazy/${id}`]);
+    const list = await l('list');
+    t.match(
+      list.stderr,
+      /auto-resume could not start the agent: branch lazy\/\S+ of task \S+ was deleted outside lazy/,
+    );
+    const v = (await l.json('show', id)).value;
+    t.equal(v.status, 'blocked');
+    t.equal(v.attention.kind, 'failure');
+    t.match(v.attention.reason, /restore it with/);
+    t.equal(invocations().length, 1);
+    t.same(activeMarkers(sb.dir), []);
+  },
+);
 
 t.test('a manual resume whose agent program is gone fails clearly and leaves the task where it was', async (t) => {
   const { sb, l, invocations, scenario, program } = await removableAgent();
@@ -102,8 +122,15 @@ t.test('a manual resume whose agent program is gone fails clearly and leaves the
   const v = (await l.json('show', id)).value;
   t.equal(v.status, 'interrupted', 'nothing changed');
   t.equal(v.attention.kind, 'interrupted', 'still waiting for the human');
-  t.ok((await l.json('inbox')).value.some((x: any) => x.id === id), 'still in the inbox');
-  t.equal((await l.json('wait', id, '--timeout', '5')).run.code, 4, 'wait returns at once rather than timing out (exit 5)');
+  t.ok(
+    (await l.json('inbox')).value.some((x: any) => x.id === id),
+    'still in the inbox',
+  );
+  t.equal(
+    (await l.json('wait', id, '--timeout', '5')).run.code,
+    4,
+    'wait returns at once rather than timing out (exit 5)',
+  );
   t.same(activeMarkers(sb.dir), []);
   t.equal((await l('start', id)).code, 4, 'start is refused by the table, not half-done');
 });
@@ -140,7 +167,11 @@ t.test('a crash during merge-and-fix is not auto-resumed; it waits in the inbox 
   t.equal(done.run.code, 0);
   t.equal(done.value.status, 'blocked');
   t.equal(invocations().length, 3);
-  t.match(invocations()[2]!.prompt, /Previous failure \(#\d+\):\n- class: unknown\n- reason: the agent was killed by SIGKILL/, 'the manual resume says why too');
+  t.match(
+    invocations()[2]!.prompt,
+    /Previous failure \(#\d+\):\n- class: unknown\n- reason: the agent was killed by SIGKILL/,
+    'the manual resume says why too',
+  );
 });
 
 t.test('a supervisor killed during merge-and-fix is held too (the merge is still in progress)', async (t) => {
@@ -155,7 +186,14 @@ t.test('a supervisor killed during merge-and-fix is held too (the merge is still
   scenario('hang');
   const u = await l.json('unblock', id, '-m', 'more please');
   t.equal(u.run.code, 0);
-  const rec = await eventually(() => { const r = readJson(join(runDirOf(sb, u.value.run.id), 'run.json')); return r.supervisor && invocations().length === 2 ? r : undefined; }, 20_000, 'the supervisor and agent');
+  const rec = await eventually(
+    () => {
+      const r = readJson(join(runDirOf(sb, u.value.run.id), 'run.json'));
+      return r.supervisor && invocations().length === 2 ? r : undefined;
+    },
+    20_000,
+    'the supervisor and agent',
+  );
   process.kill(rec.supervisor.pid, 'SIGKILL');
   await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'the supervisor to die');
   const w = await l.json('wait', id, '--timeout', '30');
@@ -177,7 +215,11 @@ t.test('a resumed prompt carries the previous failure: class and reason after a 
   t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
   const resumed = invocations()[1]!.prompt;
   t.match(resumed, /^You are being resumed after a crash\./);
-  t.match(resumed, /Previous failure \(#1\):\n- class: unknown\n- reason: the agent was killed by SIGKILL/, 'class and reason of the crashed turn');
+  t.match(
+    resumed,
+    /Previous failure \(#1\):\n- class: unknown\n- reason: the agent was killed by SIGKILL/,
+    'class and reason of the crashed turn',
+  );
   t.match(resumed, /signal SIGKILL/);
 });
 
@@ -191,7 +233,10 @@ t.test('a crash loop inside one turn is resumed with its class and reason', asyn
   const crashed = (await l.json('show', id)).value.turns.find((x: any) => x.role === 'agent' && x.kind === 'error');
   t.equal(crashed.details.failure_class, 'unknown', 'the interrupted turn records its class');
   const prompt = invocations()[3]!.prompt;
-  t.match(prompt, /Previous failure \(#1\):\n- class: unknown\n- reason: crash loop: 3 failures in a row, each under 10 s: .*inexplicable/);
+  t.match(
+    prompt,
+    /Previous failure \(#1\):\n- class: unknown\n- reason: crash loop: 3 failures in a row, each under 10 s: .*inexplicable/,
+  );
   t.match(prompt, /exit code 3/);
 });
 
@@ -206,7 +251,10 @@ t.test('a resume after lazy stop says the user stopped the turn, never that it c
   t.equal((await l('resume', id)).code, 0);
   t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
   const prompt = invocations()[1]!.prompt;
-  t.match(prompt, /^You are being resumed after the user stopped your previous turn \(#1\) with lazy stop\. It did not crash or fail\./);
+  t.match(
+    prompt,
+    /^You are being resumed after the user stopped your previous turn \(#1\) with lazy stop\. It did not crash or fail\./,
+  );
   t.notMatch(prompt.replace('It did not crash or fail.', ''), /crash/i, 'no word of a crash');
   t.notMatch(prompt, /Previous failure/);
 });
@@ -234,36 +282,49 @@ t.test('doctor reports a turn marker whose task is gone for good, and --fix clea
   t.equal((await l('doctor')).code, 0, 'healthy');
 });
 
-t.test('doctor reports a working turn whose processes are gone under an old host name; --fix ends it and it waits in the inbox', async (t) => {
-  const { sb, l, invocations } = await agentSandbox();
-  t.teardown(sb.cleanup);
-  const fake = { FAKE_STATE: join(sb.home, 'fake-state'), FAKE_LOG: join(sb.home, 'fake-log.jsonl') };
-  const old = cli(sb, { ...fake, FAKE_SCENARIO: 'hang', LAZY_HOST: 'old-box' });
-  const id = await l.create('host renamed', '--accept', 'done');
-  const s = await old.json('start', id);
-  t.equal(s.run.code, 0);
-  const rec = await eventually(() => { const r = readJson(join(runDirOf(sb, s.value.run.id), 'run.json')); return r.supervisor && invocations().length ? r : undefined; }, 20_000, 'the supervisor and agent');
-  process.kill(rec.supervisor.pid, 'SIGKILL');
-  process.kill(-invocations()[0]!.pid, 'SIGKILL'); // the agent leads its process group
-  await eventually(() => liveness({ ...rec.supervisor, host: thisHost() }) === 'dead', 5000, 'the supervisor to die');
+t.test(
+  'doctor reports a working turn whose processes are gone under an old host name; --fix ends it and it waits in the inbox',
+  async (t) => {
+    const { sb, l, invocations } = await agentSandbox();
+    t.teardown(sb.cleanup);
+    const fake = { FAKE_STATE: join(sb.home, 'fake-state'), FAKE_LOG: join(sb.home, 'fake-log.jsonl') };
+    const old = cli(sb, { ...fake, FAKE_SCENARIO: 'hang', LAZY_HOST: 'old-box' });
+    const id = await l.create('host renamed', '--accept', 'done');
+    const s = await old.json('start', id);
+    t.equal(s.run.code, 0);
+    const rec = await eventually(
+      () => {
+        const r = readJson(join(runDirOf(sb, s.value.run.id), 'run.json'));
+        return r.supervisor && invocations().length ? r : undefined;
+      },
+      20_000,
+      'the supervisor and agent',
+    );
+    process.kill(rec.supervisor.pid, 'SIGKILL');
+    process.kill(-invocations()[0]!.pid, 'SIGKILL'); // the agent leads its process group
+    await eventually(() => liveness({ ...rec.supervisor, host: thisHost() }) === 'dead', 5000, 'the supervisor to die');
 
-  t.equal((await l.json('wait', id, '--timeout', '2')).run.code, 5, 'before: wait spins on it until its timeout');
-  const d = await l.json('doctor');
-  t.equal(d.run.code, 6);
-  const f = d.value.findings.find((x: any) => x.code === 'dead_marker');
-  t.match(f?.message, /no process of that run is alive here \(it ran under the host name old-box\)/);
-  const fix = await l.json('doctor', '--fix');
-  t.equal(fix.run.code, 0);
-  const v = (await l.json('show', id)).value;
-  t.equal(v.status, 'interrupted', 'the lost turn is ended');
-  t.equal(v.attention.kind, 'interrupted');
-  t.match(v.attention.reason, /lazy resume continues it/);
-  t.ok((await l.json('inbox')).value.some((x: any) => x.id === id), 'in the inbox');
-  t.equal((await l.json('wait', id, '--timeout', '5')).run.code, 4, 'wait returns');
-  t.same(activeMarkers(sb.dir), []);
-  t.equal((await l('resume', id)).code, 0, 'resume continues it');
-  t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
-});
+    t.equal((await l.json('wait', id, '--timeout', '2')).run.code, 5, 'before: wait spins on it until its timeout');
+    const d = await l.json('doctor');
+    t.equal(d.run.code, 6);
+    const f = d.value.findings.find((x: any) => x.code === 'dead_marker');
+    t.match(f?.message, /no process of that run is alive here \(it ran under the host name old-box\)/);
+    const fix = await l.json('doctor', '--fix');
+    t.equal(fix.run.code, 0);
+    const v = (await l.json('show', id)).value;
+    t.equal(v.status, 'interrupted', 'the lost turn is ended');
+    t.equal(v.attention.kind, 'interrupted');
+    t.match(v.attention.reason, /lazy resume continues it/);
+    t.ok(
+      (await l.json('inbox')).value.some((x: any) => x.id === id),
+      'in the inbox',
+    );
+    t.equal((await l.json('wait', id, '--timeout', '5')).run.code, 4, 'wait returns');
+    t.same(activeMarkers(sb.dir), []);
+    t.equal((await l('resume', id)).code, 0, 'resume continues it');
+    t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
+  },
+);
 
 t.test('doctor reports markers whose run record is gone or that are unreadable; --fix removes them', async (t) => {
   const { sb, l } = await agentSandbox();
@@ -272,11 +333,17 @@ t.test('doctor reports markers whose run record is gone or that are unreadable; 
   const dir = join(sb.dir, '.git', 'lazy', 'active');
   mkdirSync(dir, { recursive: true });
   const owner = { host: 'old-box', boot_id: null, pid: 999_999, start_ticks: 1 };
-  writeFileSync(join(dir, `${id}.json`), JSON.stringify({ task: id, run: 'abcdefgh', kind: 'turn', since: new Date().toISOString(), owner }));
+  writeFileSync(
+    join(dir, `${id}.json`),
+    JSON.stringify({ task: id, run: 'abcdefgh', kind: 'turn', since: new Date().toISOString(), owner }),
+  );
   writeFileSync(join(dir, 'zzzzzzzz.json'), '{ half a marker');
   const d = await l.json('doctor');
   t.equal(d.run.code, 6);
-  const found = d.value.findings.filter((f: any) => f.code === 'dead_marker').map((f: any) => f.message).join('\n');
+  const found = d.value.findings
+    .filter((f: any) => f.code === 'dead_marker')
+    .map((f: any) => f.message)
+    .join('\n');
   t.match(found, /record of its run abcdefgh is gone/);
   t.match(found, /zzzzzzzz\.json cannot be read/);
   t.equal((await l('doctor', '--fix')).code, 0);

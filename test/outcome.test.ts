@@ -25,21 +25,56 @@ async function working(sb: ReturnType<typeof sandbox>, run: string) {
 }
 
 const rec = (id: string, run: string): RunRecord => ({
-  id: run, task: id, kind: 'work', turn: 1, session: 's0000000', agent: { name: 'fake', adapter: 'command', command: ['x'] },
-  agent_session_id: null, worktree: '/nonexistent', base: 'main', merge_upstream: null, consumes: [], restore: null,
-  created_at: new Date().toISOString(), host: 'here', launcher: identityOf(process.pid), supervisor: null,
+  id: run,
+  task: id,
+  kind: 'work',
+  turn: 1,
+  session: 's0000000',
+  agent: { name: 'fake', adapter: 'command', command: ['x'] },
+  agent_session_id: null,
+  worktree: '/nonexistent',
+  base: 'main',
+  merge_upstream: null,
+  consumes: [],
+  restore: null,
+  created_at: new Date().toISOString(),
+  host: 'here',
+  launcher: identityOf(process.pid),
+  supervisor: null,
 });
-const done = (id: string, run: string): Outcome => ({ run, task: id, kind: 'completed', ended_at: new Date().toISOString(), attempts: 1, summary: 'late but real' });
+const done = (id: string, run: string): Outcome => ({
+  run,
+  task: id,
+  kind: 'completed',
+  ended_at: new Date().toISOString(),
+  attempts: 1,
+  summary: 'late but real',
+});
 
 t.test('an outcome that arrives after the task was marked interrupted is still processed', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const { id, store } = await working(sb, 'r0000001');
-  await store.mutate(id, 'turn', (d) => { d.transition('interrupted', 'turn_crashed', 'judged dead', { run: 'r0000001' }, 'system'); }, { actor: 'system' });
+  await store.mutate(
+    id,
+    'turn',
+    (d) => {
+      d.transition('interrupted', 'turn_crashed', 'judged dead', { run: 'r0000001' }, 'system');
+    },
+    { actor: 'system' },
+  );
   const r = { ...rec(id, 'r0000001'), consumes: (await store.view(id)).pending_feedback };
   await store.mutate(id, 'turn', (d) => applyOutcome(d, r, done(id, 'r0000001')), { actor: 'system' });
   const v = await store.view(id);
-  t.same(v.changelog.slice(-3).map((c) => [c.status, c.trigger]), [['interrupted', 'turn_crashed'], ['working', 'stale_response'], ['blocked', 'turn_complete']], 'routed through working, then blocked');
+  t.same(
+    v.changelog.slice(-3).map((c) => [c.status, c.trigger]),
+    [
+      ['interrupted', 'turn_crashed'],
+      ['working', 'stale_response'],
+      ['blocked', 'turn_complete'],
+    ],
+    'routed through working, then blocked',
+  );
   t.equal(v.turns.at(-1)!.content, 'late but real');
   t.equal(v.turns[0]!.feedback, 'consumed');
   const before = v.tip;
@@ -51,7 +86,9 @@ t.test("an outcome is never taken for another run's", async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const { id, store } = await working(sb, 'r0000002');
-  await store.mutate(id, 'turn', (d) => applyOutcome(d, rec(id, 'r0000003'), done(id, 'r0000003')), { actor: 'system' });
+  await store.mutate(id, 'turn', (d) => applyOutcome(d, rec(id, 'r0000003'), done(id, 'r0000003')), {
+    actor: 'system',
+  });
   const v = await store.view(id);
   t.equal(v.status, 'working', "a stale run's outcome does not end the current run's turn");
   t.equal(v.turns.at(-1)!.run, 'r0000003', 'but its turn is kept, labelled with its own run');
@@ -60,14 +97,24 @@ t.test("an outcome is never taken for another run's", async (t) => {
 
 t.test('a process whose identity cannot be proven is left alone', async (t) => {
   const child = background('sleep', ['30'], { detached: true, stdio: 'ignore' });
-  t.teardown(() => { try { process.kill(child.pid!, 'SIGKILL'); } catch { /* gone */ } });
+  t.teardown(() => {
+    try {
+      process.kill(child.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  });
   await new Promise((r) => child.once('spawn', r));
   const real = identityOf(child.pid!);
   t.equal(liveness(real), 'alive');
   const wrongStart = { ...real, start_ticks: (real.start_ticks ?? 0) - 1 };
   t.equal(liveness(wrongStart), 'dead', 'a reused pid with another start time is not our process');
   t.equal((await terminateVerified(wrongStart, 200)).signal, 'none', 'so it is not killed');
-  t.equal((await terminateVerified({ ...real, host: 'another-machine' }, 200)).signal, 'none', 'nor one recorded on another machine');
+  t.equal(
+    (await terminateVerified({ ...real, host: 'another-machine' }, 200)).signal,
+    'none',
+    'nor one recorded on another machine',
+  );
   t.equal(liveness(real), 'alive', 'the process survived');
   t.not((await terminateVerified(real, 200)).signal, 'none', 'the verified identity is killed');
   await exited(child);

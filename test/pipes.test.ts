@@ -6,23 +6,38 @@ import { background } from './helpers/procs.js';
 // `lazy list | head -1`: a reader that goes away ends lazy's output quietly, as in git.
 // The reader here keeps the first line and closes its end of the pipe.
 
-interface Closed { code: number | null; signal: NodeJS.Signals | null; first: string; stderr: string }
+interface Closed {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  first: string;
+  stderr: string;
+}
 
 function firstLineThenClose(args: string[], sb: Sandbox, env: NodeJS.ProcessEnv = {}): Promise<Closed> {
   return new Promise((res, rej) => {
-    const child = background(process.execPath, [LAZY, ...args], { cwd: sb.dir, env: { ...sb.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = background(process.execPath, [LAZY, ...args], {
+      cwd: sb.dir,
+      env: { ...sb.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let stderr = '';
     let first = '';
     child.stdout.on('data', (d) => {
       out += d;
       const nl = out.indexOf('\n');
-      if (nl >= 0 && !first) { first = out.slice(0, nl); child.stdout.destroy(); }
+      if (nl >= 0 && !first) {
+        first = out.slice(0, nl);
+        child.stdout.destroy();
+      }
     });
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('error', rej);
-    child.on('close', (code, signal) => { clearTimeout(timer); res({ code, signal, first, stderr }); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      res({ code, signal, first, stderr });
+    });
   });
 }
 
@@ -33,8 +48,23 @@ t.test('list, show, log, diff and inbox stop quietly when the reader leaves, at 
   t.equal((await l('__bench-seed', '1000')).code, 0);
   const id = (await l.json('list')).value[0].id as string;
   // show's output must be larger than a pipe's buffer (64 KiB) to be cut short.
-  for (let i = 0; i < 30; i++) await l('comment', id, '-m', `comment ${i}\n${'a line of the comment that keeps going\n'.repeat(100)}`).then((r) => { if (r.code) throw new Error(r.stderr); });
-  const cases: string[][] = [['list'], ['list', '--json'], ['list', '--all', '--tree'], ['show', id], ['show', id, '--json'], ['log', id], ['inbox', '--json'], ['watch', '--once', '--json'], ['--help']];
+  for (let i = 0; i < 30; i++)
+    await l('comment', id, '-m', `comment ${i}\n${'a line of the comment that keeps going\n'.repeat(100)}`).then(
+      (r) => {
+        if (r.code) throw new Error(r.stderr);
+      },
+    );
+  const cases: string[][] = [
+    ['list'],
+    ['list', '--json'],
+    ['list', '--all', '--tree'],
+    ['show', id],
+    ['show', id, '--json'],
+    ['log', id],
+    ['inbox', '--json'],
+    ['watch', '--once', '--json'],
+    ['--help'],
+  ];
   for (const args of cases) {
     const r = await firstLineThenClose(args, sb);
     t.equal(r.code, 0, `lazy ${args.join(' ')} exits 0`);
@@ -56,7 +86,10 @@ t.test('a mutation whose output pipe closed still completes', async (t) => {
   t.equal(r.code, 0);
   t.equal(r.stderr, '');
   const v = (await l.json('show', id)).value;
-  t.ok(v.turns.some((x: { content: string }) => x.content === 'the last word'), 'the comment was recorded');
+  t.ok(
+    v.turns.some((x: { content: string }) => x.content === 'the last word'),
+    'the comment was recorded',
+  );
 });
 
 t.test('start --follow stops streaming when the reader leaves; the turn runs on', async (t) => {
@@ -82,7 +115,11 @@ t.test('output that cannot be written (a full disk) is an error, not silence', a
   const full = openSync('/dev/full', 'w');
   t.teardown(() => closeSync(full));
   const r: { code: number | null; stderr: string } = await new Promise((res) => {
-    const child = background(process.execPath, [LAZY, 'list'], { cwd: sb.dir, env: sb.env, stdio: ['ignore', full, 'pipe'] });
+    const child = background(process.execPath, [LAZY, 'list'], {
+      cwd: sb.dir,
+      env: sb.env,
+      stdio: ['ignore', full, 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr += d));
     child.on('close', (code) => res({ code, stderr }));

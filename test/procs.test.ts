@@ -14,8 +14,18 @@ t.test('cleanup stops a running turn (supervisor and agent) before it removes th
   const id = await l.create('hang until stopped', '--accept', 'done');
   t.equal((await l('start', id)).code, 0);
   const root = dirname(sb.dir);
-  const live = await eventually(() => { const p = processesUnder(root); return p.length >= 2 && p; }, 20_000, 'the supervisor and the agent');
-  t.ok(live.some((p) => p.cmdline.includes('__supervise')), 'the supervisor is found by where it runs');
+  const live = await eventually(
+    () => {
+      const p = processesUnder(root);
+      return p.length >= 2 && p;
+    },
+    20_000,
+    'the supervisor and the agent',
+  );
+  t.ok(
+    live.some((p) => p.cmdline.includes('__supervise')),
+    'the supervisor is found by where it runs',
+  );
   await sb.cleanup();
   t.same(processesUnder(root), [], 'nothing runs there any more');
   t.notOk(existsSync(root), 'and the folder is gone');
@@ -23,14 +33,22 @@ t.test('cleanup stops a running turn (supervisor and agent) before it removes th
 
 t.test('a test that leaves a turn running fails, and its processes are stopped', async (t) => {
   const fixture = join(ROOT, 'test', 'fixtures', 'suites', 'leaky.ts');
-  const child = background(process.execPath, [...process.execArgv, fixture], { cwd: ROOT, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = background(process.execPath, [...process.execArgv, fixture], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const { code } = await exited(child);
   t.not(code, 0, 'the leaky file fails');
   t.match(out, /# started \w+/, 'after it started a turn');
-  t.match(out, /not ok \d+ - test "starts a turn and forgets it" left a process running in \S+: pid \d+/, 'naming the process it left');
+  t.match(
+    out,
+    /not ok \d+ - test "starts a turn and forgets it" left a process running in \S+: pid \d+/,
+    'naming the process it left',
+  );
   const folder = /left a process running in (\S+):/.exec(out)?.[1];
   t.ok(folder && !existsSync(folder), 'the registry stopped it and removed the folder');
 });

@@ -52,10 +52,21 @@ t.test('the inbox lists only what needs a human, oldest first', async (t) => {
   await l('stop', stopped);
 
   const inbox = (await l.json('inbox')).value;
-  t.same(inbox.map((i: any) => [i.id, i.kind]), [
-    [review, 'review'], [decision, 'decision'], [failure, 'failure'], [conflict, 'conflict'], [stopped, 'interrupted'],
-  ], 'blocked (review, decision, failure), conflict and user-stopped, oldest first');
-  t.notOk(inbox.some((i: any) => i.id === backlog || i.id === working), 'queued and running work never appears');
+  t.same(
+    inbox.map((i: any) => [i.id, i.kind]),
+    [
+      [review, 'review'],
+      [decision, 'decision'],
+      [failure, 'failure'],
+      [conflict, 'conflict'],
+      [stopped, 'interrupted'],
+    ],
+    'blocked (review, decision, failure), conflict and user-stopped, oldest first',
+  );
+  t.notOk(
+    inbox.some((i: any) => i.id === backlog || i.id === working),
+    'queued and running work never appears',
+  );
   t.equal(inbox.find((i: any) => i.id === failure).reason.startsWith('fatal_auth'), true);
   t.match((await l('inbox')).stdout, /review\s+\d+s ago/);
   await l('stop', working);
@@ -73,7 +84,11 @@ t.test('close and reject end the session, remove the worktree, and keep unmerged
   t.equal(r.value.task.sessions.at(-1).outcome, 'rejected');
   t.equal(r.value.worktree_removed, true);
   t.notOk(existsSync(join(sb.dir, '.lazy', 'worktrees', id)));
-  t.same(r.value.branch, { name: `lazy/${id}`, deleted: false, unmerged_commits: 1 }, 'a branch with unmerged commits is kept');
+  t.same(
+    r.value.branch,
+    { name: `lazy/${id}`, deleted: false, unmerged_commits: 1 },
+    'a branch with unmerged commits is kept',
+  );
   t.match((await l('show', id)).stdout, /status: +abandoned/);
   const text = await l('reopen', id);
   t.match(text.stdout, /abandoned → blocked/, 'an abandoned task with agent work reopens to blocked');
@@ -133,19 +148,33 @@ t.test('an accept killed with its marker lost shows in the inbox as a merge nobo
   await l('start', id);
   await l('wait', id, '--timeout', '30');
   await new Promise<void>((res) => {
-    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], { cwd: sb.dir, env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' }, stdio: ['ignore', 'pipe', 'ignore'] });
-    c.stdout.on('data', (d) => { if (String(d).includes('squash-merge')) c.kill('SIGKILL'); });
+    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+      cwd: sb.dir,
+      env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    c.stdout.on('data', (d) => {
+      if (String(d).includes('squash-merge')) c.kill('SIGKILL');
+    });
     c.on('close', () => res());
   });
   rmSync(join(sb.dir, '.git', 'lazy', 'active', `${id}.json`));
   const inbox = (await l.json('inbox')).value;
-  t.same(inbox.map((i: any) => [i.id, i.kind]), [[id, 'merging']]);
+  t.same(
+    inbox.map((i: any) => [i.id, i.kind]),
+    [[id, 'merging']],
+  );
   const doctor = await l.json('doctor');
-  t.ok(doctor.value.findings.some((f: any) => f.code === 'merging' && f.details.task === id), 'doctor reports anything in merging');
+  t.ok(
+    doctor.value.findings.some((f: any) => f.code === 'merging' && f.details.task === id),
+    'doctor reports anything in merging',
+  );
 });
 
 t.test('unblock on a pending decision is the answer; --agent on create picks the agent', async (t) => {
-  const box = await agentSandbox({ settings: { 'agents.other.command': `"${process.execPath}" "${(await import('./helpers/agent.js')).FAKE_AGENT}"` } });
+  const box = await agentSandbox({
+    settings: { 'agents.other.command': `"${process.execPath}" "${(await import('./helpers/agent.js')).FAKE_AGENT}"` },
+  });
   const { sb, l, scenario, invocations } = box;
   t.teardown(sb.cleanup);
   scenario('question,succeed');

@@ -25,7 +25,16 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
   const esc = 'x\\u0001y\\u001bz\\u007f\\u0085';
 
   // argv cannot carry NUL, so NUL arrives through stdin and files; other controls through argv.
-  const c1 = await l.json('create', `goal ${ctl}`, '--prompt', `prompt ${ctl}`, '--accept', `crit ${ctl}`, '--tag', `tag${ctl}`);
+  const c1 = await l.json(
+    'create',
+    `goal ${ctl}`,
+    '--prompt',
+    `prompt ${ctl}`,
+    '--accept',
+    `crit ${ctl}`,
+    '--tag',
+    `tag${ctl}`,
+  );
   t.equal(c1.run.code, 0, 'create accepts control characters');
   const v = c1.value;
   t.equal(v.goal, `goal ${esc}`, 'goal: escaped, no note (single-line field)');
@@ -42,7 +51,11 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
 
   // A shell pipe, as a user types it: `printf … | lazy create …`.
   writeFileSync(join(sb.home, 'nul.txt'), 'stdin prompt \u0000 NUL\n');
-  const c3 = spawnSync('sh', ['-c', `cat "${join(sb.home, 'nul.txt')}" | "${process.execPath}" "${LAZY}" create "stdin goal" --json`], { cwd: sb.dir, env: sb.env, encoding: 'utf8' });
+  const c3 = spawnSync(
+    'sh',
+    ['-c', `cat "${join(sb.home, 'nul.txt')}" | "${process.execPath}" "${LAZY}" create "stdin goal" --json`],
+    { cwd: sb.dir, env: sb.env, encoding: 'utf8' },
+  );
   t.match(JSON.parse(c3.stdout).prompt, /^stdin prompt \\u0000 NUL/, 'prompt on stdin');
   const socket = await l.input('not read from a socket\n', 'create', 'socket goal', '--json');
   t.equal(JSON.parse(socket.stdout).prompt, null, 'an inherited socket is never waited on for an optional prompt');
@@ -78,11 +91,17 @@ t.test('feedback, answers and questions are sanitized before they reach the agen
   await l('wait', id, '--timeout', '30');
   const asked = await l.json('ask', id, '-m', 'question \u001b[2J');
   const turns = (await l.json('show', id)).value.turns;
-  t.match(turns.find((x: any) => x.kind === 'feedback').content, /^feedback \\u0000 with NUL\n[\s\S]*\[lazy: 1 control character was replaced/);
+  t.match(
+    turns.find((x: any) => x.kind === 'feedback').content,
+    /^feedback \\u0000 with NUL\n[\s\S]*\[lazy: 1 control character was replaced/,
+  );
   t.match(turns.find((x: any) => x.kind === 'answer').content, /^answer \\u0007 bell/);
   t.match(asked.value.question, /^question \\u001b\[2J/);
   const prompts = invocations().map((i) => i.prompt);
-  t.ok(prompts.every((p) => !/[\u0000\u0007\u001b]/.test(p)), 'no raw control character reached an agent argv');
+  t.ok(
+    prompts.every((p) => !/[\u0000\u0007\u001b]/.test(p)),
+    'no raw control character reached an agent argv',
+  );
   t.ok(prompts[1]!.includes('feedback \\u0000 with NUL'), 'the escaped text was delivered');
   const reject = await l.json('reject', id, '-m', 'no \u0001 thanks');
   t.match(reject.value.task.changelog.at(-1).reason, /^no \\u0001 thanks/);

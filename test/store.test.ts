@@ -10,7 +10,19 @@ t.test('create, comment, close, reopen: state, JSON shapes and git history', asy
   t.equal(empty.run.code, 0);
   t.same(empty.value, [], 'an empty list is [] not null');
 
-  const created = await l.json('create', 'fix the flaky', 'login test', '--prompt', 'It fails 1 in 10 runs.', '--accept', 'passes 100 times', '--tag', 'auth', '--tag', 'auth');
+  const created = await l.json(
+    'create',
+    'fix the flaky',
+    'login test',
+    '--prompt',
+    'It fails 1 in 10 runs.',
+    '--accept',
+    'passes 100 times',
+    '--tag',
+    'auth',
+    '--tag',
+    'auth',
+  );
   t.equal(created.run.code, 0);
   const id = created.value.id as string;
   t.match(id, /^[0-9a-z]{8}$/, 'ids are short lowercase');
@@ -19,21 +31,37 @@ t.test('create, comment, close, reopen: state, JSON shapes and git history', asy
   t.same(created.value.tags, ['auth'], 'tags are de-duplicated');
   t.same(created.value.available_actions, ['start', 'close', 'comment', 'edit']);
 
-  t.equal((await l('comment', id.slice(0, 4), '-m', 'look at the retry loop')).code, 0, 'a 4-char prefix names the task');
+  t.equal(
+    (await l('comment', id.slice(0, 4), '-m', 'look at the retry loop')).code,
+    0,
+    'a 4-char prefix names the task',
+  );
   t.equal((await l.input('second comment from stdin\n', 'comment', id)).code, 0, 'comment text on stdin');
 
   const shown = await l.json('show', id);
   const v = shown.value;
-  for (const k of ['id', 'goal', 'status', 'available_actions', 'turns', 'changelog']) t.ok(k in v, `show --json has ${k}`);
+  for (const k of ['id', 'goal', 'status', 'available_actions', 'turns', 'changelog'])
+    t.ok(k in v, `show --json has ${k}`);
   t.equal(v.turns.length, 2);
-  t.same(v.turns.map((x: any) => [x.sequence, x.role, x.actor, x.content]), [
-    [1, 'human', 'human', 'look at the retry loop'],
-    [2, 'human', 'human', 'second comment from stdin\n'],
-  ]);
+  t.same(
+    v.turns.map((x: any) => [x.sequence, x.role, x.actor, x.content]),
+    [
+      [1, 'human', 'human', 'look at the retry loop'],
+      [2, 'human', 'human', 'second comment from stdin\n'],
+    ],
+  );
   for (const x of v.turns) t.match(x.timestamp, /^\d{4}-\d\d-\d\dT/);
-  t.same(v.changelog.map((c: any) => [c.status, c.actor, c.reason]), [['backlog', 'human', 'created']], 'every task starts with a backlog entry');
+  t.same(
+    v.changelog.map((c: any) => [c.status, c.actor, c.reason]),
+    [['backlog', 'human', 'created']],
+    'every task starts with a backlog entry',
+  );
   t.ok(v.changelog[0].timestamp);
-  t.same(v.created_by, { actor: 'human', name: 'Ada Lovelace', email: 'ada@example.com' }, 'the git identity is recorded with the actor');
+  t.same(
+    v.created_by,
+    { actor: 'human', name: 'Ada Lovelace', email: 'ada@example.com' },
+    'the git identity is recorded with the actor',
+  );
 
   const closed = await l.json('close', id, '-m', 'duplicate of another task');
   t.equal(closed.value.task.status, 'abandoned');
@@ -46,28 +74,58 @@ t.test('create, comment, close, reopen: state, JSON shapes and git history', asy
 
   const reopened = await l.json('reopen', id);
   t.equal(reopened.value.status, 'backlog', 'an abandoned task with no agent work reopens to backlog');
-  t.same(reopened.value.changelog.map((c: any) => c.status), ['backlog', 'abandoned', 'backlog']);
+  t.same(
+    reopened.value.changelog.map((c: any) => c.status),
+    ['backlog', 'abandoned', 'backlog'],
+  );
 
-  t.same((await l.json('list')).value.map((x: any) => x.id), [id]);
+  t.same(
+    (await l.json('list')).value.map((x: any) => x.id),
+    [id],
+  );
   const listed = (await l.json('list')).value[0];
   t.notOk('turns' in listed, 'list rows may omit turns');
   t.equal(listed.status, 'backlog');
   t.same(listed.available_actions, ['start', 'close', 'comment', 'edit']);
 
   // The ref's history reads like the task's story.
-  const log = gitSync(sb.dir, sb.env, ['log', '--format=%an <%ae>|%s|%(trailers:key=Lazy-Op,valueonly,separator=%x2C)', `refs/lazy/tasks/${id}`]).trim().split('\n');
-  t.same(log.map((x) => x.split('|')[1]), [
-    `lazy: reopen ${id} (human)`, `lazy: close ${id} (human)`, `lazy: comment ${id} (human)`, `lazy: comment ${id} (human)`, `lazy: create ${id} (human)`,
-  ]);
-  t.ok(log.every((x) => x.startsWith('Ada Lovelace <ada@example.com>|')), 'commits are authored by the user');
-  t.same(log.map((x) => x.split('|')[2]), ['reopen', 'close', 'comment', 'comment', 'create']);
-  const tree = gitSync(sb.dir, sb.env, ['ls-tree', '-r', '--name-only', `refs/lazy/tasks/${id}`]).trim().split('\n');
+  const log = gitSync(sb.dir, sb.env, [
+    'log',
+    '--format=%an <%ae>|%s|%(trailers:key=Lazy-Op,valueonly,separator=%x2C)',
+    `refs/lazy/tasks/${id}`,
+  ])
+    .trim()
+    .split('\n');
+  t.same(
+    log.map((x) => x.split('|')[1]),
+    [
+      `lazy: reopen ${id} (human)`,
+      `lazy: close ${id} (human)`,
+      `lazy: comment ${id} (human)`,
+      `lazy: comment ${id} (human)`,
+      `lazy: create ${id} (human)`,
+    ],
+  );
+  t.ok(
+    log.every((x) => x.startsWith('Ada Lovelace <ada@example.com>|')),
+    'commits are authored by the user',
+  );
+  t.same(
+    log.map((x) => x.split('|')[2]),
+    ['reopen', 'close', 'comment', 'comment', 'create'],
+  );
+  const tree = gitSync(sb.dir, sb.env, ['ls-tree', '-r', '--name-only', `refs/lazy/tasks/${id}`])
+    .trim()
+    .split('\n');
   t.equal(tree.filter((p) => p.startsWith('turns/')).length, 2, 'one file per turn');
   t.equal(tree.filter((p) => p.startsWith('changelog/')).length, 3, 'one file per status change');
   t.ok(tree.includes('task.yaml'));
   const lazyLog = await l.json('log', id);
   t.equal(lazyLog.value.length, 5);
-  t.same(lazyLog.value.map((x: any) => x.op), ['reopen', 'close', 'comment', 'comment', 'create']);
+  t.same(
+    lazyLog.value.map((x: any) => x.op),
+    ['reopen', 'close', 'comment', 'comment', 'create'],
+  );
 });
 
 t.test('list filters and the terminal default', async (t) => {
@@ -77,10 +135,20 @@ t.test('list filters and the terminal default', async (t) => {
   const a = await l.create('task a', '--tag', 'x');
   const b = await l.create('task b');
   await l('close', b);
-  t.same((await l.json('list')).value.map((x: any) => x.id), [a], 'terminal tasks are hidden by default');
+  t.same(
+    (await l.json('list')).value.map((x: any) => x.id),
+    [a],
+    'terminal tasks are hidden by default',
+  );
   t.same((await l.json('list', '--all')).value.map((x: any) => x.id).sort(), [a, b].sort());
-  t.same((await l.json('list', '--status', 'abandoned')).value.map((x: any) => x.id), [b]);
-  t.same((await l.json('list', '--tag', 'x', '--all')).value.map((x: any) => x.id), [a]);
+  t.same(
+    (await l.json('list', '--status', 'abandoned')).value.map((x: any) => x.id),
+    [b],
+  );
+  t.same(
+    (await l.json('list', '--tag', 'x', '--all')).value.map((x: any) => x.id),
+    [a],
+  );
   const text = await l('list');
   t.match(text.stdout, /ID\s+STATUS\s+UPDATED/);
   t.match(text.stdout, /task a/);

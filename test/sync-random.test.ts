@@ -9,7 +9,7 @@ import { team, withFakeAgent } from './helpers/team.js';
 
 const seed = Number(process.env.SYNC_SEED ?? Date.now() % 1_000_000);
 let state = seed;
-const rand = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const OPS = Number(process.env.SYNC_OPS ?? 40);
 
@@ -38,7 +38,10 @@ t.test(`random interleavings converge (seed ${seed})`, async (t) => {
     const res = await l.json(...op);
     const key = `${op[0]}:${res.run.code}`;
     codes[key] = (codes[key] ?? 0) + 1;
-    t.ok(res.run.code === 0 || res.run.code === 4, `op ${i} on clone ${k}: lazy ${op.slice(0, 2).join(' ')} → ${res.run.code}`);
+    t.ok(
+      res.run.code === 0 || res.run.code === 4,
+      `op ${i} on clone ${k}: lazy ${op.slice(0, 2).join(' ')} → ${res.run.code}`,
+    );
     if (op[0] === 'create' && res.run.code === 0) known[k]!.add(res.value.id);
     if (op[0] === 'sync') for (const x of (await l.json('list', '--all')).value) known[k]!.add(x.id);
   }
@@ -56,15 +59,26 @@ t.test(`random interleavings converge (seed ${seed})`, async (t) => {
     }
   }
 
-  for (let round = 0; round < 3; round++) for (const { l } of clones) t.equal((await l('sync')).code, 0, `final sync round ${round}`);
+  for (let round = 0; round < 3; round++)
+    for (const { l } of clones) t.equal((await l('sync')).code, 0, `final sync round ${round}`);
 
   const states = [];
   for (const { l, sb } of clones) {
-    const refs = gitSync(sb.dir, sb.env, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/lazy/tasks/']).trim();
+    const refs = gitSync(sb.dir, sb.env, [
+      'for-each-ref',
+      '--format=%(refname) %(objectname)',
+      'refs/lazy/tasks/',
+    ]).trim();
     const tasks = [];
     for (const x of (await l.json('list', '--all')).value) {
       const v = (await l.json('show', x.id)).value;
-      tasks.push({ id: v.id, status: v.status, goal: v.goal, turns: v.turns.map((e: any) => [e.id, e.sequence, e.content]), changelog: v.changelog.map((e: any) => [e.id, e.status, e.set_aside]) });
+      tasks.push({
+        id: v.id,
+        status: v.status,
+        goal: v.goal,
+        turns: v.turns.map((e: any) => [e.id, e.sequence, e.content]),
+        changelog: v.changelog.map((e: any) => [e.id, e.status, e.set_aside]),
+      });
     }
     states.push({ refs, tasks });
   }
@@ -73,8 +87,20 @@ t.test(`random interleavings converge (seed ${seed})`, async (t) => {
     t.equal(states[i]!.refs, states[0]!.refs, `clone ${i} holds the same task refs as clone 0`);
     t.same(states[i]!.tasks, states[0]!.tasks, `clone ${i} derives the same state as clone 0`);
   }
-  const present = new Set(states[0]!.tasks.flatMap((x: any) => [...x.turns, ...x.changelog].map((e: any) => `${x.id}/${e[0]}`)));
+  const present = new Set(
+    states[0]!.tasks.flatMap((x: any) => [...x.turns, ...x.changelog].map((e: any) => `${x.id}/${e[0]}`)),
+  );
   const missing = [...entries].filter((e) => !present.has(e));
   t.same(missing, [], `every one of ${entries.size} entries written anywhere is present everywhere`);
-  for (const { l } of clones) { const d = await l('doctor'); t.equal(d.code, 0, `every clone passes doctor ${d.stdout.split('\n').filter((x) => x.startsWith('error')).join('; ')}`); }
+  for (const { l } of clones) {
+    const d = await l('doctor');
+    t.equal(
+      d.code,
+      0,
+      `every clone passes doctor ${d.stdout
+        .split('\n')
+        .filter((x) => x.startsWith('error'))
+        .join('; ')}`,
+    );
+  }
 });

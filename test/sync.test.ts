@@ -16,20 +16,36 @@ t.test('a fresh clone finds every task after one pull; push is fast-forward only
   await a!('comment', ids[0]!, '-m', 'hello');
   const pushed = await a!.json('push');
   t.same(pushed.value.new.sort(), [...ids].sort());
-  t.equal(gitSync(tm.remote, process.env, ['for-each-ref', '--format=%(refname)', 'refs/lazy/tasks/']).trim().split('\n').length, 2, 'the remote has the task refs');
+  t.equal(
+    gitSync(tm.remote, process.env, ['for-each-ref', '--format=%(refname)', 'refs/lazy/tasks/']).trim().split('\n')
+      .length,
+    2,
+    'the remote has the task refs',
+  );
   const pulled = await b!.json('pull');
   t.same(pulled.value.new.sort(), [...ids].sort());
   t.same((await b!.json('list')).value.map((x: any) => x.id).sort(), [...ids].sort());
   t.equal((await b!.json('show', ids[0]!)).value.turns[0].content, 'hello');
-  t.equal(gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['for-each-ref', '--format=%(refname)', 'refs/lazy/']).trim().split('\n').filter((r) => !r.startsWith('refs/lazy/tasks/')).length, 0, 'nothing but tasks under refs/lazy/');
+  t.equal(
+    gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['for-each-ref', '--format=%(refname)', 'refs/lazy/'])
+      .trim()
+      .split('\n')
+      .filter((r) => !r.startsWith('refs/lazy/tasks/')).length,
+    0,
+    'nothing but tasks under refs/lazy/',
+  );
   // B moves on without pulling A's later change: B's push is rejected, never forced.
   await a!('comment', ids[1]!, '-m', 'from A');
   await a!('push');
   await b!('comment', ids[1]!, '-m', 'from B');
   const rejected = await b!.json('push');
-  t.same(rejected.value.rejected.map((r: any) => r.id), [ids[1]], 'a non-fast-forward push is rejected');
+  t.same(
+    rejected.value.rejected.map((r: any) => r.id),
+    [ids[1]],
+    'a non-fast-forward push is rejected',
+  );
   t.equal(rejected.run.code, 5, 'and the push exits non-zero');
-  t.match(rejected.value.rejected[0].reason, /fetch first.*lazy pull/, 'with git\'s reason');
+  t.match(rejected.value.rejected[0].reason, /fetch first.*lazy pull/, "with git's reason");
   const synced = await b!.json('sync');
   t.same(synced.value.pull.merged, [ids[1]]);
   t.equal(synced.value.push.rejected.length, 0);
@@ -51,16 +67,29 @@ t.test('concurrent conflicting transitions resolve identically everywhere and vi
   await a!('sync');
   await b!('sync');
   await a!('sync');
-  t.equal(tips(tm.clones[0]!.dir, tm.clones[0]!.env), tips(tm.clones[1]!.dir, tm.clones[1]!.env), 'both clones hold the same commit');
+  t.equal(
+    tips(tm.clones[0]!.dir, tm.clones[0]!.env),
+    tips(tm.clones[1]!.dir, tm.clones[1]!.env),
+    'both clones hold the same commit',
+  );
   const va = (await a!.json('show', id)).value;
   const vb = (await b!.json('show', id)).value;
   t.equal(va.status, vb.status, 'the same status on both');
   t.same(va.changelog, vb.changelog, 'the same changelog on both');
   t.ok(va.concurrent_changes.length >= 1, 'the losing transition is recorded as set aside');
-  t.match((await a!('show', id)).stdout, /concurrent change: \d status change\(s\) made on another clone were set aside/);
+  t.match(
+    (await a!('show', id)).stdout,
+    /concurrent change: \d status change\(s\) made on another clone were set aside/,
+  );
   const log = (await a!.json('log', id)).value;
-  t.ok(log.some((l: any) => l.parents.length === 2 && l.op === 'merge'), 'lazy log shows the merge');
-  t.ok(log.some((l: any) => l.author === 'Dev 1'), 'and who changed what');
+  t.ok(
+    log.some((l: any) => l.parents.length === 2 && l.op === 'merge'),
+    'lazy log shows the merge',
+  );
+  t.ok(
+    log.some((l: any) => l.author === 'Dev 1'),
+    'and who changed what',
+  );
 });
 
 t.test('two clones merging the same pair write the same merge commit', async (t) => {
@@ -75,10 +104,19 @@ t.test('two clones merging the same pair write the same merge commit', async (t)
   await a!('push');
   await b!('comment', id, '-m', 'B');
   // B and C both merge A's tip with B's tip: C gets B's history by fetching from B's clone.
-  gitSync(tm.clones[2]!.dir, tm.clones[2]!.env, ['fetch', '-q', tm.clones[1]!.dir, `+refs/lazy/tasks/${id}:refs/lazy/tasks/${id}`]);
+  gitSync(tm.clones[2]!.dir, tm.clones[2]!.env, [
+    'fetch',
+    '-q',
+    tm.clones[1]!.dir,
+    `+refs/lazy/tasks/${id}:refs/lazy/tasks/${id}`,
+  ]);
   await b!('pull');
   await c!('pull');
-  t.equal(tips(tm.clones[1]!.dir, tm.clones[1]!.env), tips(tm.clones[2]!.dir, tm.clones[2]!.env), 'identical merge commits');
+  t.equal(
+    tips(tm.clones[1]!.dir, tm.clones[1]!.env),
+    tips(tm.clones[2]!.dir, tm.clones[2]!.env),
+    'identical merge commits',
+  );
 });
 
 t.test('a planted malformed remote task is rejected while the others merge', async (t) => {
@@ -92,12 +130,23 @@ t.test('a planted malformed remote task is rejected while the others merge', asy
   const seed = tm.clones[0]!;
   const files = readTaskFiles(seed, template);
   const bad1 = 'bad00001';
-  plantTree(seed, `refs/lazy/tasks/${bad1}`, { ...files, 'task.yaml': withId(files['task.yaml']!, bad1).replace(/^goal: .*$/m, 'goal: [1, 2]') });
+  plantTree(seed, `refs/lazy/tasks/${bad1}`, {
+    ...files,
+    'task.yaml': withId(files['task.yaml']!, bad1).replace(/^goal: .*$/m, 'goal: [1, 2]'),
+  });
   const bad2 = 'bad00002';
-  plantTree(seed, `refs/lazy/tasks/${bad2}`, { ...files, 'task.yaml': withId(files['task.yaml']!, bad2), 'turns/run-me.sh': '#!/bin/sh\nrm -rf ~\n' });
+  plantTree(seed, `refs/lazy/tasks/${bad2}`, {
+    ...files,
+    'task.yaml': withId(files['task.yaml']!, bad2),
+    'turns/run-me.sh': '#!/bin/sh\nrm -rf ~\n',
+  });
   const bad3 = 'bad00003';
   const turn = Object.keys(files).find((p) => p.startsWith('changelog/'))!;
-  plantTree(seed, `refs/lazy/tasks/${bad3}`, { ...files, 'task.yaml': withId(files['task.yaml']!, bad3), [turn]: files[turn]! + `padding: "${'x'.repeat(1_200_000)}"\n` });
+  plantTree(seed, `refs/lazy/tasks/${bad3}`, {
+    ...files,
+    'task.yaml': withId(files['task.yaml']!, bad3),
+    [turn]: files[turn]! + `padding: "${'x'.repeat(1_200_000)}"\n`,
+  });
   for (const bad of [bad1, bad2, bad3]) {
     gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${bad}:refs/lazy/tasks/${bad}`]);
     gitSync(seed.dir, seed.env, ['update-ref', '-d', `refs/lazy/tasks/${bad}`]);
@@ -106,10 +155,22 @@ t.test('a planted malformed remote task is rejected while the others merge', asy
   t.equal(p.run.code, 0, 'the pull itself succeeds');
   t.same(p.value.new.sort(), [good, template].sort(), 'the healthy tasks merge');
   t.same(p.value.rejected.map((r: any) => r.id).sort(), [bad1, bad2, bad3], 'the bad ones are reported');
-  t.match(p.value.rejected.find((r: any) => r.id === bad3).reason, /larger than|bytes/, 'an oversized document is refused');
+  t.match(
+    p.value.rejected.find((r: any) => r.id === bad3).reason,
+    /larger than|bytes/,
+    'an oversized document is refused',
+  );
   t.match(p.value.rejected.find((r: any) => r.id === bad1).reason, /fails the task schema at \/goal/);
   t.match(p.value.rejected.find((r: any) => r.id === bad2).reason, /unexpected entry 'turns\/run-me\.sh'/);
-  t.equal(gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['for-each-ref', '--format=%(refname)', `refs/lazy/tasks/${bad1}`]).trim(), '', 'and never touch local state');
+  t.equal(
+    gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, [
+      'for-each-ref',
+      '--format=%(refname)',
+      `refs/lazy/tasks/${bad1}`,
+    ]).trim(),
+    '',
+    'and never touch local state',
+  );
   t.equal((await b!('doctor')).code, 0, 'the local store stays healthy');
 });
 
@@ -126,13 +187,25 @@ t.test('the same entry path with different contents is corruption: reported, not
   const files = readTaskFiles(tm.clones[0]!, id);
   const turn = Object.keys(files).find((p) => p.startsWith('turns/'))!;
   const parent = gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
-  plantTree(tm.clones[0]!, `refs/lazy/tasks/${id}`, { ...files, [turn]: files[turn]!.replace('original', 'rewritten history') }, parent);
+  plantTree(
+    tm.clones[0]!,
+    `refs/lazy/tasks/${id}`,
+    { ...files, [turn]: files[turn]!.replace('original', 'rewritten history') },
+    parent,
+  );
   gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['push', '-q', 'origin', `refs/lazy/tasks/${id}`]);
   const before = gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
   const p = await b!.json('pull');
-  t.same(p.value.rejected.map((r: any) => r.id), [id]);
+  t.same(
+    p.value.rejected.map((r: any) => r.id),
+    [id],
+  );
   t.match(p.value.rejected[0].reason, /different contents on the two sides/);
-  t.equal(gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(), before, 'the local task is untouched');
+  t.equal(
+    gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(),
+    before,
+    'the local task is untouched',
+  );
 });
 
 t.test('a rejected push is retried by sync', async (t) => {
@@ -147,14 +220,20 @@ t.test('a rejected push is retried by sync', async (t) => {
   await b!('comment', id, '-m', 'from B');
   // B's pre-push hook lets C push first, once: B's first push is rejected.
   const hook = join(tm.clones[1]!.dir, '.git', 'hooks', 'pre-push');
-  writeFileSync(hook, `#!/bin/sh\nif [ ! -f "${tm.root}/raced" ]; then touch "${tm.root}/raced"; cd "${tm.clones[2]!.dir}" && env -u GIT_DIR -u GIT_WORK_TREE -u GIT_INDEX_FILE git push -q origin refs/lazy/tasks/${id}; fi\nexit 0\n`);
+  writeFileSync(
+    hook,
+    `#!/bin/sh\nif [ ! -f "${tm.root}/raced" ]; then touch "${tm.root}/raced"; cd "${tm.clones[2]!.dir}" && env -u GIT_DIR -u GIT_WORK_TREE -u GIT_INDEX_FILE git push -q origin refs/lazy/tasks/${id}; fi\nexit 0\n`,
+  );
   chmodSync(hook, 0o755);
   const s = await b!.json('sync');
   t.equal(s.run.code, 0, s.run.stderr);
   t.equal(s.value.rounds, 2, 'the rejected round was retried');
   t.same(s.value.push.rejected, []);
   await c!('pull');
-  t.same((await c!.json('show', id)).value.turns.map((x: any) => x.content).sort(), ['from B', 'from C, pushed while B syncs']);
+  t.same((await c!.json('show', id)).value.turns.map((x: any) => x.content).sort(), [
+    'from B',
+    'from C, pushed while B syncs',
+  ]);
 });
 
 t.test('plain git fetch and push carry tasks after lazy init --remote; doctor explains', async (t) => {
@@ -162,20 +241,36 @@ t.test('plain git fetch and push carry tasks after lazy init --remote; doctor ex
   t.teardown(tm.cleanup);
   const [a, b] = tm.clones.map((c) => cli(c));
   const before = await b!.json('doctor');
-  t.ok(before.value.findings.some((f: any) => f.code === 'missing_refspecs'), 'doctor explains what is missing');
+  t.ok(
+    before.value.findings.some((f: any) => f.code === 'missing_refspecs'),
+    'doctor explains what is missing',
+  );
   const init = await a!.json('init', '--remote', 'origin');
   t.ok(init.value.actions.some((x: string) => x.includes('+refs/lazy/*:refs/remotes/origin/lazy/*')));
   await b!('init', '--remote');
   const id = await a!.create('via plain git');
   gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['push', '-q']);
-  t.match(gitSync(tm.remote, process.env, ['for-each-ref', 'refs/lazy/tasks/']), new RegExp(id), 'plain git push carried the task');
+  t.match(
+    gitSync(tm.remote, process.env, ['for-each-ref', 'refs/lazy/tasks/']),
+    new RegExp(id),
+    'plain git push carried the task',
+  );
   gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['fetch', '-q']);
-  t.match(gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['for-each-ref', 'refs/remotes/origin/lazy/']), new RegExp(id), 'plain git fetch brought the tracking copy');
+  t.match(
+    gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['for-each-ref', 'refs/remotes/origin/lazy/']),
+    new RegExp(id),
+    'plain git fetch brought the tracking copy',
+  );
   const p = await b!.json('pull');
   t.same(p.value.new, [id]);
   t.equal((await b!.json('doctor')).value.findings.filter((f: any) => f.code === 'missing_refspecs').length, 0);
   await a!('init', '--remote', 'origin');
-  t.equal(gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['config', '--get-all', 'remote.origin.push']).trim().split('\n').length, 2, 'rerunning adds nothing');
+  t.equal(
+    gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['config', '--get-all', 'remote.origin.push']).trim().split('\n')
+      .length,
+    2,
+    'rerunning adds nothing',
+  );
 });
 
 t.test('a task working on another machine shows as working there and is never judged here', async (t) => {
@@ -206,5 +301,8 @@ t.test('a task working on another machine shows as working there and is never ju
   t.equal(resumed.run.code, 4, 'B does not restart the work from the base');
   t.match(resumed.value.error.message, /worked on machine-a: its branch lazy\/\w+ is there, not in this clone/);
   const doctor = (await b.json('doctor')).value;
-  t.notOk(doctor.findings.some((f: { code: string }) => f.code === 'branch_missing'), 'doctor on B reports no lost branch');
+  t.notOk(
+    doctor.findings.some((f: { code: string }) => f.code === 'branch_missing'),
+    'doctor on B reports no lost branch',
+  );
 });

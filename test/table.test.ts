@@ -26,7 +26,11 @@ t.test('every allowed and every refused transition', async (t) => {
     for (const to of STATUSES) {
       const expected = ALLOWED[from].includes(to);
       const actor = to === 'zombie' ? 'system' : 'human';
-      t.equal(canTransition(from, to, undefined, actor), expected, `${from} → ${to} ${expected ? 'allowed' : 'refused'}`);
+      t.equal(
+        canTransition(from, to, undefined, actor),
+        expected,
+        `${from} → ${to} ${expected ? 'allowed' : 'refused'}`,
+      );
       expected ? allowed++ : refused++;
     }
   }
@@ -51,15 +55,34 @@ t.test('terminal statuses are frozen except for reopen', async (t) => {
 });
 
 t.test('categories', async (t) => {
-  t.same(STATUSES.filter((s) => categoryOf(s) === 'active'), ['working', 'pairing', 'interrupted', 'merging']);
-  t.same(STATUSES.filter((s) => categoryOf(s) === 'blocked'), ['blocked', 'conflict']);
-  t.same(STATUSES.filter((s) => categoryOf(s) === null), ['backlog', 'zombie']);
+  t.same(
+    STATUSES.filter((s) => categoryOf(s) === 'active'),
+    ['working', 'pairing', 'interrupted', 'merging'],
+  );
+  t.same(
+    STATUSES.filter((s) => categoryOf(s) === 'blocked'),
+    ['blocked', 'conflict'],
+  );
+  t.same(
+    STATUSES.filter((s) => categoryOf(s) === null),
+    ['backlog', 'zombie'],
+  );
 });
 
 t.test('available actions are derived from the edges', async (t) => {
   t.same(statusActions('backlog'), ['start', 'close', 'comment', 'edit']);
   t.same(statusActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
-  t.same(statusActions('blocked'), ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
+  t.same(statusActions('blocked'), [
+    'unblock',
+    'answer',
+    'ask',
+    'pair',
+    'accept',
+    'reject',
+    'close',
+    'comment',
+    'edit',
+  ]);
   t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
   t.same(statusActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
   // merging and zombie belong to an accept and the system: nothing but accept (which waits for the merge) applies.
@@ -67,6 +90,9 @@ t.test('available actions are derived from the edges', async (t) => {
   t.same(statusActions('zombie'), []);
   // Every action except the status-neutral ones appears on at least one edge.
   for (const a of ACTIONS.filter((a) => a !== 'comment' && a !== 'edit')) {
-    t.ok(EDGES.some((e) => e.on.includes(a)), `${a} drives some transition`);
+    t.ok(
+      EDGES.some((e) => e.on.includes(a)),
+      `${a} drives some transition`,
+    );
   }
 });

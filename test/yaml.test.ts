@@ -2,18 +2,11 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
-import {
-  decodeYaml,
-  encodeYaml,
-  fastDecodeYaml,
-  MAX_DOCUMENT_BYTES,
-  YamlError,
-  type Json,
-} from '../lib/store/yaml.js';
+import { decodeYaml, encodeYaml, fastDecodeYaml, MAX_DOCUMENT_BYTES, YamlError, type Json } from '../lib/store/yaml.js';
 
 type Obj = { [k: string]: Json };
 
-const SEED = process.env.YAML_SEED ? Number(process.env.YAML_SEED) : (Date.now() % 2 ** 31);
+const SEED = process.env.YAML_SEED ? Number(process.env.YAML_SEED) : Date.now() % 2 ** 31;
 const SCALE = Number(process.env.YAML_SCALE ?? 1); // YAML_SCALE=20 for a long soak
 console.log(`yaml property tests: YAML_SEED=${SEED} YAML_SCALE=${SCALE}`);
 
@@ -21,23 +14,127 @@ console.log(`yaml property tests: YAML_SEED=${SEED} YAML_SCALE=${SCALE}`);
 function rng(seed: number): () => number {
   let x = seed >>> 0 || 0x9e3779b9;
   return () => {
-    x ^= x << 13; x >>>= 0;
+    x ^= x << 13;
+    x >>>= 0;
     x ^= x >>> 17;
-    x ^= x << 5; x >>>= 0;
+    x ^= x << 5;
+    x >>>= 0;
     return x / 2 ** 32;
   };
 }
 
 const controls = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i));
 const ATOMS: string[] = [
-  '', ' ', '  x', 'x ', ' x ', ': ', 'a: b', 'a:', ':', 'a:b', ' #', 'a #b', '#x', 'a#b', '"', "'", '"q"', "'q'",
-  '\\', '\\n', 'é', '日本語', '😀', '\u00a0', 'a\u00a0', '\u007f', '\u0085', '\u2028', '\u2029', '\ufeff',
-  '\ufffe', '\ud800', '\udc00', '\t', 'a\tb', '\r', '\r\n', '\n', '\n\n', '\n\n\n', ' \n', '\n ', '---', '...',
-  '- x', '? x', '-', '?', 'null', 'Null', 'NULL', '~', 'true', 'False', 'TRUE', 'yes', 'no', 'on', 'off', 'y',
-  'n', 'Y', '1', '-1', '1.0', '1e3', '.5', '-.5', '0x1F', '0o17', '0b1', '.inf', '-.Inf', '.nan', '1_000', '+12',
-  '0', '007', '12:30', '2024-01-01', '<<', '=', '&a', '*a', '!tag', '!!str', '|', '>', '%', '@', '`', '{', '}',
-  '[', ']', ',', 'word', 'two words', 'x-y_z', '__proto__', 'constructor', 'a'.repeat(60), 'line1\nline2',
-  '  indented\nnext', 'x\n  y', '\ty', 'trailing \nline', 'end\n', 'multi\nline\n\n', ...controls,
+  '',
+  ' ',
+  '  x',
+  'x ',
+  ' x ',
+  ': ',
+  'a: b',
+  'a:',
+  ':',
+  'a:b',
+  ' #',
+  'a #b',
+  '#x',
+  'a#b',
+  '"',
+  "'",
+  '"q"',
+  "'q'",
+  '\\',
+  '\\n',
+  'é',
+  '日本語',
+  '😀',
+  '\u00a0',
+  'a\u00a0',
+  '\u007f',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\ufffe',
+  '\ud800',
+  '\udc00',
+  '\t',
+  'a\tb',
+  '\r',
+  '\r\n',
+  '\n',
+  '\n\n',
+  '\n\n\n',
+  ' \n',
+  '\n ',
+  '---',
+  '...',
+  '- x',
+  '? x',
+  '-',
+  '?',
+  'null',
+  'Null',
+  'NULL',
+  '~',
+  'true',
+  'False',
+  'TRUE',
+  'yes',
+  'no',
+  'on',
+  'off',
+  'y',
+  'n',
+  'Y',
+  '1',
+  '-1',
+  '1.0',
+  '1e3',
+  '.5',
+  '-.5',
+  '0x1F',
+  '0o17',
+  '0b1',
+  '.inf',
+  '-.Inf',
+  '.nan',
+  '1_000',
+  '+12',
+  '0',
+  '007',
+  '12:30',
+  '2024-01-01',
+  '<<',
+  '=',
+  '&a',
+  '*a',
+  '!tag',
+  '!!str',
+  '|',
+  '>',
+  '%',
+  '@',
+  '`',
+  '{',
+  '}',
+  '[',
+  ']',
+  ',',
+  'word',
+  'two words',
+  'x-y_z',
+  '__proto__',
+  'constructor',
+  'a'.repeat(60),
+  'line1\nline2',
+  '  indented\nnext',
+  'x\n  y',
+  '\ty',
+  'trailing \nline',
+  'end\n',
+  'multi\nline\n\n',
+  ...controls,
 ];
 
 function makeGen(seed: number) {
@@ -50,12 +147,14 @@ function makeGen(seed: number) {
     if (r < 0.3) return pick(ATOMS);
     if (r < 0.4) {
       let s = '';
-      for (let i = int(6); i >= 0; i--) s += String.fromCodePoint(pick([0x20, 0x41, 0xa0, 0x3b1, 0x4e00, 0x1f600]) + int(40));
+      for (let i = int(6); i >= 0; i--)
+        s += String.fromCodePoint(pick([0x20, 0x41, 0xa0, 0x3b1, 0x4e00, 0x1f600]) + int(40));
       return s;
     }
     const sep = rand() < 0.4 ? '\n' : '';
     const parts: string[] = [];
-    for (let i = 1 + int(4); i > 0; i--) parts.push(rand() < 0.5 ? pick(ATOMS) : pick(['word', 'Fix the bug', 'x', 'é']));
+    for (let i = 1 + int(4); i > 0; i--)
+      parts.push(rand() < 0.5 ? pick(ATOMS) : pick(['word', 'Fix the bug', 'x', 'é']));
     return parts.join(sep);
   }
 
@@ -75,7 +174,8 @@ function makeGen(seed: number) {
     for (let i = int(6); i > 0; i--) {
       const v = value(depth + 1);
       const k = str();
-      if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
       else o[k] = v;
     }
     return o;
@@ -100,7 +200,8 @@ function makeGen(seed: number) {
     if (rand() < 0.05) {
       // deep nesting chain through maps, sequences and compact forms
       let v: Json = str();
-      for (let i = 10 + int(30); i > 0; i--) v = rand() < 0.5 ? [v] : rand() < 0.5 ? { [str()]: v } : [{ k: v, [str()]: 1 }];
+      for (let i = 10 + int(30); i > 0; i--)
+        v = rand() < 0.5 ? [v] : rand() < 0.5 ? { [str()]: v } : [{ k: v, [str()]: 1 }];
       o.deep = v;
     }
     return o;
@@ -139,8 +240,12 @@ t.test('speed (informational)', async (t) => {
   const json = time(50_000, () => JSON.parse(JSON.stringify(task)));
   const enc = time(50_000, () => encodeYaml(task));
   const str = time(3_000, () => YAML.stringify(task));
-  console.log(`fastDecodeYaml ${fast.toFixed(2)} us, YAML.parse ${parse.toFixed(2)} us => ${(parse / fast).toFixed(0)}x faster`);
-  console.log(`encodeYaml ${enc.toFixed(2)} us, YAML.stringify ${str.toFixed(2)} us => ${(str / enc).toFixed(0)}x faster`);
+  console.log(
+    `fastDecodeYaml ${fast.toFixed(2)} us, YAML.parse ${parse.toFixed(2)} us => ${(parse / fast).toFixed(0)}x faster`,
+  );
+  console.log(
+    `encodeYaml ${enc.toFixed(2)} us, YAML.stringify ${str.toFixed(2)} us => ${(str / enc).toFixed(0)}x faster`,
+  );
   console.log(`(JSON.parse(JSON.stringify) round trip for scale: ${json.toFixed(2)} us)`);
   t.pass('timings printed');
 });
@@ -172,15 +277,62 @@ t.test('round trip: encode -> fast / full / yaml library all agree', async (t) =
     if (!isDeepStrictEqual(full, v)) report('decodeYaml mismatch', full);
   }
   t.same(failures, [], `seed ${SEED}`);
-  t.same([...seen].sort(), ['\n\n', '"', '"": ', ' []', ' {}', '- "', '- - ', '__proto__', '|+\n', '|-\n', '|2', '|\n'].sort(),
-    'the generator exercised every emitter form');
+  t.same(
+    [...seen].sort(),
+    ['\n\n', '"', '"": ', ' []', ' {}', '- "', '- - ', '__proto__', '|+\n', '|-\n', '|2', '|\n'].sort(),
+    'the generator exercised every emitter form',
+  );
 });
 
 t.test('mutated documents: fast path never disagrees with the yaml library', async (t) => {
   const gen = makeGen(SEED ^ 0x5bd1e995);
-  const TOKENS = [' ', '  ', '-', '- ', ':', ': ', '#', ' #', '\n', '\t', '"', "'", '|', '|-', '|+', '|2', '>', '&a ',
-    '*a', '!', '!!str ', '{', '}', '[', ']', ',', '\\', 'a', '0', '1', '.', '~', 'null', '?', '%', '\r', '---\n',
-    '...\n', '\ufeff', '\u00a0', 'e', '+', 'x: y\n', '- a: 1\n', '"k": '];
+  const TOKENS = [
+    ' ',
+    '  ',
+    '-',
+    '- ',
+    ':',
+    ': ',
+    '#',
+    ' #',
+    '\n',
+    '\t',
+    '"',
+    "'",
+    '|',
+    '|-',
+    '|+',
+    '|2',
+    '>',
+    '&a ',
+    '*a',
+    '!',
+    '!!str ',
+    '{',
+    '}',
+    '[',
+    ']',
+    ',',
+    '\\',
+    'a',
+    '0',
+    '1',
+    '.',
+    '~',
+    'null',
+    '?',
+    '%',
+    '\r',
+    '---\n',
+    '...\n',
+    '\ufeff',
+    '\u00a0',
+    'e',
+    '+',
+    'x: y\n',
+    '- a: 1\n',
+    '"k": ',
+  ];
   const failures: string[] = [];
   let accepted = 0;
   const N = 6000 * SCALE;
@@ -203,7 +355,8 @@ t.test('mutated documents: fast path never disagrees with the yaml library', asy
     accepted++;
     try {
       const lib: unknown = YAML.parse(text, { logLevel: 'error' });
-      if (!isDeepStrictEqual(fast, lib)) failures.push(`${JSON.stringify(text)}\nfast: ${JSON.stringify(fast)}\nlib: ${JSON.stringify(lib)}`);
+      if (!isDeepStrictEqual(fast, lib))
+        failures.push(`${JSON.stringify(text)}\nfast: ${JSON.stringify(fast)}\nlib: ${JSON.stringify(lib)}`);
     } catch (e) {
       failures.push(`${JSON.stringify(text)}\nfast accepted, yaml threw: ${String(e)}`);
     }
@@ -214,7 +367,12 @@ t.test('mutated documents: fast path never disagrees with the yaml library', asy
 
 // decode: 'same' = decodeYaml equals YAML.parse; 'reject' = YamlError; otherwise the expected value.
 const CORPUS: { name: string; src: string; decode: 'same' | 'reject' | Json; fast?: true }[] = [
-  { name: 'canonical doc', src: 'id: t1\ntags:\n  - a\n  - "1"\nsub:\n  - k: 1\n    j: |\n      x\n', decode: 'same', fast: true },
+  {
+    name: 'canonical doc',
+    src: 'id: t1\ntags:\n  - a\n  - "1"\nsub:\n  - k: 1\n    j: |\n      x\n',
+    decode: 'same',
+    fast: true,
+  },
   { name: 'canonical nested seqs', src: 'a:\n  - - 1\n    - - x\n  - []\n', decode: 'same', fast: true },
   { name: 'comment line', src: '# c\na: 1\n', decode: 'same' },
   { name: 'trailing comment', src: 'a: 1 # c\n', decode: 'same' },
@@ -254,8 +412,16 @@ const CORPUS: { name: string; src: string; decode: 'same' | 'reject' | Json; fas
   { name: 'no final newline', src: 'a: 1', decode: 'same' },
   { name: 'extra blank line', src: 'a: 1\n\nb: 2\n', decode: 'same' },
   { name: 'trailing spaces', src: 'a: x  \n', decode: 'same' },
-  { name: 'number forms', src: 'a: 0x1F\nb: 0o17\nc: +12\nd: 1e3\ne: .5\nf: 1_000\ng: -.5\nh: 1.0\ni: 007\n', decode: 'same' },
-  { name: 'many digits', src: 'a: 123456789012345678901234567890\nb: 1.00000000000000011102230246251565404236316680908203125\n', decode: 'same' },
+  {
+    name: 'number forms',
+    src: 'a: 0x1F\nb: 0o17\nc: +12\nd: 1e3\ne: .5\nf: 1_000\ng: -.5\nh: 1.0\ni: 007\n',
+    decode: 'same',
+  },
+  {
+    name: 'many digits',
+    src: 'a: 123456789012345678901234567890\nb: 1.00000000000000011102230246251565404236316680908203125\n',
+    decode: 'same',
+  },
   { name: '1.1 booleans are strings', src: 'a: yes\nb: no\nc: on\nd: y\n', decode: 'same' },
   { name: 'null spellings', src: 'a: ~\nb: Null\nc: NULL\nd:\n', decode: 'same' },
   { name: 'bool spellings', src: 'a: True\nb: FALSE\n', decode: 'same' },
@@ -338,7 +504,11 @@ t.test('safety', async (t) => {
 
   t.test('byte limit is checked before parsing', async (t) => {
     const ok = encodeYaml({ a: 'x' });
-    t.match((await rejects(ok, { maxBytes: ok.length - 1 })).message, /larger than/, 'canonical text over a custom limit');
+    t.match(
+      (await rejects(ok, { maxBytes: ok.length - 1 })).message,
+      /larger than/,
+      'canonical text over a custom limit',
+    );
     t.same(await decodeYaml(ok, { maxBytes: ok.length }), { a: 'x' }, 'exactly at the limit passes');
     const padded = `a: ${'x'.repeat(MAX_DOCUMENT_BYTES - 4)}\n`;
     t.equal(Buffer.byteLength(padded), MAX_DOCUMENT_BYTES);
@@ -362,8 +532,15 @@ t.test('safety', async (t) => {
   });
 
   t.test('tags never produce non-JSON objects', async (t) => {
-    for (const src of ['a: !!binary aGVsbG8=\n', 'a: !!timestamp 2001-12-14\n', 'a: !foo x\n', 'a: !!set {x: null}\n',
-      'a: !!omap [x: 1]\n', 'a: !!pairs [x: 1]\n', 'a: !<tag:example.com,2000:x> y\n']) {
+    for (const src of [
+      'a: !!binary aGVsbG8=\n',
+      'a: !!timestamp 2001-12-14\n',
+      'a: !foo x\n',
+      'a: !!set {x: null}\n',
+      'a: !!omap [x: 1]\n',
+      'a: !!pairs [x: 1]\n',
+      'a: !<tag:example.com,2000:x> y\n',
+    ]) {
       await rejects(src);
     }
     t.same(await decodeYaml('a: !!str 2001-12-14\n'), { a: '2001-12-14' });
@@ -371,7 +548,11 @@ t.test('safety', async (t) => {
   });
 
   t.test('fallback cost stays bounded', async (t) => {
-    for (const src of ['a: ' + '['.repeat(20_000), '- '.repeat(2_000) + 'x\n', 'a: ' + '{'.repeat(20_000) + '}'.repeat(20_000)]) {
+    for (const src of [
+      'a: ' + '['.repeat(20_000),
+      '- '.repeat(2_000) + 'x\n',
+      'a: ' + '{'.repeat(20_000) + '}'.repeat(20_000),
+    ]) {
       const start = performance.now();
       t.match((await rejects(src)).message, /nests too deeply/);
       t.ok(performance.now() - start < 200, 'deep nesting refused before the library sees it');
@@ -409,42 +590,45 @@ t.test('encoder format', async (t) => {
     lead: '  indented\nnext\n',
     crlf: 'a\r\nb',
   };
-  t.equal(encodeYaml(doc), [
-    'id: task-1',
-    'title: "Fix: the parser"',
-    '"n": 1.5', // y/n/yes/no/on/off are YAML 1.1 booleans, so quoted even as keys
-    'ok: true',
-    'none: null',
-    '"odd key": "yes"',
-    '"null": null key',
-    'tags:',
-    '  - a',
-    '  - "1"',
-    '  - []',
-    'deps:',
-    '  - id: x',
-    '    kind: blocks',
-    '  - {}',
-    'grid:',
-    '  - - 1',
-    '    - 2',
-    '  - - a',
-    'note: |',
-    '  line 1',
-    '  line 2',
-    'strip: |-',
-    '  a',
-    '  b',
-    'keep: |+',
-    '  a',
-    '',
-    '',
-    'lead: |2',
-    '    indented',
-    '  next',
-    'crlf: "a\\r\\nb"',
-    '',
-  ].join('\n'));
+  t.equal(
+    encodeYaml(doc),
+    [
+      'id: task-1',
+      'title: "Fix: the parser"',
+      '"n": 1.5', // y/n/yes/no/on/off are YAML 1.1 booleans, so quoted even as keys
+      'ok: true',
+      'none: null',
+      '"odd key": "yes"',
+      '"null": null key',
+      'tags:',
+      '  - a',
+      '  - "1"',
+      '  - []',
+      'deps:',
+      '  - id: x',
+      '    kind: blocks',
+      '  - {}',
+      'grid:',
+      '  - - 1',
+      '    - 2',
+      '  - - a',
+      'note: |',
+      '  line 1',
+      '  line 2',
+      'strip: |-',
+      '  a',
+      '  b',
+      'keep: |+',
+      '  a',
+      '',
+      '',
+      'lead: |2',
+      '    indented',
+      '  next',
+      'crlf: "a\\r\\nb"',
+      '',
+    ].join('\n'),
+  );
   t.equal(encodeYaml({}), '{}\n');
   t.same(fastDecodeYaml('{}\n'), {});
   t.equal(encodeYaml({ s: '\u0085\u2028\u00a0\ud800😀' }), 's: "\\u0085\\u2028\\u00a0\\ud800😀"\n');

@@ -4,12 +4,18 @@ import { renderStarted } from '../../lib/output/turns.js';
 
 export const command = 'answer <id>';
 export const describe = "Answer a pending decision (the agent's question, or a missing completion condition)";
-export const builder = (y: Argv) => y
-  .positional('id', { type: 'string' })
-  .option('message', { alias: 'm', type: 'string', describe: 'the answer' })
-  .option('follow', { alias: 'f', type: 'boolean' });
+export const builder = (y: Argv) =>
+  y
+    .positional('id', { type: 'string' })
+    .option('message', { alias: 'm', type: 'string', describe: 'the answer' })
+    .option('follow', { alias: 'f', type: 'boolean' });
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string; message?: string }) => run(a, async (app) => {
-  const { answerTask } = await import('../../lib/ops/turn.js');
-  return maybeFollow(app, a, await answerTask(app, String(a.id), messageArg(a.message, 'an answer', true)!));
-}, renderStarted);
+export const handler = (a: GlobalArgs & FollowArgs & { id: string; message?: string }) =>
+  run(
+    a,
+    async (app) => {
+      const { answerTask } = await import('../../lib/ops/turn.js');
+      return maybeFollow(app, a, await answerTask(app, String(a.id), messageArg(a.message, 'an answer', true)!));
+    },
+    renderStarted,
+  );

@@ -6,11 +6,21 @@ export const command = '__bench-seed <count>';
 export const describe = false;
 export const builder = (y: Argv) => y.positional('count', { type: 'number' });
 
-export const handler = (a: GlobalArgs & { count: number }) => run(a, async (app) => {
-  const { bulkCreate } = await import('../../lib/store/bulk.js');
-  const ids = await bulkCreate(app.store, Number(a.count), (i) => ({
-    goal: `benchmark task ${i}: keep the listing fast`, prompt: null, acceptance: ['lazy list stays fast'], tags: i % 10 === 0 ? ['bench'] : [],
-    parent: null, agent: null, base: 'main',
-  }));
-  return { created: ids.length, first: ids[0] ?? null };
-}, (r) => `${r.created} tasks`);
+export const handler = (a: GlobalArgs & { count: number }) =>
+  run(
+    a,
+    async (app) => {
+      const { bulkCreate } = await import('../../lib/store/bulk.js');
+      const ids = await bulkCreate(app.store, Number(a.count), (i) => ({
+        goal: `benchmark task ${i}: keep the listing fast`,
+        prompt: null,
+        acceptance: ['lazy list stays fast'],
+        tags: i % 10 === 0 ? ['bench'] : [],
+        parent: null,
+        agent: null,
+        base: 'main',
+      }));
+      return { created: ids.length, first: ids[0] ?? null };
+    },
+    (r) => `${r.created} tasks`,
+  );

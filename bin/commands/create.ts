@@ -3,19 +3,42 @@ import { run, readStdinText, type GlobalArgs } from '../run.js';
 
 export const command = 'create <goal..>';
 export const describe = 'Create a task and print its id';
-export const builder = (y: Argv) => y
-  .positional('goal', { type: 'string', array: true, describe: 'what the task should achieve' })
-  .option('prompt', { type: 'string', describe: 'instructions for the agent (default: the goal)' })
-  .option('prompt-file', { type: 'string', describe: 'read the prompt from a file (- for stdin)' })
-  .option('accept', { type: 'string', array: true, describe: 'an acceptance criterion (repeatable)' })
-  .option('parent', { type: 'string', describe: 'make this a subtask of ID' })
-  .option('tag', { type: 'string', array: true, describe: 'a tag (repeatable)' })
-  .option('agent', { type: 'string', describe: 'agent to run this task with' });
+export const builder = (y: Argv) =>
+  y
+    .positional('goal', { type: 'string', array: true, describe: 'what the task should achieve' })
+    .option('prompt', { type: 'string', describe: 'instructions for the agent (default: the goal)' })
+    .option('prompt-file', { type: 'string', describe: 'read the prompt from a file (- for stdin)' })
+    .option('accept', { type: 'string', array: true, describe: 'an acceptance criterion (repeatable)' })
+    .option('parent', { type: 'string', describe: 'make this a subtask of ID' })
+    .option('tag', { type: 'string', array: true, describe: 'a tag (repeatable)' })
+    .option('agent', { type: 'string', describe: 'agent to run this task with' });
 
-interface Args extends GlobalArgs { goal: string[]; prompt?: string; promptFile?: string; accept?: string[]; parent?: string; tag?: string[]; agent?: string }
+interface Args extends GlobalArgs {
+  goal: string[];
+  prompt?: string;
+  promptFile?: string;
+  accept?: string[];
+  parent?: string;
+  tag?: string[];
+  agent?: string;
+}
 
-export const handler = (a: Args) => run(a, async (app) => {
-  const { createTask } = await import('../../lib/ops/create.js');
-  const stdin = a.prompt === undefined && a.promptFile === undefined ? readStdinText(true) : undefined;
-  return createTask(app, { goal: a.goal.map(String), prompt: a.prompt, promptFile: a.promptFile, stdin, accept: a.accept, parent: a.parent, tags: a.tag, agent: a.agent });
-}, (v) => v.id);
+export const handler = (a: Args) =>
+  run(
+    a,
+    async (app) => {
+      const { createTask } = await import('../../lib/ops/create.js');
+      const stdin = a.prompt === undefined && a.promptFile === undefined ? readStdinText(true) : undefined;
+      return createTask(app, {
+        goal: a.goal.map(String),
+        prompt: a.prompt,
+        promptFile: a.promptFile,
+        stdin,
+        accept: a.accept,
+        parent: a.parent,
+        tags: a.tag,
+        agent: a.agent,
+      });
+    },
+    (v) => v.id,
+  );

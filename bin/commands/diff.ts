@@ -3,9 +3,15 @@ import { run, type GlobalArgs } from '../run.js';
 
 export const command = 'diff <id>';
 export const describe = 'The task branch against its base';
-export const builder = (y: Argv) => y.positional('id', { type: 'string' }).option('stat', { type: 'boolean', describe: 'a diffstat only' });
+export const builder = (y: Argv) =>
+  y.positional('id', { type: 'string' }).option('stat', { type: 'boolean', describe: 'a diffstat only' });
 
-export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) => run(a, async (app) => {
-  const { taskDiff } = await import('../../lib/ops/review.js');
-  return taskDiff(app, String(a.id), !!a.stat);
-}, (d) => d.text || `(no changes between ${d.base} and ${d.branch})`);
+export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
+  run(
+    a,
+    async (app) => {
+      const { taskDiff } = await import('../../lib/ops/review.js');
+      return taskDiff(app, String(a.id), !!a.stat);
+    },
+    (d) => d.text || `(no changes between ${d.base} and ${d.branch})`,
+  );

@@ -6,7 +6,12 @@ export const command = 'log <id>';
 export const describe = "The task's history, one line per commit";
 export const builder = (y: Argv) => y.positional('id', { type: 'string' });
 
-export const handler = (a: GlobalArgs & { id: string }) => run(a, async (app) => {
-  const { taskLog } = await import('../../lib/ops/log.js');
-  return taskLog(app, String(a.id));
-}, renderLog);
+export const handler = (a: GlobalArgs & { id: string }) =>
+  run(
+    a,
+    async (app) => {
+      const { taskLog } = await import('../../lib/ops/log.js');
+      return taskLog(app, String(a.id));
+    },
+    renderLog,
+  );

@@ -6,7 +6,12 @@ export const command = 'pair <id>';
 export const describe = "Work interactively in the task's worktree (its agent's interactive command, or $SHELL)";
 export const builder = (y: Argv) => y.positional('id', { type: 'string' });
 
-export const handler = (a: GlobalArgs & { id: string }) => run(a, async (app) => {
-  const { pairTask } = await import('../../lib/ops/pair.js');
-  return pairTask(app, String(a.id));
-}, renderPaired);
+export const handler = (a: GlobalArgs & { id: string }) =>
+  run(
+    a,
+    async (app) => {
+      const { pairTask } = await import('../../lib/ops/pair.js');
+      return pairTask(app, String(a.id));
+    },
+    renderPaired,
+  );

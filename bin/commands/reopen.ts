@@ -4,11 +4,17 @@ import { renderTransition } from '../../lib/output/tasks.js';
 
 export const command = 'reopen <id>';
 export const describe = 'Reopen a complete or abandoned task';
-export const builder = (y: Argv) => y
-  .positional('id', { type: 'string' })
-  .option('reason', { alias: 'm', type: 'string', describe: 'why (required for a complete task)' });
+export const builder = (y: Argv) =>
+  y
+    .positional('id', { type: 'string' })
+    .option('reason', { alias: 'm', type: 'string', describe: 'why (required for a complete task)' });
 
-export const handler = (a: GlobalArgs & { id: string; reason?: string }) => run(a, async (app) => {
-  const { reopenTask } = await import('../../lib/ops/close.js');
-  return reopenTask(app, String(a.id), a.reason);
-}, renderTransition);
+export const handler = (a: GlobalArgs & { id: string; reason?: string }) =>
+  run(
+    a,
+    async (app) => {
+      const { reopenTask } = await import('../../lib/ops/close.js');
+      return reopenTask(app, String(a.id), a.reason);
+    },
+    renderTransition,
+  );

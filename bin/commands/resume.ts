@@ -4,9 +4,15 @@ import { renderStarted } from '../../lib/output/turns.js';
 
 export const command = 'resume <id>';
 export const describe = "Start an interrupted task's next turn (no feedback needed; resets the crash counter)";
-export const builder = (y: Argv) => y.positional('id', { type: 'string' }).option('follow', { alias: 'f', type: 'boolean' });
+export const builder = (y: Argv) =>
+  y.positional('id', { type: 'string' }).option('follow', { alias: 'f', type: 'boolean' });
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string }) => run(a, async (app) => {
-  const { resumeTask } = await import('../../lib/ops/turn.js');
-  return maybeFollow(app, a, await resumeTask(app, String(a.id)));
-}, renderStarted);
+export const handler = (a: GlobalArgs & FollowArgs & { id: string }) =>
+  run(
+    a,
+    async (app) => {
+      const { resumeTask } = await import('../../lib/ops/turn.js');
+      return maybeFollow(app, a, await resumeTask(app, String(a.id)));
+    },
+    renderStarted,
+  );

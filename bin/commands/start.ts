@@ -4,12 +4,18 @@ import { renderStarted } from '../../lib/output/turns.js';
 
 export const command = 'start <id>';
 export const describe = "Launch the task's first turn (returns once it is running)";
-export const builder = (y: Argv) => y
-  .positional('id', { type: 'string' })
-  .option('agent', { type: 'string', describe: 'agent to use for this task' })
-  .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" });
+export const builder = (y: Argv) =>
+  y
+    .positional('id', { type: 'string' })
+    .option('agent', { type: 'string', describe: 'agent to use for this task' })
+    .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" });
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string; agent?: string }) => run(a, async (app) => {
-  const { startTask } = await import('../../lib/ops/start.js');
-  return maybeFollow(app, a, await startTask(app, String(a.id), { agent: a.agent }));
-}, renderStarted);
+export const handler = (a: GlobalArgs & FollowArgs & { id: string; agent?: string }) =>
+  run(
+    a,
+    async (app) => {
+      const { startTask } = await import('../../lib/ops/start.js');
+      return maybeFollow(app, a, await startTask(app, String(a.id), { agent: a.agent }));
+    },
+    renderStarted,
+  );

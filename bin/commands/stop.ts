@@ -6,7 +6,12 @@ export const command = 'stop <id>';
 export const describe = 'Stop a running turn: SIGTERM, then SIGKILL after a grace period; no auto-resume';
 export const builder = (y: Argv) => y.positional('id', { type: 'string' });
 
-export const handler = (a: GlobalArgs & { id: string }) => run(a, async (app) => {
-  const { stopTask } = await import('../../lib/ops/stop.js');
-  return stopTask(app, String(a.id));
-}, renderStopped);
+export const handler = (a: GlobalArgs & { id: string }) =>
+  run(
+    a,
+    async (app) => {
+      const { stopTask } = await import('../../lib/ops/stop.js');
+      return stopTask(app, String(a.id));
+    },
+    renderStopped,
+  );

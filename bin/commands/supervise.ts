@@ -12,7 +12,18 @@ export const handler = async (a: { run: string }) => {
   const { supervise } = await import('../../lib/agents/supervisor.js');
   const app = await openApp({ cwd: resolve(process.cwd()), json: false, reconcile: false });
   try {
-    setExitCode(await supervise({ lazyDir: app.repo.lazyDir, store: app.store, config: await app.config(), repo: app.repo, cliPath: app.cliPath }, String(a.run)));
+    setExitCode(
+      await supervise(
+        {
+          lazyDir: app.repo.lazyDir,
+          store: app.store,
+          config: await app.config(),
+          repo: app.repo,
+          cliPath: app.cliPath,
+        },
+        String(a.run),
+      ),
+    );
   } finally {
     closeApp(app);
   }

@@ -6,8 +6,13 @@ export const command = 'watch';
 export const describe = 'A live view of active tasks and their running turns (one snapshot when not on a terminal)';
 export const builder = (y: Argv) => y.option('once', { type: 'boolean', describe: 'print one snapshot and exit' });
 
-export const handler = (a: GlobalArgs & { once?: boolean }) => run(a, async (app) => {
-  const { watchSnapshot, watchLoop } = await import('../../lib/ops/watch.js');
-  if (a.once || a.json || !process.stdout.isTTY) return watchSnapshot(app);
-  return watchLoop(app, renderWatch);
-}, renderWatch);
+export const handler = (a: GlobalArgs & { once?: boolean }) =>
+  run(
+    a,
+    async (app) => {
+      const { watchSnapshot, watchLoop } = await import('../../lib/ops/watch.js');
+      if (a.once || a.json || !process.stdout.isTTY) return watchSnapshot(app);
+      return watchLoop(app, renderWatch);
+    },
+    renderWatch,
+  );

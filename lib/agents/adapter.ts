@@ -57,13 +57,22 @@ export interface Adapter {
   resultText(state: StreamState, tail: string): string | undefined;
 }
 
-export interface FailureInput { exitCode: number | null; signal: string | null; state: StreamState; tail: string }
+export interface FailureInput {
+  exitCode: number | null;
+  signal: string | null;
+  state: StreamState;
+  tail: string;
+}
 
 /** Parses a JSON line, or undefined for anything else (CLIs mix in plain text). */
 export function jsonLine(line: string): Record<string, any> | undefined {
   const s = line.trim();
   if (!s.startsWith('{')) return undefined;
-  try { return JSON.parse(s) as Record<string, any>; } catch { return undefined; }
+  try {
+    return JSON.parse(s) as Record<string, any>;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The fallback reason of a failure with no structured signal. */
@@ -71,7 +80,11 @@ export const exitReason = (x: FailureInput) => (x.signal ? `killed by ${x.signal
 
 /** Ambiguous: retried as unknown, with what the agent last said as the reason. */
 export function unknownFailure(x: FailureInput, said?: string): Classified {
-  const line = (said ?? x.tail).split('\n').map((l) => l.trim()).filter(Boolean).at(-1);
+  const line = (said ?? x.tail)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .at(-1);
   const reason = line ? `${exitReason(x)}: ${line}` : exitReason(x);
   return { cls: 'unknown', reason: reason.length > 300 ? reason.slice(0, 299) + '…' : reason };
 }

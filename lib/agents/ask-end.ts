@@ -7,11 +7,24 @@ import type { RunRecord } from './runs.js';
 // failure, a stop, the watchdog, a crash found by reconcile), whatever it left in the
 // worktree beyond the snapshot taken when it started is set aside before its end is recorded.
 
-export async function setAsideAskLeftovers(store: Store, rec: RunRecord, o: Outcome, note: (m: string) => void): Promise<Outcome> {
+export async function setAsideAskLeftovers(
+  store: Store,
+  rec: RunRecord,
+  o: Outcome,
+  note: (m: string) => void,
+): Promise<Outcome> {
   if (rec.kind !== 'ask') return o;
   if (!rec.snapshot) {
     // Without a snapshot, what the ask left cannot be told from earlier work: keep both, and say so.
-    return rec.snapshot === null ? { ...o, risks: [...(o.risks ?? []), 'lazy could not snapshot the task worktree when the ask started (an unmerged index?): anything the ask left there was kept'] } : o;
+    return rec.snapshot === null
+      ? {
+          ...o,
+          risks: [
+            ...(o.risks ?? []),
+            'lazy could not snapshot the task worktree when the ask started (an unmerged index?): anything the ask left there was kept',
+          ],
+        }
+      : o;
   }
   const v = await store.view(rec.task);
   // Another turn already works in this worktree: what is there now is its work, not the ask's.

@@ -56,15 +56,28 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   let watchdog = false;
   let gaveUp: string | undefined;
   // Its own session and process group: whatever the agent starts is ended with it.
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: a.cwd, env: { ...process.env, ...a.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: a.cwd,
+    env: { ...process.env, ...a.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   const spawnFailed = new Promise<NodeJS.ErrnoException>((res) => child.once('error', res));
-  if (child.pid) writeFileAtomicSync(a.agentFile, JSON.stringify({ ...identityOf(child.pid), run: a.env.LAZY_RUN, attempt: a.attempt }));
+  if (child.pid)
+    writeFileAtomicSync(
+      a.agentFile,
+      JSON.stringify({ ...identityOf(child.pid), run: a.env.LAZY_RUN, attempt: a.attempt }),
+    );
   let log = openSync(a.logPath, 'a');
   let logged = fstatSync(log).size;
 
   const onLine = (line: string | null) => {
     if (line === null || a.adapter.parseLine(line, a.state) === 'progress') lastProgress = Date.now();
-    else if (classOfErrorMessage(a.state.retry?.message) === 'transient_unreachable' && (a.state.retry?.count ?? 0) >= a.unreachableMax && !gaveUp) {
+    else if (
+      classOfErrorMessage(a.state.retry?.message) === 'transient_unreachable' &&
+      (a.state.retry?.count ?? 0) >= a.unreachableMax &&
+      !gaveUp
+    ) {
       gaveUp = `the agent kept retrying an unreachable endpoint (${a.state.retry!.message})`;
       kill();
     }
@@ -88,32 +101,67 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   let killTimer: NodeJS.Timeout | undefined;
   function kill() {
     if (killTimer || !child.pid) return;
-    try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ }
-    killTimer = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, a.graceMs);
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+    killTimer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }, a.graceMs);
   }
   const ticker = setInterval(() => {
-    if (!stopped && existsSync(a.stopFile)) { stopped = true; kill(); }
-    if (!watchdog && Date.now() - lastProgress > a.watchdogMs) { watchdog = true; kill(); }
+    if (!stopped && existsSync(a.stopFile)) {
+      stopped = true;
+      kill();
+    }
+    if (!watchdog && Date.now() - lastProgress > a.watchdogMs) {
+      watchdog = true;
+      kill();
+    }
   }, 200);
 
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.once('exit', (code, signal) => res({ code, signal })),
+  );
   const first = await Promise.race([exited, spawnFailed.then((e) => ({ error: e }))]);
   clearInterval(ticker);
   if (killTimer) clearTimeout(killTimer);
   if ('error' in first) {
     closeSync(log);
     const reason = first.error.code === 'ENOENT' ? 'not found' : first.error.message;
-    return { exitCode: null, signal: null, durationMs: Date.now() - started, tail, stopped, watchdog, spawnError: `cannot start ${argv[0]}: ${reason}` };
+    return {
+      exitCode: null,
+      signal: null,
+      durationMs: Date.now() - started,
+      tail,
+      stopped,
+      watchdog,
+      spawnError: `cannot start ${argv[0]}: ${reason}`,
+    };
   }
   // The turn ends when the agent exits: what it left running in its group goes too.
   const leftovers = await endGroup(child.pid!, a.graceMs);
-  if (leftovers.signal !== 'none') writeSync(log, `[lazy ${new Date().toISOString()}] the agent exited and left processes running; they were ended with ${leftovers.signal}\n`);
+  if (leftovers.signal !== 'none')
+    writeSync(
+      log,
+      `[lazy ${new Date().toISOString()}] the agent exited and left processes running; they were ended with ${leftovers.signal}\n`,
+    );
   await drained(child, DRAIN_MS);
   lines.end();
   closeSync(log);
   return {
-    exitCode: first.code, signal: first.signal, durationMs: Date.now() - started, tail,
-    stopped: stopped || existsSync(a.stopFile), watchdog, ...(gaveUp ? { gaveUp } : {}),
+    exitCode: first.code,
+    signal: first.signal,
+    durationMs: Date.now() - started,
+    tail,
+    stopped: stopped || existsSync(a.stopFile),
+    watchdog,
+    ...(gaveUp ? { gaveUp } : {}),
   };
 }
 
@@ -124,26 +172,43 @@ function lineSplitter(onLine: (line: string | null) => void) {
   let overlong = false;
   const flush = (last: string) => {
     onLine(overlong ? null : parts.join('') + last);
-    parts = []; size = 0; overlong = false;
+    parts = [];
+    size = 0;
+    overlong = false;
   };
   return {
     push(text: string) {
       let from = 0;
-      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) { flush(text.slice(from, nl)); from = nl + 1; }
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+        flush(text.slice(from, nl));
+        from = nl + 1;
+      }
       if (overlong || from === text.length) return;
       parts.push(text.slice(from));
       size += text.length - from;
-      if (size > MAX_LINE) { parts = []; size = 0; overlong = true; }
+      if (size > MAX_LINE) {
+        parts = [];
+        size = 0;
+        overlong = true;
+      }
     },
-    end() { if (parts.length || overlong) flush(''); },
+    end() {
+      if (parts.length || overlong) flush('');
+    },
   };
 }
 
 /** Waits for the output pipes to close, at most `ms`: a process that escaped the group may hold them forever. */
 async function drained(child: ChildProcess, ms: number): Promise<void> {
-  const closed = (s: NodeJS.ReadableStream | null) => new Promise<void>((res) => (!s || (s as { closed?: boolean }).closed ? res() : s.once('close', () => res())));
+  const closed = (s: NodeJS.ReadableStream | null) =>
+    new Promise<void>((res) => (!s || (s as { closed?: boolean }).closed ? res() : s.once('close', () => res())));
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all([closed(child.stdout), closed(child.stderr)]), new Promise((r) => { timer = setTimeout(r, ms); })]);
+  await Promise.race([
+    Promise.all([closed(child.stdout), closed(child.stderr)]),
+    new Promise((r) => {
+      timer = setTimeout(r, ms);
+    }),
+  ]);
   clearTimeout(timer);
   child.stdout?.destroy();
   child.stderr?.destroy();

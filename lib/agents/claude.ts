@@ -1,6 +1,13 @@
 import type { Adapter } from './adapter.js';
 import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
-import { classOfErrorMessage, classOfStatus, isoFromEpoch, oneLine, type Classified, type FailureClass } from './taxonomy.js';
+import {
+  classOfErrorMessage,
+  classOfStatus,
+  isoFromEpoch,
+  oneLine,
+  type Classified,
+  type FailureClass,
+} from './taxonomy.js';
 
 // Claude Code headless: `claude -p <prompt> --output-format stream-json --verbose`,
 // later turns with `--resume <session_id>`. Its result line says `subtype: success`
@@ -12,12 +19,19 @@ import { classOfErrorMessage, classOfStatus, isoFromEpoch, oneLine, type Classif
 
 /** The error types Claude Code puts on its own error messages. */
 const ERROR_TYPES: Record<string, FailureClass> = {
-  authentication_failed: 'fatal_auth', billing_error: 'fatal_auth', rate_limit: 'transient_overload', overloaded: 'transient_overload',
+  authentication_failed: 'fatal_auth',
+  billing_error: 'fatal_auth',
+  rate_limit: 'transient_overload',
+  overloaded: 'transient_overload',
 };
 
 /** A spent usage window: a rejected rate_limit_event, or the legacy `Claude AI usage limit reached|<epoch>` result. */
 function usageLimit(state: StreamState): { resetAt?: string; type?: string } | undefined {
-  if (state.rateLimit?.status === 'rejected') return { ...(state.rateLimit.resetsAt ? { resetAt: state.rateLimit.resetsAt } : {}), ...(state.rateLimit.type ? { type: state.rateLimit.type } : {}) };
+  if (state.rateLimit?.status === 'rejected')
+    return {
+      ...(state.rateLimit.resetsAt ? { resetAt: state.rateLimit.resetsAt } : {}),
+      ...(state.rateLimit.type ? { type: state.rateLimit.type } : {}),
+    };
   const legacy = state.isError ? /^Claude AI usage limit reached\|(\d{9,13})$/.exec(state.result?.trim() ?? '') : null;
   if (!legacy) return undefined;
   const resetAt = isoFromEpoch(Number(legacy[1]));
@@ -26,10 +40,16 @@ function usageLimit(state: StreamState): { resetAt?: string; type?: string } | u
 
 export const claude: Adapter = {
   argv(spec, input) {
-    const mode = input.mode === 'ask' ? 'plan' : spec.permissionMode ?? 'acceptEdits';
+    const mode = input.mode === 'ask' ? 'plan' : (spec.permissionMode ?? 'acceptEdits');
     return [
-      ...spec.command, '-p', input.prompt, '--output-format', 'stream-json', '--verbose',
-      '--permission-mode', mode,
+      ...spec.command,
+      '-p',
+      input.prompt,
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      mode,
       ...(input.sessionId ? ['--resume', input.sessionId] : []),
     ];
   },
@@ -40,14 +60,22 @@ export const claude: Adapter = {
     if (typeof j.session_id === 'string' && (j.type === 'system' || !state.sessionId)) state.sessionId = j.session_id;
     if (j.type === 'system' && j.subtype === 'api_retry') {
       const status = typeof j.error_status === 'number' ? j.error_status : undefined;
-      state.retry = { message: `API retry ${j.attempt}/${j.max_retries}: ${j.error ?? 'error'}${status ? ` (${status})` : ''}`, count: (state.retry?.count ?? 0) + 1,
-        ...(status ? { status } : {}), ...(typeof j.error === 'string' ? { type: j.error } : {}) };
+      state.retry = {
+        message: `API retry ${j.attempt}/${j.max_retries}: ${j.error ?? 'error'}${status ? ` (${status})` : ''}`,
+        count: (state.retry?.count ?? 0) + 1,
+        ...(status ? { status } : {}),
+        ...(typeof j.error === 'string' ? { type: j.error } : {}),
+      };
       return 'retry';
     }
     if (j.type === 'rate_limit_event' && j.rate_limit_info && typeof j.rate_limit_info.status === 'string') {
       const r = j.rate_limit_info;
       const resetsAt = isoFromEpoch(r.resetsAt);
-      state.rateLimit = { status: r.status, ...(resetsAt ? { resetsAt } : {}), ...(typeof r.rateLimitType === 'string' ? { type: r.rateLimitType } : {}) };
+      state.rateLimit = {
+        status: r.status,
+        ...(resetsAt ? { resetsAt } : {}),
+        ...(typeof r.rateLimitType === 'string' ? { type: r.rateLimitType } : {}),
+      };
     }
     if (j.type === 'assistant' && typeof j.error === 'string') state.errorType = j.error;
     if (j.type === 'result') {
@@ -63,13 +91,25 @@ export const claude: Adapter = {
 
   classify(x): Classified {
     const { state } = x;
-    const reason = oneLine(state.isError ? state.result ?? state.errorText : state.errorText, state.retry?.message ?? exitReason(x));
+    const reason = oneLine(
+      state.isError ? (state.result ?? state.errorText) : state.errorText,
+      state.retry?.message ?? exitReason(x),
+    );
     const limit = classOfStatus(state.apiStatus) === 'fatal_auth' ? undefined : usageLimit(state);
-    if (limit) return { cls: 'usage_limit', reason: oneLine(state.result, `usage limit reached (${limit.type ?? 'window'})`), ...(limit.resetAt ? { resetAt: limit.resetAt } : {}) };
-    const cls = classOfStatus(state.apiStatus) ?? ERROR_TYPES[state.errorType ?? '']
-      ?? (state.errorType ? classOfErrorMessage(state.result) : undefined)
-      ?? classOfStatus(state.retry?.status) ?? ERROR_TYPES[state.retry?.type ?? ''] ?? classOfErrorMessage(state.retry?.message);
-    return cls ? { cls, reason } : unknownFailure(x, state.isError ? state.result ?? state.errorText : undefined);
+    if (limit)
+      return {
+        cls: 'usage_limit',
+        reason: oneLine(state.result, `usage limit reached (${limit.type ?? 'window'})`),
+        ...(limit.resetAt ? { resetAt: limit.resetAt } : {}),
+      };
+    const cls =
+      classOfStatus(state.apiStatus) ??
+      ERROR_TYPES[state.errorType ?? ''] ??
+      (state.errorType ? classOfErrorMessage(state.result) : undefined) ??
+      classOfStatus(state.retry?.status) ??
+      ERROR_TYPES[state.retry?.type ?? ''] ??
+      classOfErrorMessage(state.retry?.message);
+    return cls ? { cls, reason } : unknownFailure(x, state.isError ? (state.result ?? state.errorText) : undefined);
   },
 
   sessionMissing({ state, tail }) {

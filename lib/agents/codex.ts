@@ -10,11 +10,16 @@ import { classOfErrorMessage, classOfStatus, oneLine, type Classified, type Fail
 // never from the agent's messages or the output tail.
 
 /** Fixed messages codex prints for API error codes (insufficient_quota, server_is_overloaded). */
-const FIXED: [RegExp, FailureClass][] = [[/^Quota exceeded\. Check your plan and billing details/, 'fatal_auth'], [/^Selected model is at capacity/, 'transient_overload']];
+const FIXED: [RegExp, FailureClass][] = [
+  [/^Quota exceeded\. Check your plan and billing details/, 'fatal_auth'],
+  [/^Selected model is at capacity/, 'transient_overload'],
+];
 /** codex's set-up errors, printed on stderr before any event. */
-const SETUP = /^(Not inside a trusted directory and --skip-git-repo-check was not specified|Error finding codex home: )/;
+const SETUP =
+  /^(Not inside a trusted directory and --skip-git-repo-check was not specified|Error finding codex home: )/;
 
-const statusIn = (m: string | undefined) => Number(/(?:unexpected status|last status:) (\d{3})\b/.exec(m ?? '')?.[1]) || undefined;
+const statusIn = (m: string | undefined) =>
+  Number(/(?:unexpected status|last status:) (\d{3})\b/.exec(m ?? '')?.[1]) || undefined;
 
 function remember(state: StreamState, message: string): void {
   const list = (state.errors ??= []);
@@ -45,7 +50,7 @@ export function codexReset(message: string, now: number): string | undefined {
 
 export const codex: Adapter = {
   argv(spec, input) {
-    const sandbox = input.mode === 'ask' ? 'read-only' : spec.permissionMode ?? 'workspace-write';
+    const sandbox = input.mode === 'ask' ? 'read-only' : (spec.permissionMode ?? 'workspace-write');
     const opts = ['--json', '-c', `sandbox_mode="${sandbox}"`];
     // '--' ends the options: neither a session id nor a prompt is ever read as a flag.
     return input.sessionId
@@ -57,7 +62,8 @@ export const codex: Adapter = {
     const j = jsonLine(line);
     if (!j) return 'progress';
     if (j.type === 'thread.started' && typeof j.thread_id === 'string') state.sessionId = j.thread_id;
-    else if (j.type === 'item.completed' && j.item?.type === 'agent_message' && typeof j.item.text === 'string') state.result = j.item.text;
+    else if (j.type === 'item.completed' && j.item?.type === 'agent_message' && typeof j.item.text === 'string')
+      state.result = j.item.text;
     else if (j.type === 'turn.completed') {
       state.isError = false;
       if (j.usage && typeof j.usage === 'object') state.usage = j.usage;
@@ -84,7 +90,12 @@ export const codex: Adapter = {
       return { cls: 'usage_limit', reason: oneLine(limit, 'usage limit reached'), ...(resetAt ? { resetAt } : {}) };
     }
     // Before a thread starts, codex reports its own set-up errors on stderr, one fixed line each.
-    const setup = state.sessionId ? undefined : x.tail.split('\n').map((l) => l.trim()).find((l) => SETUP.test(l));
+    const setup = state.sessionId
+      ? undefined
+      : x.tail
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => SETUP.test(l));
     if (setup) return { cls: 'fatal_config', reason: setup };
     for (const m of [last, ...[...errors].reverse()]) {
       const cls = classOfStatus(statusIn(m)) ?? FIXED.find(([re]) => re.test(m ?? ''))?.[1];

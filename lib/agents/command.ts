@@ -9,14 +9,23 @@ import type { Classified, FailureClass } from './taxonomy.js';
 // anything else it printed, however alarming, is unknown and retried.
 
 const FINAL: [string, FailureClass][] = [
-  ['auth', 'fatal_auth'], ['config', 'fatal_config'], ['rate-limit', 'transient_overload'],
-  ['network', 'transient_network'], ['unreachable', 'transient_unreachable'], ['usage-limit', 'usage_limit'],
+  ['auth', 'fatal_auth'],
+  ['config', 'fatal_config'],
+  ['rate-limit', 'transient_overload'],
+  ['network', 'transient_network'],
+  ['unreachable', 'transient_unreachable'],
+  ['usage-limit', 'usage_limit'],
 ];
 /** `lazy-error: <kind>[ resets=<ISO 8601>][: <reason>]`, the whole line. */
 const LINE = /^lazy-error: ([a-z-]+)(?: resets=(\S+))?(?:: (.+))?$/;
 
 export function classifyFinalLine(x: FailureInput): Classified {
-  const last = x.tail.split('\n').map((l) => l.trimEnd()).filter(Boolean).at(-1) ?? '';
+  const last =
+    x.tail
+      .split('\n')
+      .map((l) => l.trimEnd())
+      .filter(Boolean)
+      .at(-1) ?? '';
   const m = LINE.exec(last);
   const cls = m ? FINAL.find(([k]) => k === m[1])?.[1] : undefined;
   if (!m || !cls || (m[2] !== undefined && cls !== 'usage_limit')) return unknownFailure(x);

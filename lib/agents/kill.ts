@@ -4,15 +4,28 @@ import { bootId, environHas, groupMembers, liveness, thisHost, type ProcIdentity
 // everything it starts stays in that group unless it escapes on purpose; so a turn ends
 // by signalling the whole group, SIGTERM first and SIGKILL after the grace period.
 
-export interface Terminated { signal: 'none' | 'SIGTERM' | 'SIGKILL'; waited_ms: number }
+export interface Terminated {
+  signal: 'none' | 'SIGTERM' | 'SIGKILL';
+  waited_ms: number;
+}
 
 /** What agent.json records: the leader's identity and the run its processes carry as LAZY_RUN. */
-export interface AgentIdentity extends ProcIdentity { run?: string }
+export interface AgentIdentity extends ProcIdentity {
+  run?: string;
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const signalGroup = (pgid: number, sig: NodeJS.Signals) => {
-  try { process.kill(-pgid, sig); } catch { try { process.kill(pgid, sig); } catch { /* gone */ } }
+  try {
+    process.kill(-pgid, sig);
+  } catch {
+    try {
+      process.kill(pgid, sig);
+    } catch {
+      /* gone */
+    }
+  }
 };
 
 /**
@@ -20,7 +33,11 @@ const signalGroup = (pgid: number, sig: NodeJS.Signals) => {
  * (up to 5 s more) for the group to be gone. 'none' when nothing was running. Zombies do
  * not count: whoever inherits them may reap them late.
  */
-export async function endGroup(pgid: number, graceMs: number, alive = () => groupMembers(pgid).length > 0): Promise<Terminated> {
+export async function endGroup(
+  pgid: number,
+  graceMs: number,
+  alive = () => groupMembers(pgid).length > 0,
+): Promise<Terminated> {
   if (!alive()) return { signal: 'none', waited_ms: 0 };
   const started = Date.now();
   signalGroup(pgid, 'SIGTERM');
@@ -40,12 +57,17 @@ export async function endGroup(pgid: number, graceMs: number, alive = () => grou
  */
 export function ownsGroup(id: AgentIdentity): boolean {
   if (liveness(id) === 'alive') return true;
-  if (id.host !== thisHost() || !id.run || id.start_ticks === null || (id.boot_id && id.boot_id !== bootId())) return false;
+  if (id.host !== thisHost() || !id.run || id.start_ticks === null || (id.boot_id && id.boot_id !== bootId()))
+    return false;
   return groupMembers(id.pid).some((p) => p.start >= id.start_ticks! && environHas(p.pid, `LAZY_RUN=${id.run}`));
 }
 
 /** Ends a process group lazy does not hold as a child (`lazy stop`, an orphan found by reconcile). `beforeSignal` runs once the identity is checked. */
-export async function terminateVerified(id: AgentIdentity | undefined, graceMs: number, beforeSignal?: () => void): Promise<Terminated> {
+export async function terminateVerified(
+  id: AgentIdentity | undefined,
+  graceMs: number,
+  beforeSignal?: () => void,
+): Promise<Terminated> {
   const ours = !!id && ownsGroup(id);
   beforeSignal?.();
   if (!ours) return { signal: 'none', waited_ms: 0 };

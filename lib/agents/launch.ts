@@ -56,7 +56,8 @@ export interface Launched {
 }
 
 /** The branch a task's work stacks on: its parent's branch, or the branch it was created from. */
-export const upstreamOf = (v: Pick<TaskView, 'parent' | 'base'>, fallback: string) => (v.parent ? taskBranch(v.parent) : v.base ?? fallback);
+export const upstreamOf = (v: Pick<TaskView, 'parent' | 'base'>, fallback: string) =>
+  v.parent ? taskBranch(v.parent) : (v.base ?? fallback);
 
 export async function launchTurn(repo: Repo, store: Store, cliPath: string, input: LaunchInput): Promise<Launched> {
   // Under the task's lock from the first look to the spawned supervisor: two launches
@@ -68,12 +69,19 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
   const before = await store.view(input.id);
   const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
   if (!resolveExecutable(agent.command[0]!, process.env.PATH)) {
-    throw external('agent_missing', `the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`, { agent: agent.name, program: agent.command[0] });
+    throw external(
+      'agent_missing',
+      `the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`,
+      { agent: agent.name, program: agent.command[0] },
+    );
   }
   const upstream = upstreamOf(before, 'main');
   const path = worktreePath(repo, input.id, input.config.worktree_dir);
   const baseCommit = await revParse(repo.cwd, upstream);
-  if (!baseCommit) throw external('base_branch_missing', `the branch this task builds on, '${upstream}', does not exist`, { branch: upstream });
+  if (!baseCommit)
+    throw external('base_branch_missing', `the branch this task builds on, '${upstream}', does not exist`, {
+      branch: upstream,
+    });
   watchTarget(repo, upstream, baseCommit);
   await assertBranchKept(repo, before, input.op);
   await ensureWorktree(repo, { path, branch: taskBranch(input.id), base: upstream });
@@ -87,30 +95,68 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
   const launcher = identityOf(process.pid);
   let rec: RunRecord | undefined;
   try {
-    const { view } = await store.mutateUnlocked(input.id, input.op, (d) => {
-      const session = d.view.session ?? d.putSession({
-        id: randomId(), agent: agent.name, branch: taskBranch(input.id), base: upstream, base_commit: baseCommit,
-        started_at: d.ctx.now, ended_at: null, outcome: null,
-      });
-      const plan = input.plan(d, { id: runId, host, session: session.id });
-      // Marked only once the planner accepted the move (under the lock) and before the
-      // ref moves: a crash after the commit is found by reconcile, and a launch that
-      // lost a race never touches the winner's marker.
-      markActive(repo.lazyDir, { task: input.id, run: runId, kind: 'turn', since: new Date().toISOString(), owner: launcher });
-      const preview = d.preview();
-      if (plan.mergeUpstream && dirty) skipped = { branch: upstream, reason: 'the task worktree has uncommitted changes', files: dirtyList.slice(0, 10), more: Math.max(0, dirtyList.length - 10) };
-      const prompt = [skipped ? upstreamSkippedNote(skipped) : '', plan.prompt, commentsBlock(preview)].filter(Boolean).join('\n\n');
-      const launching = d.turns.at(-1);
-      rec = {
-        id: runId, task: input.id, kind: input.kind ?? 'work',
-        turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
-        session: session.id, agent, agent_session_id: safeSessionId(preview.agent_session_id), worktree: path, base: upstream,
-        merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
-        consumes: plan.consumes ?? preview.pending_feedback, restore: plan.restore ?? null, ...(snapshot !== undefined ? { snapshot } : {}),
-        created_at: d.ctx.now, host, launcher, supervisor: null,
-      };
-      writeRun(repo.lazyDir, rec, withEnvelope(prompt, resultPathOf(path, runId)));
-    }, { actor: input.actor });
+    const { view } = await store.mutateUnlocked(
+      input.id,
+      input.op,
+      (d) => {
+        const session =
+          d.view.session ??
+          d.putSession({
+            id: randomId(),
+            agent: agent.name,
+            branch: taskBranch(input.id),
+            base: upstream,
+            base_commit: baseCommit,
+            started_at: d.ctx.now,
+            ended_at: null,
+            outcome: null,
+          });
+        const plan = input.plan(d, { id: runId, host, session: session.id });
+        // Marked only once the planner accepted the move (under the lock) and before the
+        // ref moves: a crash after the commit is found by reconcile, and a launch that
+        // lost a race never touches the winner's marker.
+        markActive(repo.lazyDir, {
+          task: input.id,
+          run: runId,
+          kind: 'turn',
+          since: new Date().toISOString(),
+          owner: launcher,
+        });
+        const preview = d.preview();
+        if (plan.mergeUpstream && dirty)
+          skipped = {
+            branch: upstream,
+            reason: 'the task worktree has uncommitted changes',
+            files: dirtyList.slice(0, 10),
+            more: Math.max(0, dirtyList.length - 10),
+          };
+        const prompt = [skipped ? upstreamSkippedNote(skipped) : '', plan.prompt, commentsBlock(preview)]
+          .filter(Boolean)
+          .join('\n\n');
+        const launching = d.turns.at(-1);
+        rec = {
+          id: runId,
+          task: input.id,
+          kind: input.kind ?? 'work',
+          turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
+          session: session.id,
+          agent,
+          agent_session_id: safeSessionId(preview.agent_session_id),
+          worktree: path,
+          base: upstream,
+          merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
+          consumes: plan.consumes ?? preview.pending_feedback,
+          restore: plan.restore ?? null,
+          ...(snapshot !== undefined ? { snapshot } : {}),
+          created_at: d.ctx.now,
+          host,
+          launcher,
+          supervisor: null,
+        };
+        writeRun(repo.lazyDir, rec, withEnvelope(prompt, resultPathOf(path, runId)));
+      },
+      { actor: input.actor },
+    );
     rec!.supervisor = spawnSupervisor(repo, cliPath, rec!);
     writeRun(repo.lazyDir, rec!);
     return { view, run: rec!, ...(skipped ? { upstream_skipped: skipped } : {}) };
@@ -143,7 +189,10 @@ function spawnSupervisor(repo: Repo, cliPath: string, rec: RunRecord) {
   const fd = openSync(join(dir, 'supervisor.log'), 'a');
   try {
     const child = spawn(process.execPath, [cliPath, '__supervise', rec.id], {
-      cwd: repo.top, detached: true, stdio: ['ignore', fd, fd], env: process.env,
+      cwd: repo.top,
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      env: process.env,
     });
     child.unref();
     return identityOf(child.pid!);
@@ -151,4 +200,3 @@ function spawnSupervisor(repo: Repo, cliPath: string, rec: RunRecord) {
     closeSync(fd);
   }
 }
-

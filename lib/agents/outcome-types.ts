@@ -28,7 +28,14 @@ export interface Outcome {
   risks?: string[];
   commands?: { command: string; exit_code: number }[];
   failure?: { class: FailureClass; reason: string };
-  interrupt?: { reason: string; exit_code: number | null; signal: string | null; logs: string[]; at: string; user_stopped?: boolean };
+  interrupt?: {
+    reason: string;
+    exit_code: number | null;
+    signal: string | null;
+    logs: string[];
+    at: string;
+    user_stopped?: boolean;
+  };
   agent_session_id?: string;
   usage?: { [k: string]: Json };
   cost_usd?: number;

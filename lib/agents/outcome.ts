@@ -10,7 +10,13 @@ import type { RunRecord } from './runs.js';
 // Invariant: a run's outcome is recorded exactly once, identified by its run id, and is
 // never taken for another run's.
 
-const TURN_KIND = { completed: 'result', decision_required: 'question', blocked: 'question', failed: 'error', interrupted: 'error' } as const;
+const TURN_KIND = {
+  completed: 'result',
+  decision_required: 'question',
+  blocked: 'question',
+  failed: 'error',
+  interrupted: 'error',
+} as const;
 
 export function outcomeText(o: Outcome): string {
   if (o.kind === 'decision_required' || o.kind === 'blocked') return o.question ?? o.summary;
@@ -20,13 +26,28 @@ export function outcomeText(o: Outcome): string {
 }
 
 function details(o: Outcome, run: RunRecord): { [k: string]: Json } {
-  return JSON.parse(JSON.stringify({
-    outcome: o.kind, mode: run.kind, agent: run.agent.name, attempts: o.attempts, summary: o.summary,
-    question: o.question, risks: o.risks, commands: o.commands,
-    failure_class: o.failure?.class, failure_reason: o.failure?.reason,
-    exit_code: o.interrupt?.exit_code, signal: o.interrupt?.signal,
-    agent_session_id: o.agent_session_id, usage: o.usage, cost_usd: o.cost_usd, review: o.review, upstream: o.upstream, set_aside: o.set_aside,
-  })) as { [k: string]: Json };
+  return JSON.parse(
+    JSON.stringify({
+      outcome: o.kind,
+      mode: run.kind,
+      agent: run.agent.name,
+      attempts: o.attempts,
+      summary: o.summary,
+      question: o.question,
+      risks: o.risks,
+      commands: o.commands,
+      failure_class: o.failure?.class,
+      failure_reason: o.failure?.reason,
+      exit_code: o.interrupt?.exit_code,
+      signal: o.interrupt?.signal,
+      agent_session_id: o.agent_session_id,
+      usage: o.usage,
+      cost_usd: o.cost_usd,
+      review: o.review,
+      upstream: o.upstream,
+      set_aside: o.set_aside,
+    }),
+  ) as { [k: string]: Json };
 }
 
 /** Applies the outcome to a draft of the task; a no-op when it is already recorded. */
@@ -36,8 +57,14 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   const pending = new Set(d.view.pending_feedback);
   const consumes = normal ? run.consumes.filter((id) => pending.has(id)) : [];
   d.turn({
-    role: 'agent', kind: TURN_KIND[o.kind], actor: 'agent', content: outcomeText(o),
-    run: run.id, session: run.session, ...(consumes.length ? { consumes } : {}), details: details(o, run),
+    role: 'agent',
+    kind: TURN_KIND[o.kind],
+    actor: 'agent',
+    content: outcomeText(o),
+    run: run.id,
+    session: run.session,
+    ...(consumes.length ? { consumes } : {}),
+    details: details(o, run),
   });
   for (const v of o.violations ?? []) d.violation({ file: v.file, run: run.id, commit: v.commit, base: v.base });
   d.summary = `${o.kind}: ${outcomeText(o).split('\n')[0]!.slice(0, 72)}`;
@@ -49,7 +76,13 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   if (d.status === 'interrupted' && ours && normal && d.view.changelog.at(-1)?.trigger !== 'stop') {
     // The interrupted-response sweep: an outcome that arrived after the task was marked
     // interrupted is still the run's real result.
-    d.transition('working', 'stale_response', 'a late outcome of the interrupted run arrived', { run: run.id }, 'system');
+    d.transition(
+      'working',
+      'stale_response',
+      'a late outcome of the interrupted run arrived',
+      { run: run.id },
+      'system',
+    );
   }
   if (d.status !== 'working' || !ours) return; // the task moved on: keep the turn, change nothing
   if (run.restore) {
@@ -58,14 +91,34 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   } else if (normal) {
     d.transition(park(), 'turn_complete', reason, { run: run.id }, 'system');
   } else if (o.kind === 'failed') {
-    d.transition('blocked', 'turn_failed', reason, { run: run.id, details: { failure_class: o.failure?.class ?? 'unknown', attempts: o.attempts } }, 'system');
+    d.transition(
+      'blocked',
+      'turn_failed',
+      reason,
+      { run: run.id, details: { failure_class: o.failure?.class ?? 'unknown', attempts: o.attempts } },
+      'system',
+    );
   } else {
     const i = o.interrupt!;
-    d.transition('interrupted', i.user_stopped ? 'stop' : 'turn_crashed', i.reason, {
-      run: run.id, host: run.host,
-      details: { reason: i.reason, exit_code: i.exit_code, signal: i.signal, logs: i.logs, at: i.at, ...(i.user_stopped ? { user_stopped: true } : {}),
-        ...(o.upstream?.status === 'conflict' ? { upstream_conflict: o.upstream.files } : {}) },
-    }, 'system');
+    d.transition(
+      'interrupted',
+      i.user_stopped ? 'stop' : 'turn_crashed',
+      i.reason,
+      {
+        run: run.id,
+        host: run.host,
+        details: {
+          reason: i.reason,
+          exit_code: i.exit_code,
+          signal: i.signal,
+          logs: i.logs,
+          at: i.at,
+          ...(i.user_stopped ? { user_stopped: true } : {}),
+          ...(o.upstream?.status === 'conflict' ? { upstream_conflict: o.upstream.files } : {}),
+        },
+      },
+      'system',
+    );
   }
 }
 

@@ -36,31 +36,57 @@ export function commentsBlock(v: Pick<TaskView, 'turns' | 'changelog'>): string 
   const launches = v.changelog.filter((c) => !c.set_aside && c.status === 'working');
   const since = launches.at(-2)?.clock ?? 0;
   const upTo = launches.at(-1)?.clock ?? Infinity;
-  const comments = v.turns.filter((t) => t.kind === 'comment' && t.role === 'human' && t.actor !== 'agent' && t.actor !== 'system' && t.clock > since && t.clock < upTo);
+  const comments = v.turns.filter(
+    (t) =>
+      t.kind === 'comment' &&
+      t.role === 'human' &&
+      t.actor !== 'agent' &&
+      t.actor !== 'system' &&
+      t.clock > since &&
+      t.clock < upTo,
+  );
   if (!comments.length) return '';
-  const who = (t: TurnView) => `${t.actor === 'human' ? 'human' : `${t.actor} (human channel)`}${t.person?.name ? ` ${t.person.name}` : ''}`;
-  return [`Comments from the human since your last turn (${comments.length}), verbatim; they are for your information, take them into account:`,
-    ...comments.map((t) => `--- comment #${t.sequence} by ${who(t)} at ${t.timestamp}:\n${t.content}`)].join('\n\n');
+  const who = (t: TurnView) =>
+    `${t.actor === 'human' ? 'human' : `${t.actor} (human channel)`}${t.person?.name ? ` ${t.person.name}` : ''}`;
+  return [
+    `Comments from the human since your last turn (${comments.length}), verbatim; they are for your information, take them into account:`,
+    ...comments.map((t) => `--- comment #${t.sequence} by ${who(t)} at ${t.timestamp}:\n${t.content}`),
+  ].join('\n\n');
 }
 
 /** How the interrupted turn ended, as the resume prompt reports it. */
-export interface PreviousEnd { stopped: boolean; turn: number | null; cls: string; reason: string; exit_code: number | null; signal: string | null }
+export interface PreviousEnd {
+  stopped: boolean;
+  turn: number | null;
+  cls: string;
+  reason: string;
+  exit_code: number | null;
+  signal: string | null;
+}
 
 /** Why the agent is resumed, truthfully (a stop is never called a crash), the previous failure, and its worktree's state. */
 export function resumeContext(dirty: boolean, upstream: string | null, prev: PreviousEnd): string {
   const turn = prev.turn ? ` (#${prev.turn})` : '';
-  const lead = prev.stopped ? `You are being resumed after the user stopped your previous turn${turn} with lazy stop. It did not crash or fail.` : 'You are being resumed after a crash.';
+  const lead = prev.stopped
+    ? `You are being resumed after the user stopped your previous turn${turn} with lazy stop. It did not crash or fail.`
+    : 'You are being resumed after a crash.';
   const state = dirty
     ? ' There are uncommitted changes in your worktree from your interrupted turn. Review them, decide what to keep, commit or discard, then continue your work.'
     : `${upstream ? ` Upstream (${upstream}) has been merged into your branch since your last turn.` : ''} Don't assume your previous state is intact — verify before continuing.`;
   if (prev.stopped) return lead + state;
-  const exit = [prev.exit_code !== null && `exit code ${prev.exit_code}`, prev.signal && `signal ${prev.signal}`].filter(Boolean).join(', ');
+  const exit = [prev.exit_code !== null && `exit code ${prev.exit_code}`, prev.signal && `signal ${prev.signal}`]
+    .filter(Boolean)
+    .join(', ');
   return `${lead}${state}
 
 Previous failure${turn}:
 - class: ${prev.cls}
-- reason: ${prev.reason}${exit ? `
-- ${exit}` : ''}`;
+- reason: ${prev.reason}${
+    exit
+      ? `
+- ${exit}`
+      : ''
+  }`;
 }
 
 /** Why lazy did not merge the upstream before this turn (the worktree was dirty). */
@@ -68,7 +94,12 @@ export function upstreamSkippedNote(s: UpstreamSkipped): string {
   return `Note: lazy did not merge ${s.branch} into your branch before this turn, because ${s.reason} (${s.files.join(', ')}${s.more ? `, and ${s.more} more` : ''}). Your branch may be behind ${s.branch}; commit or discard those changes, and merge ${s.branch} yourself if your work needs it.`;
 }
 
-export interface UpstreamSkipped { branch: string; reason: string; files: string[]; more: number }
+export interface UpstreamSkipped {
+  branch: string;
+  reason: string;
+  files: string[];
+  more: number;
+}
 
 export function withEnvelope(body: string, resultPath: string): string {
   return `${body.trimEnd()}\n\n---\n${resultInstructions(resultPath)}\n`;

@@ -18,7 +18,12 @@ export function queuedFeedback(v: Pick<TaskView, 'turns' | 'changelog'>): TurnVi
   return v.turns.filter((t) => t.feedback === 'pending' && t.kind === 'feedback' && t.clock > since);
 }
 
-export interface QueueDeps { repo: Repo; store: Store; cliPath: string; config: Config }
+export interface QueueDeps {
+  repo: Repo;
+  store: Store;
+  cliPath: string;
+  config: Config;
+}
 
 /**
  * After a turn parked the task: starts the next turn when feedback was queued during it.
@@ -29,13 +34,20 @@ export async function startQueued(deps: QueueDeps, id: string): Promise<Launched
   const v = await deps.store.view(id);
   if (v.status !== 'blocked' || queuedFeedback(v).length === 0) return null;
   return launchTurn(deps.repo, deps.store, deps.cliPath, {
-    id, op: 'unblock', actor: 'system', config: deps.config,
+    id,
+    op: 'unblock',
+    actor: 'system',
+    config: deps.config,
     plan: (d, r) => planQueued(d, r, queuedFeedback(d.view).length),
   });
 }
 
 /** startQueued for the end of a turn: a failure is recorded on the task, never thrown; the feedback stays pending. */
-export async function startQueuedOrNote(deps: QueueDeps, id: string, note: (m: string) => void): Promise<Launched | null> {
+export async function startQueuedOrNote(
+  deps: QueueDeps,
+  id: string,
+  note: (m: string) => void,
+): Promise<Launched | null> {
   try {
     const l = await startQueued(deps, id);
     if (l) note(`queued feedback started the next turn (run ${l.run.id})`);
@@ -45,10 +57,22 @@ export async function startQueuedOrNote(deps: QueueDeps, id: string, note: (m: s
     if (e instanceof LazyError && e.exitCode === EXIT.notAllowed) return null;
     const reason = (e as Error).message;
     note(`queued feedback could not start the next turn: ${reason}`);
-    await deps.store.mutate(id, 'queued-feedback', (d) => {
-      if (queuedFeedback(d.view).length === 0) return;
-      d.turn({ role: 'system', kind: 'error', actor: 'system', content: `[system] The feedback queued during the last turn could not start the next turn: ${reason}. It stays pending: lazy unblock or lazy resume delivers it.` });
-    }, { actor: 'system' }).catch(() => undefined);
+    await deps.store
+      .mutate(
+        id,
+        'queued-feedback',
+        (d) => {
+          if (queuedFeedback(d.view).length === 0) return;
+          d.turn({
+            role: 'system',
+            kind: 'error',
+            actor: 'system',
+            content: `[system] The feedback queued during the last turn could not start the next turn: ${reason}. It stays pending: lazy unblock or lazy resume delivers it.`,
+          });
+        },
+        { actor: 'system' },
+      )
+      .catch(() => undefined);
     return null;
   }
 }

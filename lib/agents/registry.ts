@@ -15,13 +15,19 @@ export const DEFAULT_AGENT = 'claude';
 export function resolveAgent(config: Config, name: string | null | undefined): AgentSpec {
   const agentName = name ?? config.agent ?? DEFAULT_AGENT;
   if (config.untrusted?.includes(agentName)) {
-    throw new LazyError('untrusted_config', `the shared settings for agent '${agentName}' (refs/lazy/config) have not been trusted on this clone; review them with lazy config list, then run lazy config trust`,
-      EXIT.usage, { agent: agentName, hint: 'lazy config list; lazy config trust' });
+    throw new LazyError(
+      'untrusted_config',
+      `the shared settings for agent '${agentName}' (refs/lazy/config) have not been trusted on this clone; review them with lazy config list, then run lazy config trust`,
+      EXIT.usage,
+      { agent: agentName, hint: 'lazy config list; lazy config trust' },
+    );
   }
   const entry = config.agents?.[agentName];
   const builtin = agentName === 'claude' || agentName === 'codex' ? agentName : undefined;
   if (!entry?.command && !builtin) {
-    throw usageError(`no agent named '${agentName}': define it with lazy config set agents.${agentName}.command "<command line>"`);
+    throw usageError(
+      `no agent named '${agentName}': define it with lazy config set agents.${agentName}.command "<command line>"`,
+    );
   }
   const adapter: AdapterName = entry?.adapter ?? builtin ?? 'command';
   const cmd = splitCommand(entry?.command ?? agentName);

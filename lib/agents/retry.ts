@@ -16,14 +16,21 @@ export interface RetryConfig {
 }
 
 export const DEFAULT_RETRY: RetryConfig = {
-  baseMs: 5000, transientMax: 60, unreachableMax: 10, crashWindowMs: 10_000, usageRecheckMs: 15 * 60_000, usageMaxWaitMs: 6 * 3_600_000,
+  baseMs: 5000,
+  transientMax: 60,
+  unreachableMax: 10,
+  crashWindowMs: 10_000,
+  usageRecheckMs: 15 * 60_000,
+  usageMaxWaitMs: 6 * 3_600_000,
 };
 
-export interface Attempt { cls: FailureClass; durationMs: number }
+export interface Attempt {
+  cls: FailureClass;
+  durationMs: number;
+}
 
 export type Decision =
-  | { action: 'retry'; delayMs: number }
-  | { action: 'stop'; outcome: 'failed' | 'interrupted'; why: string };
+  { action: 'retry'; delayMs: number } | { action: 'stop'; outcome: 'failed' | 'interrupted'; why: string };
 
 export const delayFor = (n: number, baseMs: number) => baseMs * ([1, 2, 4, 8][n] ?? 12);
 
@@ -44,7 +51,11 @@ export function decide(history: readonly Attempt[], cfg: RetryConfig = DEFAULT_R
     case 'transient_unreachable': {
       const n = streak(history, (a) => a.cls === 'transient_unreachable').length;
       return n >= cfg.unreachableMax
-        ? { action: 'stop', outcome: 'failed', why: `gave up after ${n} attempts: the agent's endpoint stayed unreachable` }
+        ? {
+            action: 'stop',
+            outcome: 'failed',
+            why: `gave up after ${n} attempts: the agent's endpoint stayed unreachable`,
+          }
         : { action: 'retry', delayMs: delayFor(n - 1, cfg.baseMs) };
     }
     case 'transient_overload':
@@ -60,14 +71,17 @@ export function decide(history: readonly Attempt[], cfg: RetryConfig = DEFAULT_R
       const run = streak(history, (a) => a.cls === 'unknown');
       if (run.length < 3) return { action: 'retry', delayMs: delayFor(run.length - 1, cfg.baseMs) };
       const fast = run.slice(-3).every((a) => a.durationMs < cfg.crashWindowMs);
-      return { action: 'stop', outcome: 'interrupted', why: fast ? 'crash loop: 3 failures in a row, each under 10 s' : '3 unrecognised failures in a row' };
+      return {
+        action: 'stop',
+        outcome: 'interrupted',
+        why: fast ? 'crash loop: 3 failures in a row, each under 10 s' : '3 unrecognised failures in a row',
+      };
     }
   }
 }
 
 export type UsageDecision =
-  | { action: 'wait'; untilMs: number; named: boolean }
-  | { action: 'stop'; outcome: 'failed'; why: string };
+  { action: 'wait'; untilMs: number; named: boolean } | { action: 'stop'; outcome: 'failed'; why: string };
 
 /**
  * A spent usage window is not a failure: wait for the reset it names (at least baseMs, so
@@ -79,7 +93,11 @@ export function usageWait(resetAt: string | undefined, nowMs: number, cfg: Retry
   if (!resetAt) return { action: 'wait', untilMs: nowMs + cfg.usageRecheckMs, named: false };
   const at = Date.parse(resetAt);
   if (at - nowMs > cfg.usageMaxWaitMs) {
-    return { action: 'stop', outcome: 'failed', why: `it resets at ${resetAt}, more than ${Math.round(cfg.usageMaxWaitMs / 60_000)} min away (usage_limit_max_wait_ms): not waited on` };
+    return {
+      action: 'stop',
+      outcome: 'failed',
+      why: `it resets at ${resetAt}, more than ${Math.round(cfg.usageMaxWaitMs / 60_000)} min away (usage_limit_max_wait_ms): not waited on`,
+    };
   }
   return { action: 'wait', untilMs: Math.max(at, nowMs + cfg.baseMs), named: true };
 }

@@ -41,7 +41,14 @@ export interface RunRecord {
   supervisor: ProcIdentity | null;
 }
 
-export interface ActiveMarker { task: string; run: string; kind: 'turn' | 'pair' | 'accept'; since: string; owner: ProcIdentity; stash?: string }
+export interface ActiveMarker {
+  task: string;
+  run: string;
+  kind: 'turn' | 'pair' | 'accept';
+  since: string;
+  owner: ProcIdentity;
+  stash?: string;
+}
 
 export const runsDir = (lazyDir: string) => join(lazyDir, 'runs');
 export const runDir = (lazyDir: string, run: string) => join(runsDir(lazyDir), run);
@@ -60,7 +67,11 @@ export const runFiles = (dir: string) => ({
 
 /** Run files sit where an agent could reach them: read bounded and from regular files only, like any outside input. */
 function readJson<T>(path: string): T | undefined {
-  try { return JSON.parse(readBoundedFile(path, 64 * 1024 * 1024).toString('utf8')) as T; } catch { return undefined; }
+  try {
+    return JSON.parse(readBoundedFile(path, 64 * 1024 * 1024).toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
 }
 
 export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void {
@@ -72,7 +83,8 @@ export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void
 
 export const readRun = (lazyDir: string, run: string) => readJson<RunRecord>(runFiles(runDir(lazyDir, run)).record);
 export const readOutcome = (lazyDir: string, run: string) => readJson<Outcome>(runFiles(runDir(lazyDir, run)).outcome);
-export const readAgentIdentity = (lazyDir: string, run: string) => readJson<AgentIdentity & { attempt: number }>(runFiles(runDir(lazyDir, run)).agent);
+export const readAgentIdentity = (lazyDir: string, run: string) =>
+  readJson<AgentIdentity & { attempt: number }>(runFiles(runDir(lazyDir, run)).agent);
 
 export function writeOutcome(lazyDir: string, o: Outcome): void {
   writeFileAtomicSync(runFiles(runDir(lazyDir, o.run)).outcome, JSON.stringify(o, null, 2));
@@ -80,7 +92,11 @@ export function writeOutcome(lazyDir: string, o: Outcome): void {
 
 export function touch(path: string): void {
   const now = new Date();
-  try { utimesSync(path, now, now); } catch { writeFileSync(path, ''); }
+  try {
+    utimesSync(path, now, now);
+  } catch {
+    writeFileSync(path, '');
+  }
 }
 
 /** What `show`, `watch` and interrupt diagnostics read of a run's log: its last 64 KiB at most. */
@@ -89,7 +105,11 @@ export const LOG_TAIL_BYTES = 64 * 1024;
 /** Last n lines of a run's output log (within its last LOG_TAIL_BYTES; a line cut there is dropped). */
 export function logTail(lazyDir: string, run: string, n = 50): string[] {
   let tail: { text: string; cut: boolean };
-  try { tail = readTail(runFiles(runDir(lazyDir, run)).log, LOG_TAIL_BYTES); } catch { return []; }
+  try {
+    tail = readTail(runFiles(runDir(lazyDir, run)).log, LOG_TAIL_BYTES);
+  } catch {
+    return [];
+  }
   if (!tail.text) return [];
   const lines = tail.text.replace(/\n$/, '').split('\n');
   if (tail.cut && lines.length > 1) lines.shift();
@@ -113,6 +133,13 @@ export function clearActive(lazyDir: string, task: string, run: string): void {
 /** Every active marker on this machine: reconcile's whole work list. */
 export function listActive(lazyDir: string): ActiveMarker[] {
   let names: string[];
-  try { names = readdirSync(activeDir(lazyDir)); } catch { return []; }
-  return names.filter((n) => n.endsWith('.json')).map((n) => readJson<ActiveMarker>(join(activeDir(lazyDir), n))).filter((m): m is ActiveMarker => !!m);
+  try {
+    names = readdirSync(activeDir(lazyDir));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => readJson<ActiveMarker>(join(activeDir(lazyDir), n)))
+    .filter((m): m is ActiveMarker => !!m);
 }

@@ -9,7 +9,9 @@ export function splitCommand(line: string): string[] {
   let cur = '';
   let inWord = false;
   let i = 0;
-  const fail = (why: string) => { throw usageError(`cannot parse command line ${JSON.stringify(line)}: ${why}`); };
+  const fail = (why: string) => {
+    throw usageError(`cannot parse command line ${JSON.stringify(line)}: ${why}`);
+  };
   while (i < line.length) {
     const c = line[i]!;
     if (c === "'") {
@@ -23,7 +25,10 @@ export function splitCommand(line: string): string[] {
       for (;;) {
         if (i >= line.length) fail('unterminated double quote');
         const d = line[i]!;
-        if (d === '"') { i++; break; }
+        if (d === '"') {
+          i++;
+          break;
+        }
         if (d === '\\' && i + 1 < line.length && '"\\$`\n'.includes(line[i + 1]!)) {
           if (line[i + 1] !== '\n') cur += line[i + 1];
           i += 2;
@@ -39,7 +44,11 @@ export function splitCommand(line: string): string[] {
       inWord = true;
       i += 2;
     } else if (c === ' ' || c === '\t' || c === '\n') {
-      if (inWord) { out.push(cur); cur = ''; inWord = false; }
+      if (inWord) {
+        out.push(cur);
+        cur = '';
+        inWord = false;
+      }
       i++;
     } else {
       cur += c;

@@ -16,7 +16,17 @@ import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { setAsideAskLeftovers } from './ask-end.js';
-import { clearActive, logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from './runs.js';
+import {
+  clearActive,
+  logTail,
+  readRun,
+  runDir,
+  runFiles,
+  touch,
+  writeOutcome,
+  writeRun,
+  type RunRecord,
+} from './runs.js';
 import { resultPathOf } from './launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
 
@@ -24,11 +34,20 @@ import { runAgentOnce, type AttemptResult } from './attempt.js';
 // runs the agent, keeps a heartbeat and a log, retries transient failures inside the
 // turn, and records the outcome. It is the only process that waits on the agent.
 
-export interface SuperviseContext { lazyDir: string; store: Store; config: Config; repo: Repo; cliPath: string }
+export interface SuperviseContext {
+  lazyDir: string;
+  store: Store;
+  config: Config;
+  repo: Repo;
+  cliPath: string;
+}
 
 export async function supervise(ctx: SuperviseContext, runId: string): Promise<number> {
   const rec = readRun(ctx.lazyDir, runId);
-  if (!rec) { process.stderr.write(`lazy: no run ${runId}\n`); return 1; }
+  if (!rec) {
+    process.stderr.write(`lazy: no run ${runId}\n`);
+    return 1;
+  }
   const files = runFiles(runDir(ctx.lazyDir, runId));
   rec.supervisor = identityOf(process.pid);
   writeRun(ctx.lazyDir, rec);
@@ -43,7 +62,12 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
   }
   const beat = setInterval(() => touch(files.heartbeat), 2000);
   try {
-    const outcome = await setAsideAskLeftovers(ctx.store, rec, await withViolations(ctx, rec, await runTurn(ctx, rec, note), note), note);
+    const outcome = await setAsideAskLeftovers(
+      ctx.store,
+      rec,
+      await withViolations(ctx, rec, await runTurn(ctx, rec, note), note),
+      note,
+    );
     writeOutcome(ctx.lazyDir, outcome);
     note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
     await recordOutcome(ctx.store, rec, outcome);
@@ -51,7 +75,8 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     // Feedback queued during this turn starts the next one (only once the task is parked
     // blocked), while the marker still stands: wait sees one piece of work throughout.
     if (outcome.kind !== 'interrupted') await startQueuedOrNote(ctx, rec.task, note);
-    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped || rec.kind === 'ask') clearActive(ctx.lazyDir, rec.task, rec.id);
+    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped || rec.kind === 'ask')
+      clearActive(ctx.lazyDir, rec.task, rec.id);
     return 0;
   } finally {
     clearInterval(beat);
@@ -91,26 +116,65 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
   for (let attempt = 1; ; attempt++) {
     rmSync(resultPath, { force: true });
     const state: StreamState = {};
-    note(`attempt ${attempt}: ${rec.agent.name} (${rec.agent.adapter})${sessionId ? ` resuming session ${sessionId}` : ''}`);
+    note(
+      `attempt ${attempt}: ${rec.agent.name} (${rec.agent.adapter})${sessionId ? ` resuming session ${sessionId}` : ''}`,
+    );
     const r: AttemptResult = await runAgentOnce({
-      adapter, spec: rec.agent, input: { prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work' }, state,
-      cwd: rec.worktree, logPath: files.log, agentFile: files.agent, stopFile: files.stop, attempt,
+      adapter,
+      spec: rec.agent,
+      input: { prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work' },
+      state,
+      cwd: rec.worktree,
+      logPath: files.log,
+      agentFile: files.agent,
+      stopFile: files.stop,
+      attempt,
       env: { LAZY_TASK_ID: rec.task, LAZY_TURN: String(rec.turn), LAZY_RESULT: resultPath, LAZY_RUN: rec.id },
-      watchdogMs: ctx.config.watchdog_ms ?? 30 * 60_000, graceMs: ctx.config.stop_grace_ms ?? 10_000,
+      watchdogMs: ctx.config.watchdog_ms ?? 30 * 60_000,
+      graceMs: ctx.config.stop_grace_ms ?? 10_000,
       unreachableMax: cfg.unreachableMax,
     });
-    if (state.sessionId) { sessionId = state.sessionId; writeFileSync(files.session, sessionId); }
-    const common = { ...base, ended_at: new Date().toISOString(), attempts: attempt, ...(sessionId ? { agent_session_id: sessionId } : {}),
-      ...(state.usage ? { usage: state.usage } : {}), ...(state.costUsd !== undefined ? { cost_usd: state.costUsd } : {}), ...(upstream ? { upstream } : {}) };
+    if (state.sessionId) {
+      sessionId = state.sessionId;
+      writeFileSync(files.session, sessionId);
+    }
+    const common = {
+      ...base,
+      ended_at: new Date().toISOString(),
+      attempts: attempt,
+      ...(sessionId ? { agent_session_id: sessionId } : {}),
+      ...(state.usage ? { usage: state.usage } : {}),
+      ...(state.costUsd !== undefined ? { cost_usd: state.costUsd } : {}),
+      ...(upstream ? { upstream } : {}),
+    };
     const interrupted = (reason: string, extra: { user_stopped?: boolean } = {}): Outcome => ({
-      ...common, kind: 'interrupted', summary: reason,
-      interrupt: { reason, exit_code: r.exitCode, signal: r.signal, logs: logTail(ctx.lazyDir, rec.id, 50), at: new Date().toISOString(), ...extra },
+      ...common,
+      kind: 'interrupted',
+      summary: reason,
+      interrupt: {
+        reason,
+        exit_code: r.exitCode,
+        signal: r.signal,
+        logs: logTail(ctx.lazyDir, rec.id, 50),
+        at: new Date().toISOString(),
+        ...extra,
+      },
     });
 
     if (r.stopped) return interrupted('stopped by the user', { user_stopped: true });
-    if (r.watchdog) return interrupted(`no progress for ${Math.round((ctx.config.watchdog_ms ?? 1_800_000) / 1000)} s: the watchdog killed the agent`);
-    if (r.spawnError) return { ...common, kind: 'failed', summary: r.spawnError, failure: { class: 'fatal_config', reason: r.spawnError } };
-    if (r.signal && !r.gaveUp) return interrupted(`the agent was killed by ${r.signal}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''}`);
+    if (r.watchdog)
+      return interrupted(
+        `no progress for ${Math.round((ctx.config.watchdog_ms ?? 1_800_000) / 1000)} s: the watchdog killed the agent`,
+      );
+    if (r.spawnError)
+      return {
+        ...common,
+        kind: 'failed',
+        summary: r.spawnError,
+        failure: { class: 'fatal_config', reason: r.spawnError },
+      };
+    if (r.signal && !r.gaveUp)
+      return interrupted(`the agent was killed by ${r.signal}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''}`);
 
     if (r.exitCode === 0 && !state.isError && !r.gaveUp) {
       const env = readEnvelope(resultPath);
@@ -119,10 +183,22 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
       const finish = await finishWork(rec, note);
       if (env.kind === 'ok') {
         const e = env.envelope;
-        return { ...common, ...finish, kind: e.status, summary: e.summary, ...(e.question ? { question: e.question } : {}),
-          ...(e.risks || finish.risks ? { risks: [...(e.risks ?? []), ...(finish.risks ?? [])] } : {}), ...(e.commands ? { commands: e.commands } : {}) };
+        return {
+          ...common,
+          ...finish,
+          kind: e.status,
+          summary: e.summary,
+          ...(e.question ? { question: e.question } : {}),
+          ...(e.risks || finish.risks ? { risks: [...(e.risks ?? []), ...(finish.risks ?? [])] } : {}),
+          ...(e.commands ? { commands: e.commands } : {}),
+        };
       }
-      return { ...common, ...finish, kind: 'completed', summary: adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)' };
+      return {
+        ...common,
+        ...finish,
+        kind: 'completed',
+        summary: adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)',
+      };
     }
 
     const failure = { exitCode: r.exitCode, signal: r.signal, state, tail: r.tail };
@@ -135,21 +211,44 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
     if (c.cls === 'usage_limit') {
       // A spent usage window is no failure: wait for its reset, consuming no retry.
       const u = usageWait(c.resetAt, Date.now(), cfg);
-      if (u.action === 'stop') return { ...common, kind: 'failed', summary: c.reason, failure: { class: c.cls, reason: `${c.reason} (${u.why})` } };
+      if (u.action === 'stop')
+        return {
+          ...common,
+          kind: 'failed',
+          summary: c.reason,
+          failure: { class: c.cls, reason: `${c.reason} (${u.why})` },
+        };
       const until = new Date(u.untilMs).toISOString();
-      note(`attempt ${attempt}: usage limit (${c.reason}); waiting until ${until}${u.named ? ', when it resets' : ': no reset named, checking again then'}; no retry is consumed`);
-      const w = { kind: 'usage_limit' as const, run: rec.id, since: new Date().toISOString(), until, reset_named: u.named, reason: c.reason };
-      if (await waitForUsage(ctx.lazyDir, rec.task, w, files.stop)) return interrupted('stopped by the user', { user_stopped: true });
+      note(
+        `attempt ${attempt}: usage limit (${c.reason}); waiting until ${until}${u.named ? ', when it resets' : ': no reset named, checking again then'}; no retry is consumed`,
+      );
+      const w = {
+        kind: 'usage_limit' as const,
+        run: rec.id,
+        since: new Date().toISOString(),
+        until,
+        reset_named: u.named,
+        reason: c.reason,
+      };
+      if (await waitForUsage(ctx.lazyDir, rec.task, w, files.stop))
+        return interrupted('stopped by the user', { user_stopped: true });
       continue;
     }
     history.push({ cls: c.cls, durationMs: r.durationMs });
     const d = decide(history, cfg);
     if (d.action === 'retry') {
       note(`attempt ${attempt} failed (${c.cls}): ${c.reason}; retrying in ${Math.round(d.delayMs / 100) / 10} s`);
-      if (await sleepUnlessStopped(d.delayMs, files.stop)) return interrupted('stopped by the user', { user_stopped: true });
+      if (await sleepUnlessStopped(d.delayMs, files.stop))
+        return interrupted('stopped by the user', { user_stopped: true });
       continue;
     }
-    if (d.outcome === 'failed') return { ...common, kind: 'failed', summary: c.reason, failure: { class: c.cls, reason: `${c.reason} (${d.why})` } };
+    if (d.outcome === 'failed')
+      return {
+        ...common,
+        kind: 'failed',
+        summary: c.reason,
+        failure: { class: c.cls, reason: `${c.reason} (${d.why})` },
+      };
     return { ...interrupted(`${d.why}: ${c.reason}`), failure: { class: c.cls, reason: c.reason } }; // the class travels to the resumed prompt
   }
 }
@@ -159,8 +258,17 @@ async function finishWork(rec: RunRecord, note: (m: string) => void): Promise<Pa
   // An ask is read-only: whatever it left behind is not committed for it.
   // A failed auto-commit (a stale index.lock, say) is a risk the review names, not a silent loss.
   const risks: string[] = [];
-  const auto = rec.kind === 'ask' ? null : await commitAll(rec.worktree, `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`)
-    .catch((e: Error) => { risks.push(`lazy could not commit the work the agent left uncommitted: ${e.message}`); note(risks[0]!); return null; });
+  const auto =
+    rec.kind === 'ask'
+      ? null
+      : await commitAll(
+          rec.worktree,
+          `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`,
+        ).catch((e: Error) => {
+          risks.push(`lazy could not commit the work the agent left uncommitted: ${e.message}`);
+          note(risks[0]!);
+          return null;
+        });
   if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
   const head = await headOf(rec.worktree);
   const diff = await branchDiff(rec.worktree, rec.base, head);
@@ -172,7 +280,12 @@ async function finishWork(rec: RunRecord, note: (m: string) => void): Promise<Pa
  * protected-file violations from what the branch holds against its fork point, not from
  * what this turn did: commits of an earlier crashed or stopped turn count too.
  */
-async function withViolations(ctx: SuperviseContext, rec: RunRecord, o: Outcome, note: (m: string) => void): Promise<Outcome> {
+async function withViolations(
+  ctx: SuperviseContext,
+  rec: RunRecord,
+  o: Outcome,
+  note: (m: string) => void,
+): Promise<Outcome> {
   const globs = ctx.config.protected ?? [];
   if (o.kind === 'interrupted' || !globs.length) return o;
   try {

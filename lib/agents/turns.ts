@@ -12,7 +12,11 @@ import { availableActions } from '../model/table.js';
 // before anything runs), moves the task into working stamped with the run, and builds
 // the prompt from what is pending.
 
-export interface RunRef { id: string; host: string; session: string }
+export interface RunRef {
+  id: string;
+  host: string;
+  session: string;
+}
 
 const pendingTurns = (d: Draft): TurnView[] => {
   const v = d.preview();
@@ -21,37 +25,84 @@ const pendingTurns = (d: Draft): TurnView[] => {
 
 /** The first turn: the task itself is the feedback the agent must act on. */
 export function planStart(d: Draft, run: RunRef, trigger: 'start' | 'answer' = 'start'): TurnPlan {
-  d.turn({ role: 'human', kind: 'prompt', content: taskPrompt(d.task ?? d.view), feedback: 'pending', run: run.id, session: run.session });
-  d.transition('working', trigger, trigger === 'start' ? 'started' : 'answered: the first turn starts', { run: run.id, host: run.host });
-  return { prompt: feedbackBlock(pendingTurns(d), 'Work on this task in the current directory (a git worktree on the task branch).') };
+  d.turn({
+    role: 'human',
+    kind: 'prompt',
+    content: taskPrompt(d.task ?? d.view),
+    feedback: 'pending',
+    run: run.id,
+    session: run.session,
+  });
+  d.transition('working', trigger, trigger === 'start' ? 'started' : 'answered: the first turn starts', {
+    run: run.id,
+    host: run.host,
+  });
+  return {
+    prompt: feedbackBlock(
+      pendingTurns(d),
+      'Work on this task in the current directory (a git worktree on the task branch).',
+    ),
+  };
 }
 
 /** unblock and answer: human text goes in first, then the move into working. */
 export function planFeedback(d: Draft, run: RunRef, trigger: 'unblock' | 'answer', text: string): TurnPlan {
-  d.turn({ role: 'human', kind: trigger === 'answer' ? 'answer' : 'feedback', content: text, feedback: 'pending', run: run.id, session: run.session });
-  d.transition('working', trigger, trigger === 'answer' ? 'answered' : 'feedback given', { run: run.id, host: run.host });
-  const lead = trigger === 'answer' ? 'The human answered your question:' : 'The human reviewed your work and asks for changes:';
+  d.turn({
+    role: 'human',
+    kind: trigger === 'answer' ? 'answer' : 'feedback',
+    content: text,
+    feedback: 'pending',
+    run: run.id,
+    session: run.session,
+  });
+  d.transition('working', trigger, trigger === 'answer' ? 'answered' : 'feedback given', {
+    run: run.id,
+    host: run.host,
+  });
+  const lead =
+    trigger === 'answer' ? 'The human answered your question:' : 'The human reviewed your work and asks for changes:';
   return { prompt: feedbackBlock(pendingTurns(d), lead), mergeUpstream: true };
 }
 
 /** The turn queued feedback starts when the turn it was given during has parked the task. */
 export function planQueued(d: Draft, run: RunRef, queued: number): TurnPlan {
-  if (d.status !== 'blocked' || queued === 0) throw notAllowed('unblock', d.status, availableActions(d.view), 'no queued feedback waits for this task (someone already started its next turn)');
+  if (d.status !== 'blocked' || queued === 0)
+    throw notAllowed(
+      'unblock',
+      d.status,
+      availableActions(d.view),
+      'no queued feedback waits for this task (someone already started its next turn)',
+    );
   d.transition('working', 'unblock', 'feedback queued during the last turn', { run: run.id, host: run.host }, 'system');
-  const lead = 'While your last turn was running, the human sent this feedback (written before they saw your last result):';
+  const lead =
+    'While your last turn was running, the human sent this feedback (written before they saw your last result):';
   return { prompt: feedbackBlock(pendingTurns(d), lead), mergeUpstream: true };
 }
 
 /** A resume after a crash, by the reconciler (system) or by `lazy resume` (human). */
-export function planResume(d: Draft, run: RunRef, o: { actor: Actor; trigger: Extract<Trigger, 'auto_resume' | 'resume'>; dirty: boolean; upstream: string }): TurnPlan {
+export function planResume(
+  d: Draft,
+  run: RunRef,
+  o: { actor: Actor; trigger: Extract<Trigger, 'auto_resume' | 'resume'>; dirty: boolean; upstream: string },
+): TurnPlan {
   const auto = o.trigger === 'auto_resume';
   d.turn({
-    role: 'system', kind: 'resume', actor: o.actor, run: run.id, session: run.session,
+    role: 'system',
+    kind: 'resume',
+    actor: o.actor,
+    run: run.id,
+    session: run.session,
     content: auto ? '[system] Session interrupted and auto-resumed' : '[system] Resumed by hand after an interruption',
   });
   const prev = previousEnd(d.view);
   const n = d.view.consecutive_interruptions;
-  d.transition('working', o.trigger, auto ? `auto-resume after crash ${n} of 3` : 'resumed', { run: run.id, host: run.host }, o.actor);
+  d.transition(
+    'working',
+    o.trigger,
+    auto ? `auto-resume after crash ${n} of 3` : 'resumed',
+    { run: run.id, host: run.host },
+    o.actor,
+  );
   const pending = pendingTurns(d);
   const context = resumeContext(o.dirty, o.dirty ? null : o.upstream, prev);
   const body = pending.length
@@ -69,10 +120,13 @@ function previousEnd(v: TaskView): PreviousEnd {
   const num = (x: unknown) => (typeof x === 'number' ? x : null);
   const cls = agent?.details?.failure_class;
   return {
-    stopped: entry?.trigger === 'stop', turn: started?.sequence ?? null, cls: typeof cls === 'string' ? cls : 'unknown',
+    stopped: entry?.trigger === 'stop',
+    turn: started?.sequence ?? null,
+    cls: typeof cls === 'string' ? cls : 'unknown',
     // Agent output can reach the reason, and the prompt goes into argv.
     reason: sanitizeLine(entry?.reason ?? 'unknown'),
-    exit_code: num(entry?.details?.exit_code), signal: typeof entry?.details?.signal === 'string' ? entry.details.signal : null,
+    exit_code: num(entry?.details?.exit_code),
+    signal: typeof entry?.details?.signal === 'string' ? entry.details.signal : null,
   };
 }
 

@@ -22,7 +22,11 @@ export const waitsDir = (lazyDir: string) => join(lazyDir, 'waits');
 const fileOf = (lazyDir: string, task: string) => join(waitsDir(lazyDir), `${task}.json`);
 
 function read(path: string): Waiting | undefined {
-  try { return JSON.parse(readBoundedFile(path, 64 * 1024).toString('utf8')) as Waiting; } catch { return undefined; }
+  try {
+    return JSON.parse(readBoundedFile(path, 64 * 1024).toString('utf8')) as Waiting;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The wait of this task's run, if that run is waiting. */
@@ -35,7 +39,11 @@ export function readWaiting(lazyDir: string, task: string, run: string | null): 
 /** Every recorded wait on this machine by task (one readdir; nothing else when none waits). */
 export function listWaiting(lazyDir: string): Map<string, Waiting> {
   let names: string[];
-  try { names = readdirSync(waitsDir(lazyDir)); } catch { return new Map(); }
+  try {
+    names = readdirSync(waitsDir(lazyDir));
+  } catch {
+    return new Map();
+  }
   const out = new Map<string, Waiting>();
   for (const n of names) {
     const w = n.endsWith('.json') ? read(join(waitsDir(lazyDir), n)) : undefined;

@@ -17,17 +17,25 @@ export function envActor(): Actor {
   return raw as Actor;
 }
 
-export interface Person { name: string; email: string }
-export interface Signature extends Person { timestamp: number; timezoneOffset: number }
+export interface Person {
+  name: string;
+  email: string;
+}
+export interface Signature extends Person {
+  timestamp: number;
+  timezoneOffset: number;
+}
 
 /** The user's git identity, as git itself resolves it (config, includes, environment). */
 export async function gitPerson(cwd: string): Promise<Signature> {
   const r = await git(['var', 'GIT_AUTHOR_IDENT'], { cwd, allowFail: true });
   const m = /^(.*) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(r.stdout.trim());
   if (r.code !== 0 || !m) {
-    throw external('git_identity_missing',
+    throw external(
+      'git_identity_missing',
       'git has no author identity: set user.name and user.email (git config --global user.name "…")',
-      { stderr: r.stderr.trim() });
+      { stderr: r.stderr.trim() },
+    );
   }
   const offset = (Number(m[5]) * 60 + Number(m[6])) * (m[4] === '-' ? 1 : -1);
   return { name: m[1]!, email: m[2]!, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: offset };

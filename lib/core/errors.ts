@@ -33,16 +33,28 @@ export const notFound = (message: string, details: Details = {}) =>
   new LazyError('task_not_found', message, EXIT.notFound, details);
 
 export const ambiguous = (prefix: string, candidates: string[]) =>
-  new LazyError('ambiguous_id', `id prefix '${prefix}' matches ${candidates.length} tasks: ${candidates.join(', ')}`,
-    EXIT.notFound, { prefix, candidates });
+  new LazyError(
+    'ambiguous_id',
+    `id prefix '${prefix}' matches ${candidates.length} tasks: ${candidates.join(', ')}`,
+    EXIT.notFound,
+    { prefix, candidates },
+  );
 
-export const notAllowed = (action: string, status: string, available: string[], message?: string, details: Details = {}) =>
-  new LazyError('action_not_allowed',
+export const notAllowed = (
+  action: string,
+  status: string,
+  available: string[],
+  message?: string,
+  details: Details = {},
+) =>
+  new LazyError(
+    'action_not_allowed',
     message ?? `cannot ${action} a task that is ${status}; available actions: ${available.join(', ') || 'none'}`,
-    EXIT.notAllowed, { action, status, available_actions: available, ...details });
+    EXIT.notAllowed,
+    { action, status, available_actions: available, ...details },
+  );
 
-export const busy = (message: string, details: Details = {}) =>
-  new LazyError('busy', message, EXIT.busy, details);
+export const busy = (message: string, details: Details = {}) => new LazyError('busy', message, EXIT.busy, details);
 
 export const invalidData = (message: string, details: Details = {}) =>
   new LazyError('invalid_data', message, EXIT.invalidData, details);
@@ -54,6 +66,10 @@ export const external = (code: string, message: string, details: Details = {}) =
 export function asLazyError(err: unknown): LazyError {
   if (err instanceof LazyError) return err;
   const e = err as NodeJS.ErrnoException;
-  return new LazyError('unexpected', e?.message ?? String(err), EXIT.unexpected,
-    e?.stack ? { stack: e.stack.split('\n').slice(0, 6).join('\n') } : {});
+  return new LazyError(
+    'unexpected',
+    e?.message ?? String(err),
+    EXIT.unexpected,
+    e?.stack ? { stack: e.stack.split('\n').slice(0, 6).join('\n') } : {},
+  );
 }

@@ -1,4 +1,15 @@
-import { promises as fsp, writeFileSync, renameSync, mkdirSync, unlinkSync, openSync, closeSync, fstatSync, readSync, constants } from 'node:fs';
+import {
+  promises as fsp,
+  writeFileSync,
+  renameSync,
+  mkdirSync,
+  unlinkSync,
+  openSync,
+  closeSync,
+  fstatSync,
+  readSync,
+  constants,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { usageError } from './errors.js';
@@ -8,7 +19,8 @@ import { usageError } from './errors.js';
 
 const tmpName = (path: string) => `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
 /** Git's own name for a half-written object: git fsck ignores it and git gc prunes it. */
-export const objectTmpName = (path: string) => join(dirname(path), `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
+export const objectTmpName = (path: string) =>
+  join(dirname(path), `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, tmp = tmpName(path)): Promise<void> {
   await fsp.mkdir(dirname(path), { recursive: true });
@@ -28,7 +40,11 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
     writeFileSync(tmp, data);
     renameSync(tmp, path);
   } catch (e) {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw e;
   }
 }
@@ -39,17 +55,38 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array): vo
 // and a device (a symlink to /dev/zero) is never read.
 
 export class ReadRefused extends Error {
-  constructor(readonly reason: 'too_large' | 'not_regular', message: string) { super(message); }
+  constructor(
+    readonly reason: 'too_large' | 'not_regular',
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
-const kindOf = (st: { isFIFO(): boolean; isCharacterDevice(): boolean; isSocket(): boolean; isDirectory(): boolean }) =>
-  st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a device' : st.isSocket() ? 'a socket' : st.isDirectory() ? 'a directory' : 'not a regular file';
+const kindOf = (st: {
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+}) =>
+  st.isFIFO()
+    ? 'a FIFO'
+    : st.isCharacterDevice()
+      ? 'a device'
+      : st.isSocket()
+        ? 'a socket'
+        : st.isDirectory()
+          ? 'a directory'
+          : 'not a regular file';
 
 /** Opens a path for reading: regular files only (ENOENT and friends are thrown as is). */
 function openRegular(path: string): number {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   const st = fstatSync(fd);
-  if (!st.isFile()) { closeSync(fd); throw new ReadRefused('not_regular', `${path} is ${kindOf(st)}, not a regular file`); }
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw new ReadRefused('not_regular', `${path} is ${kindOf(st)}, not a regular file`);
+  }
   return fd;
 }
 
@@ -60,7 +97,9 @@ export function readBoundedFd(fd: number, limit: number, what: string): Buffer {
   for (;;) {
     const buf = Buffer.allocUnsafe(Math.min(64 * 1024, limit + 1 - total));
     let n: number;
-    try { n = readSync(fd, buf, 0, buf.length, null); } catch (e) {
+    try {
+      n = readSync(fd, buf, 0, buf.length, null);
+    } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10); // a non-blocking pipe with nothing yet
       continue;
@@ -75,7 +114,11 @@ export function readBoundedFd(fd: number, limit: number, what: string): Buffer {
 /** A regular file's contents, at most `limit` bytes. */
 export function readBoundedFile(path: string, limit: number, what = path): Buffer {
   const fd = openRegular(path);
-  try { return readBoundedFd(fd, limit, what); } finally { closeSync(fd); }
+  try {
+    return readBoundedFd(fd, limit, what);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The last `maxBytes` of a regular file (a log), and whether earlier bytes were left out. */
@@ -98,11 +141,17 @@ export const MAX_TEXT_BYTES = 512 * 1024;
 /** Human text from an open descriptor (stdin) or a path; more than MAX_TEXT_BYTES, or not a regular file, is a usage error. */
 export function readTextInput(source: number | string, what: string): string {
   try {
-    const data = typeof source === 'number' ? readBoundedFd(source, MAX_TEXT_BYTES, what) : readBoundedFile(source, MAX_TEXT_BYTES, what);
+    const data =
+      typeof source === 'number'
+        ? readBoundedFd(source, MAX_TEXT_BYTES, what)
+        : readBoundedFile(source, MAX_TEXT_BYTES, what);
     return data.toString('utf8');
   } catch (e) {
     if (e instanceof ReadRefused) {
-      throw usageError(`${e.message}${e.reason === 'too_large' ? '. Put long material in a file in the repository and refer to it' : ''}`, { limit: MAX_TEXT_BYTES });
+      throw usageError(
+        `${e.message}${e.reason === 'too_large' ? '. Put long material in a file in the repository and refer to it' : ''}`,
+        { limit: MAX_TEXT_BYTES },
+      );
     }
     throw e;
   }

@@ -15,7 +15,11 @@ export interface GitOptions {
   stderrInherit?: boolean;
 }
 
-export interface GitResult { stdout: string; stderr: string; code: number }
+export interface GitResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
 
 export const GIT_ENV: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
 
@@ -31,18 +35,31 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
     child.stdout!.on('data', (d: Buffer) => out.push(d));
     child.stderr?.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
-      reject(e.code === 'ENOENT'
-        ? external('git_missing', 'git is not installed or not on PATH')
-        : external('git_failed', `could not run git: ${e.message}`));
+      reject(
+        e.code === 'ENOENT'
+          ? external('git_missing', 'git is not installed or not on PATH')
+          : external('git_failed', `could not run git: ${e.message}`),
+      );
     });
     child.on('close', (code) => {
-      const result = { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 128 };
+      const result = {
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        code: code ?? 128,
+      };
       if (result.code !== 0 && !opts.allowFail) {
-        reject(external('git_failed', `git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`,
-          { args, exit_code: result.code, stderr: result.stderr.trim() }));
+        reject(
+          external('git_failed', `git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`, {
+            args,
+            exit_code: result.code,
+            stderr: result.stderr.trim(),
+          }),
+        );
       } else resolve(result);
     });
-    child.stdin!.on('error', () => { /* git may exit before reading all input; the exit code tells */ });
+    child.stdin!.on('error', () => {
+      /* git may exit before reading all input; the exit code tells */
+    });
     child.stdin!.end(opts.input ?? '');
   });
 }

@@ -15,7 +15,11 @@ export interface ProcIdentity {
 let bootIdCache: string | null | undefined;
 export function bootId(): string | null {
   if (bootIdCache === undefined) {
-    try { bootIdCache = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(); } catch { bootIdCache = null; }
+    try {
+      bootIdCache = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      bootIdCache = null;
+    }
   }
   return bootIdCache;
 }
@@ -50,7 +54,10 @@ export function liveness(id: ProcIdentity): Liveness {
   const boot = bootId();
   if (boot && id.boot_id && boot !== id.boot_id) return 'dead';
   if (id.start_ticks === null || boot === null) {
-    try { process.kill(id.pid, 0); return 'unknown'; } catch (e) {
+    try {
+      process.kill(id.pid, 0);
+      return 'unknown';
+    } catch (e) {
       return (e as NodeJS.ErrnoException).code === 'ESRCH' ? 'dead' : 'unknown';
     }
   }
@@ -61,7 +68,13 @@ export function liveness(id: ProcIdentity): Liveness {
 
 /** Every pid in /proc (none where there is no /proc). */
 function allPids(): number[] {
-  try { return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number); } catch { return []; }
+  try {
+    return readdirSync('/proc')
+      .filter((n) => /^\d+$/.test(n))
+      .map(Number);
+  } catch {
+    return [];
+  }
 }
 
 /** Live (not zombie) processes of process group `pgid`, with their start ticks: one /proc scan. */
@@ -77,11 +90,20 @@ export function groupMembers(pgid: number): { pid: number; start: number }[] {
 /** Processes whose working directory is inside `dir` (a worktree something still runs in). */
 export function processesIn(dir: string): number[] {
   return allPids().filter((pid) => {
-    try { const cwd = readlinkSync(`/proc/${pid}/cwd`); return cwd === dir || cwd.startsWith(`${dir}/`); } catch { return false; }
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      return cwd === dir || cwd.startsWith(`${dir}/`);
+    } catch {
+      return false;
+    }
   });
 }
 
 /** Whether process `pid` carries `entry` (NAME=value) in its environment. */
 export function environHas(pid: number, entry: string): boolean {
-  try { return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry); } catch { return false; }
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(entry);
+  } catch {
+    return false;
+  }
 }

@@ -25,7 +25,9 @@ function findDotGit(start: string): { top: string; dotGit: string } | undefined 
     try {
       statSync(candidate);
       return { top: dir, dotGit: candidate };
-    } catch { /* keep walking up */ }
+    } catch {
+      /* keep walking up */
+    }
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
@@ -43,8 +45,14 @@ function fromDotGit(top: string, dotGit: string): Repo | undefined {
   try {
     const rel = readFileSync(join(gitDir, 'commondir'), 'utf8').trim();
     commonDir = isAbsolute(rel) ? rel : resolve(gitDir, rel);
-  } catch { /* not a linked worktree */ }
-  try { statSync(join(commonDir, 'HEAD')); } catch { return undefined; }
+  } catch {
+    /* not a linked worktree */
+  }
+  try {
+    statSync(join(commonDir, 'HEAD'));
+  } catch {
+    return undefined;
+  }
   return { cwd: top, top, gitDir, commonDir, lazyDir: join(commonDir, 'lazy') };
 }
 

@@ -5,7 +5,10 @@
 // C0 except TAB, LF, CR; DEL; C1.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
-export interface Sanitized { text: string; replaced: number }
+export interface Sanitized {
+  text: string;
+  replaced: number;
+}
 
 function escapeControls(input: string): Sanitized {
   let replaced = 0;

@@ -7,16 +7,26 @@ import type { Status } from './status.js';
 
 export type AttentionKind = 'review' | 'decision' | 'failure' | 'conflict' | 'interrupted' | 'merging';
 
-export interface Attention { kind: AttentionKind; reason: string; since: string }
+export interface Attention {
+  kind: AttentionKind;
+  reason: string;
+  since: string;
+}
 
-export const CLARIFY_QUESTION = 'What observable condition will show this task is done? Your answer becomes an acceptance criterion.';
+export const CLARIFY_QUESTION =
+  'What observable condition will show this task is done? Your answer becomes an acceptance criterion.';
 
 const firstLine = (s: string) => (s.trim().split('\n')[0] ?? '').slice(0, 200);
 
 /** The breaker trips at this many crashes in a row. */
 export const MAX_CONSECUTIVE_INTERRUPTIONS = 3;
 
-export function attentionOf(status: Status, allApplied: readonly ChangeView[], allTurns: readonly TurnView[], crashes: number): Attention | null {
+export function attentionOf(
+  status: Status,
+  allApplied: readonly ChangeView[],
+  allTurns: readonly TurnView[],
+  crashes: number,
+): Attention | null {
   // Invariant: an ask is status-neutral, so attention comes from the work around it, never from the ask.
   const asks = askRuns(allTurns);
   const applied = allApplied.filter((c) => !c.run || !asks.has(c.run));
@@ -37,7 +47,8 @@ export function attentionOf(status: Status, allApplied: readonly ChangeView[], a
       return { kind: 'conflict', reason: 'protected files need an approve or revert decision', since };
     case 'interrupted':
       if (last.trigger === 'stop') return { kind: 'interrupted', reason: 'stopped by the user', since };
-      if (crashes >= MAX_CONSECUTIVE_INTERRUPTIONS) return { kind: 'interrupted', reason: `circuit breaker: ${crashes} crashes in a row`, since };
+      if (crashes >= MAX_CONSECUTIVE_INTERRUPTIONS)
+        return { kind: 'interrupted', reason: `circuit breaker: ${crashes} crashes in a row`, since };
       return heldCrash(last) ? { kind: 'interrupted', reason: heldCrash(last)!, since } : null;
     default:
       return null;

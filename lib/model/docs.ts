@@ -46,8 +46,7 @@ interface EntryBase {
 
 export type TurnRole = 'human' | 'agent' | 'system';
 export type TurnKind =
-  | 'prompt' | 'feedback' | 'answer' | 'question' | 'comment' | 'resume' | 'pair'
-  | 'result' | 'error';
+  'prompt' | 'feedback' | 'answer' | 'question' | 'comment' | 'resume' | 'pair' | 'result' | 'error';
 
 export interface TurnEntry extends EntryBase {
   role: TurnRole;

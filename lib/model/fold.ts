@@ -2,7 +2,16 @@ import type { Actor, Person } from '../core/actor.js';
 import { categoryOf, type Category, type Status } from './status.js';
 import { availableActions, canTransition, type Action } from './table.js';
 import { attentionOf, type Attention } from './attention.js';
-import type { DecisionEntry, SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry, Json } from './docs.js';
+import type {
+  DecisionEntry,
+  SessionDoc,
+  StatusEntry,
+  TaskDoc,
+  TaskDocs,
+  TurnEntry,
+  ViolationEntry,
+  Json,
+} from './docs.js';
 
 // Derived state: status, sequence numbers, pending feedback and counters are computed
 // from the append-only entries on every read, never stored.
@@ -25,10 +34,14 @@ export function replayStatus(changelog: readonly StatusEntry[]): Replay {
   const applied: StatusEntry[] = [];
   const setAside: StatusEntry[] = [];
   for (const e of [...changelog].sort(byClock)) {
-    const ok = status === null
-      ? e.from === null && e.trigger === 'create' && e.to === 'backlog'
-      : e.from === status && e.trigger !== 'create' && canTransition(status, e.to, e.trigger, e.actor);
-    if (ok) { status = e.to; applied.push(e); } else setAside.push(e);
+    const ok =
+      status === null
+        ? e.from === null && e.trigger === 'create' && e.to === 'backlog'
+        : e.from === status && e.trigger !== 'create' && canTransition(status, e.to, e.trigger, e.actor);
+    if (ok) {
+      status = e.to;
+      applied.push(e);
+    } else setAside.push(e);
   }
   return { status, applied, setAside };
 }
@@ -38,7 +51,13 @@ export function consecutiveInterruptions(applied: readonly StatusEntry[]): numbe
   let n = 0;
   for (const e of applied) {
     if (e.to === 'interrupted' && e.trigger === 'turn_crashed') n++;
-    else if (e.trigger === 'turn_complete' || e.trigger === 'resume' || e.trigger === 'unblock' || e.trigger === 'answer') n = 0;
+    else if (
+      e.trigger === 'turn_complete' ||
+      e.trigger === 'resume' ||
+      e.trigger === 'unblock' ||
+      e.trigger === 'answer'
+    )
+      n = 0;
   }
   return n;
 }
@@ -106,14 +125,25 @@ export interface TaskView extends Omit<TaskDoc, 'clock'> {
 }
 
 const changeView = (e: StatusEntry, setAside: boolean): ChangeView => ({
-  id: e.id, clock: e.clock, status: e.to, from: e.from, trigger: e.trigger, actor: e.actor,
-  person: e.person ?? null, timestamp: e.timestamp, reason: e.reason, host: e.host ?? null, run: e.run ?? null,
-  details: e.details ?? null, set_aside: setAside,
+  id: e.id,
+  clock: e.clock,
+  status: e.to,
+  from: e.from,
+  trigger: e.trigger,
+  actor: e.actor,
+  person: e.person ?? null,
+  timestamp: e.timestamp,
+  reason: e.reason,
+  host: e.host ?? null,
+  run: e.run ?? null,
+  details: e.details ?? null,
+  set_aside: setAside,
 });
 
 export function maxClock(docs: Omit<TaskDocs, 'id' | 'tip'>): number {
   let m = docs.task.clock;
-  for (const list of [docs.sessions, docs.turns, docs.changelog, docs.violations, docs.decisions]) for (const d of list) if (d.clock > m) m = d.clock;
+  for (const list of [docs.sessions, docs.turns, docs.changelog, docs.violations, docs.decisions])
+    for (const d of list) if (d.clock > m) m = d.clock;
   return m;
 }
 
@@ -125,10 +155,19 @@ export function foldTask(docs: TaskDocs): TaskView {
   const aside = new Set(replay.setAside.map((e) => e.id));
   const consumed = new Set(docs.turns.flatMap((t) => t.consumes ?? []));
   const turns = [...docs.turns].sort(byClock).map((t, i): TurnView => ({
-    sequence: i + 1, id: t.id, clock: t.clock, role: t.role, kind: t.kind, actor: t.actor,
-    person: t.person ?? null, content: t.content, timestamp: t.timestamp,
+    sequence: i + 1,
+    id: t.id,
+    clock: t.clock,
+    role: t.role,
+    kind: t.kind,
+    actor: t.actor,
+    person: t.person ?? null,
+    content: t.content,
+    timestamp: t.timestamp,
     feedback: t.feedback ? (consumed.has(t.id) ? 'consumed' : 'pending') : null,
-    session: t.session ?? null, run: t.run ?? null, details: t.details ?? null,
+    session: t.session ?? null,
+    run: t.run ?? null,
+    details: t.details ?? null,
   }));
   const changelog = [...docs.changelog].sort(byClock).map((e) => changeView(e, aside.has(e.id)));
   const sessions = [...docs.sessions].sort(byClock);
@@ -151,11 +190,17 @@ export function foldTask(docs: TaskDocs): TaskView {
     session: open.find((x) => x.id === runSession) ?? open.at(-1) ?? null,
     sessions,
     consecutive_interruptions: crashes,
-    attention: attentionOf(status, changelog.filter((c) => !c.set_aside), turns, crashes),
+    attention: attentionOf(
+      status,
+      changelog.filter((c) => !c.set_aside),
+      turns,
+      crashes,
+    ),
     revisions: turns.filter((t) => t.kind === 'feedback').length,
     pending_feedback: turns.filter((t) => t.feedback === 'pending').map((t) => t.id),
     pending_violations: pendingViolations(docs),
-    merging_owner: status === 'merging' ? ((replay.applied.at(-1)?.details?.owner ?? null) as { [k: string]: Json } | null) : null,
+    merging_owner:
+      status === 'merging' ? ((replay.applied.at(-1)?.details?.owner ?? null) as { [k: string]: Json } | null) : null,
     current_run: [...replay.applied].reverse().find((e) => e.to === 'working')?.run ?? null,
     agent_session_id: latestSessionId(turns),
     concurrent_changes: changelog.filter((c) => c.set_aside),
@@ -175,7 +220,13 @@ export function lastChange(v: Pick<TaskView, 'changelog'>, status?: Status): Cha
   return undefined;
 }
 
-export interface PendingViolation { file: string; run: string; commit: string; base: string; since: string }
+export interface PendingViolation {
+  file: string;
+  run: string;
+  commit: string;
+  base: string;
+  since: string;
+}
 
 /** A file is pending while its latest violation has no decision after it; decisions are sticky. */
 export function pendingViolations(docs: Pick<TaskDocs, 'violations' | 'decisions'>): PendingViolation[] {
@@ -191,7 +242,11 @@ export function pendingViolations(docs: Pick<TaskDocs, 'violations' | 'decisions
  * pending or was decided (a change away from it is a new violation), `restore` what a
  * revert of such a new change puts back.
  */
-export interface ProtectedPoint { pending: boolean; covered: string; restore: string }
+export interface ProtectedPoint {
+  pending: boolean;
+  covered: string;
+  restore: string;
+}
 
 export function protectedPoints(docs: Pick<TaskDocs, 'violations' | 'decisions'>): Map<string, ProtectedPoint> {
   const out = new Map<string, ProtectedPoint>();
@@ -204,7 +259,9 @@ export function protectedPoints(docs: Pick<TaskDocs, 'violations' | 'decisions'>
 }
 
 /** Each file's latest violation and the latest decision after it, if any. */
-function latestViolations(docs: Pick<TaskDocs, 'violations' | 'decisions'>): Map<string, { v: ViolationEntry; decision: DecisionEntry | undefined }> {
+function latestViolations(
+  docs: Pick<TaskDocs, 'violations' | 'decisions'>,
+): Map<string, { v: ViolationEntry; decision: DecisionEntry | undefined }> {
   const latest = new Map<string, { v: ViolationEntry; decision: DecisionEntry | undefined }>();
   for (const v of [...docs.violations].sort(byClock)) latest.set(v.file, { v, decision: undefined });
   for (const d of [...docs.decisions].sort(byClock)) {

@@ -10,7 +10,14 @@ type TurnLike = Pick<TurnEntry, 'role' | 'kind'> & { details?: { [k: string]: Js
 export function isReviewTurn(t: TurnLike): boolean {
   const review = t.details?.review;
   // Turn details are free-form (and may be pulled): only a full commit id ever reaches git argv.
-  if (!review || typeof review !== 'object' || Array.isArray(review) || typeof review.head !== 'string' || !/^[0-9a-f]{40}$/.test(review.head)) return false;
+  if (
+    !review ||
+    typeof review !== 'object' ||
+    Array.isArray(review) ||
+    typeof review.head !== 'string' ||
+    !/^[0-9a-f]{40}$/.test(review.head)
+  )
+    return false;
   return (t.role === 'agent' && t.details?.mode !== 'ask') || t.kind === 'pair';
 }
 

@@ -3,8 +3,16 @@
 // worktree that nothing may be merged into.
 
 export const STATUSES = [
-  'backlog', 'working', 'blocked', 'conflict', 'pairing',
-  'interrupted', 'merging', 'zombie', 'complete', 'abandoned',
+  'backlog',
+  'working',
+  'blocked',
+  'conflict',
+  'pairing',
+  'interrupted',
+  'merging',
+  'zombie',
+  'complete',
+  'abandoned',
 ] as const;
 export type Status = (typeof STATUSES)[number];
 

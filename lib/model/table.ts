@@ -9,18 +9,43 @@ import { isReviewTurn } from './review.js';
 
 /** What a human (or builder/agent) can ask for. */
 export const ACTIONS = [
-  'start', 'unblock', 'answer', 'resume', 'ask', 'stop', 'pair',
-  'accept', 'reject', 'close', 'reopen', 'comment', 'edit',
+  'start',
+  'unblock',
+  'answer',
+  'resume',
+  'ask',
+  'stop',
+  'pair',
+  'accept',
+  'reject',
+  'close',
+  'reopen',
+  'comment',
+  'edit',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
 /** What the system does on its own. */
 export type Event =
-  | 'turn_complete' | 'turn_failed' | 'turn_crashed' | 'clarify' | 'auto_resume' | 'stale_response'
-  | 'pair_end' | 'stale_pairing' | 'rederive' | 'merge_done' | 'merge_abort' | 'zombie';
+  | 'turn_complete'
+  | 'turn_failed'
+  | 'turn_crashed'
+  | 'clarify'
+  | 'auto_resume'
+  | 'stale_response'
+  | 'pair_end'
+  | 'stale_pairing'
+  | 'rederive'
+  | 'merge_done'
+  | 'merge_abort'
+  | 'zombie';
 export type Trigger = Action | Event;
 
-interface Edge { from: Status; to: Status; on: readonly Trigger[] }
+interface Edge {
+  from: Status;
+  to: Status;
+  on: readonly Trigger[];
+}
 
 const edge = (from: Status, to: Status, ...on: Trigger[]): Edge => ({ from, to, on });
 
@@ -70,7 +95,9 @@ export const EDGES: readonly Edge[] = [
 
 /** Actions that change no status, allowed while a task rests or an agent or person works on it (not while an accept owns it). */
 const NEUTRAL: readonly Action[] = ['comment', 'edit'];
-const NEUTRAL_IN: readonly Status[] = STATUSES.filter((s) => !TERMINAL.includes(s) && s !== 'merging' && s !== 'zombie');
+const NEUTRAL_IN: readonly Status[] = STATUSES.filter(
+  (s) => !TERMINAL.includes(s) && s !== 'merging' && s !== 'zombie',
+);
 /** Status-neutral actions of one status: unblock on working queues feedback for the next turn. */
 const NEUTRAL_OF: Partial<Record<Status, readonly Action[]>> = { working: ['unblock'] };
 
@@ -89,27 +116,40 @@ const ACTION_SET = new Set<string>(ACTIONS);
 export type Guarded = Pick<TaskView, 'status' | 'attention' | 'pending_violations' | 'turns' | 'changelog'>;
 
 /** A condition an action needs beyond the status, and the one line that says why it is refused. */
-interface Guard { name: string; holds(v: Guarded): boolean; reason(v: Guarded): string; details?(v: Guarded): Record<string, unknown> }
+interface Guard {
+  name: string;
+  holds(v: Guarded): boolean;
+  reason(v: Guarded): string;
+  details?(v: Guarded): Record<string, unknown>;
+}
 
 const GUARDS: Partial<Record<Action, Guard>> = {
   answer: {
-    name: 'decision_pending', holds: (v) => v.attention?.kind === 'decision',
+    name: 'decision_pending',
+    holds: (v) => v.attention?.kind === 'decision',
     reason: (v) => `there is no pending decision to answer (its attention is ${v.attention?.kind ?? 'none'})`,
   },
   resume: {
-    name: 'no_pending_violations', holds: (v) => v.pending_violations.length === 0,
-    reason: (v) => `resume cannot decide on protected files (${v.pending_violations.map((p) => p.file).join(', ')}); use lazy unblock with --approve-file/--revert-file`,
+    name: 'no_pending_violations',
+    holds: (v) => v.pending_violations.length === 0,
+    reason: (v) =>
+      `resume cannot decide on protected files (${v.pending_violations.map((p) => p.file).join(', ')}); use lazy unblock with --approve-file/--revert-file`,
     details: (v) => ({ pending_files: v.pending_violations.map((p) => p.file) }),
   },
   accept: {
-    name: 'reviewed', holds: reviewedWork,
-    reason: () => 'accept merges reviewed work, and no work turn or pairing session since the task was created or last accepted left a review (a failed turn leaves none); unblock it for a turn that does',
+    name: 'reviewed',
+    holds: reviewedWork,
+    reason: () =>
+      'accept merges reviewed work, and no work turn or pairing session since the task was created or last accepted left a review (a failed turn leaves none); unblock it for a turn that does',
   },
 };
 
 /** The latest work on the branch (an agent work turn or a pairing session) since the last accept left a review. */
 function reviewedWork(v: Guarded): boolean {
-  const accepted = v.changelog.reduce((m, c) => (!c.set_aside && c.status === 'complete' && c.clock > m ? c.clock : m), -1);
+  const accepted = v.changelog.reduce(
+    (m, c) => (!c.set_aside && c.status === 'complete' && c.clock > m ? c.clock : m),
+    -1,
+  );
   for (let i = v.turns.length - 1; i >= 0 && v.turns[i]!.clock > accepted; i--) {
     const t = v.turns[i]!;
     if ((t.role === 'agent' && t.details?.mode !== 'ask') || t.kind === 'pair') return isReviewTurn(t);
@@ -144,13 +184,23 @@ export function assertAllowed(action: Action, v: Guarded, message?: string): voi
   if (!statusActions(v.status).includes(action)) throw notAllowed(action, v.status, availableActions(v), message);
   const g = GUARDS[action];
   if (g && !g.holds(v)) {
-    throw notAllowed(action, v.status, availableActions(v), message ?? `cannot ${action} a task that is ${v.status}: ${g.reason(v)}`, { guard: g.name, ...g.details?.(v) });
+    throw notAllowed(
+      action,
+      v.status,
+      availableActions(v),
+      message ?? `cannot ${action} a task that is ${v.status}: ${g.reason(v)}`,
+      { guard: g.name, ...g.details?.(v) },
+    );
   }
 }
 
 /** Changes whenever the table or a guard does: caches of derived actions (the listing index) key on it. */
 export function tableSignature(): string {
-  const text = JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF]) + Object.entries(GUARDS).map(([a, g]) => `${a}:${g.name}:${String(g.holds)}`).join();
+  const text =
+    JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF]) +
+    Object.entries(GUARDS)
+      .map(([a, g]) => `${a}:${g.name}:${String(g.holds)}`)
+      .join();
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return (h >>> 0).toString(36);

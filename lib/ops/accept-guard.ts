@@ -24,15 +24,22 @@ export async function assertReviewed(app: App, v: TaskView, target: string, work
   const count = Number((await git(['rev-list', '--count', range], { cwd, allowFail: true })).stdout.trim()) || 0;
   if (!reviewed && count === 0) return; // the branch adds nothing anybody could have reviewed
   if (reviewed && count && (await onlySubtaskAccepts(app, v.id, reviewed.head, head, count))) return;
-  const commits = (await git(['log', '--max-count=10', '--format=%H %s', range], { cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
+  const commits = (await git(['log', '--max-count=10', '--format=%H %s', range], { cwd, allowFail: true })).stdout
+    .split('\n')
+    .filter(Boolean);
   const what = reviewed
     ? `${branch} moved since it was reviewed: the review shows ${reviewed.head.slice(0, 10)}, the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}`
     : `no review covers the ${count} commit(s) on ${branch}`;
-  const todo = `see them with lazy diff ${v.id}; then lazy unblock ${v.id} -m "…" for a turn whose review covers them`
-    + (reviewed ? `, or drop them with git -C ${worktree} reset --hard ${reviewed.head.slice(0, 10)}` : '');
+  const todo =
+    `see them with lazy diff ${v.id}; then lazy unblock ${v.id} -m "…" for a turn whose review covers them` +
+    (reviewed ? `, or drop them with git -C ${worktree} reset --hard ${reviewed.head.slice(0, 10)}` : '');
   throw new LazyError('unreviewed_head', `accept refused: ${what}; ${todo}`, EXIT.notAllowed, {
-    status: v.status, available_actions: v.available_actions, reviewed_head: reviewed?.head ?? null, branch_head: head,
-    unreviewed_commits: commits.map((c) => c.slice(0, 40)), unreviewed_count: count,
+    status: v.status,
+    available_actions: v.available_actions,
+    reviewed_head: reviewed?.head ?? null,
+    branch_head: head,
+    unreviewed_commits: commits.map((c) => c.slice(0, 40)),
+    unreviewed_count: count,
   });
 }
 
@@ -41,7 +48,13 @@ export async function assertReviewed(app: App, v: TaskView, target: string, work
  * protected path without a decision on exactly that content. What no turn flagged is
  * recorded now (the task parks in conflict) and the accept is refused.
  */
-export async function assertDecided(app: App, v: TaskView, target: string, plan: { commit: string; targetOld: string }, globs: string[]): Promise<void> {
+export async function assertDecided(
+  app: App,
+  v: TaskView,
+  target: string,
+  plan: { commit: string; targetOld: string },
+  globs: string[],
+): Promise<void> {
   if (!globs.length) return;
   const cwd = app.repo.cwd;
   const head = (await revParse(cwd, `refs/heads/${taskBranch(v.id)}`)) ?? plan.commit;
@@ -54,18 +67,33 @@ export async function assertDecided(app: App, v: TaskView, target: string, plan:
   const { view } = await app.store.mutateUnlocked(v.id, 'protect', (d) => {
     for (const f of found) d.violation({ file: f.file, run, commit: f.commit, base: f.base });
     const next = parkStatus(d.preview());
-    if (next !== d.status && (d.status === 'blocked' || d.status === 'conflict')) d.transition(next, 'rederive', 'accept found protected files no decision covers');
+    if (next !== d.status && (d.status === 'blocked' || d.status === 'conflict'))
+      d.transition(next, 'rederive', 'accept found protected files no decision covers');
   });
-  throw notAllowed('accept', view.status, view.available_actions,
+  throw notAllowed(
+    'accept',
+    view.status,
+    view.available_actions,
     `the squash would land protected files nobody decided on: ${files.join(', ')}; decide with lazy accept ${v.id} --approve-file/--revert-file (or --approve-all/--revert-all)`,
-    { pending_files: files });
+    { pending_files: files },
+  );
 }
 
 /** True when every commit after the review is the accepted squash of one of this task's subtasks (reviewed there). */
-async function onlySubtaskAccepts(app: App, id: string, reviewed: string, head: string, count: number): Promise<boolean> {
+async function onlySubtaskAccepts(
+  app: App,
+  id: string,
+  reviewed: string,
+  head: string,
+  count: number,
+): Promise<boolean> {
   const cwd = app.repo.cwd;
-  if (count > 100 || (await git(['merge-base', '--is-ancestor', reviewed, head], { cwd, allowFail: true })).code !== 0) return false;
-  const log = (await git(['log', '--format=%H %P%x00%s%x01', `${reviewed}..${head}`], { cwd })).stdout.split('\x01').map((r) => r.trim()).filter(Boolean);
+  if (count > 100 || (await git(['merge-base', '--is-ancestor', reviewed, head], { cwd, allowFail: true })).code !== 0)
+    return false;
+  const log = (await git(['log', '--format=%H %P%x00%s%x01', `${reviewed}..${head}`], { cwd })).stdout
+    .split('\x01')
+    .map((r) => r.trim())
+    .filter(Boolean);
   for (const rec of log) {
     const [shas = '', subject = ''] = rec.split('\0');
     const [sha, ...parents] = shas.split(' ');

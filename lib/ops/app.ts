@@ -15,19 +15,26 @@ export interface App {
   config(): Promise<Config>;
 }
 
-export interface AppOptions { cwd: string; json: boolean; reconcile?: boolean }
+export interface AppOptions {
+  cwd: string;
+  json: boolean;
+  reconcile?: boolean;
+}
 
 export async function openApp(o: AppOptions): Promise<App> {
   const repo = await openRepo(o.cwd);
   const store = new Store(repo);
   let config: Promise<Config> | undefined;
   const app: App = {
-    repo, store, out: { json: o.json },
+    repo,
+    store,
+    out: { json: o.json },
     cliPath: process.env.LAZY_CLI ?? process.argv[1]!,
-    config: () => (config ??= loadConfig(repo, store.reader.objects).then((c) => {
-      if (c.problem) warn(`${c.problem.message} (lazy doctor --fix restores it)`);
-      return c.merged;
-    })),
+    config: () =>
+      (config ??= loadConfig(repo, store.reader.objects).then((c) => {
+        if (c.problem) warn(`${c.problem.message} (lazy doctor --fix restores it)`);
+        return c.merged;
+      })),
   };
   if (o.reconcile !== false) await reconcileNow(app);
   return app;
@@ -40,7 +47,10 @@ export async function reconcileNow(app: App): Promise<void> {
   const sweep = sweepDue(app.repo);
   if (!sweep && listActive(app.repo.lazyDir).length === 0) return;
   const { reconcile } = await import('../reconcile/reconcile.js');
-  const actions = await reconcile({ repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config }, { sweep });
+  const actions = await reconcile(
+    { repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config },
+    { sweep },
+  );
   for (const a of actions) if (a.warn) warn(`task ${a.task}: ${a.detail}`);
 }
 

@@ -8,7 +8,11 @@ import { taskArg } from './resolve.js';
 import { waitFor } from './wait.js';
 import type { App } from './app.js';
 
-export interface Asked { task: TaskView; question: string; answer: TurnView | null }
+export interface Asked {
+  task: TaskView;
+  question: string;
+  answer: TurnView | null;
+}
 
 /**
  * A status-neutral question turn on a blocked or conflict task. The run itself restores
@@ -19,8 +23,14 @@ export async function askTask(app: App, idArg: string, text: string, timeoutS?: 
   assertAllowed('ask', view);
   const question = boundedText('the question', sanitizeProse(text));
   const { run } = await launchTurn(app.repo, app.store, app.cliPath, {
-    id, op: 'ask', kind: 'ask', config: await app.config(),
-    plan: (d, r) => { assertAllowed('ask', d.view); return planAsk(d, r, question); },
+    id,
+    op: 'ask',
+    kind: 'ask',
+    config: await app.config(),
+    plan: (d, r) => {
+      assertAllowed('ask', d.view);
+      return planAsk(d, r, question);
+    },
   });
   const task = await waitFor(app, id, { timeoutS, until: (v) => v.status !== 'working' || v.current_run !== run.id });
   const answer = task.turns.find((t) => t.run === run.id && t.role === 'agent') ?? null;

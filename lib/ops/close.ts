@@ -11,7 +11,10 @@ import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { warn } from '../output/emit.js';
 
-export interface CloseInput { reason?: string; deleteBranch?: boolean }
+export interface CloseInput {
+  reason?: string;
+  deleteBranch?: boolean;
+}
 
 export interface Closed {
   task: TaskView;
@@ -26,7 +29,12 @@ export interface Closed {
  * trigger. The session ends and the worktree goes; a branch holding commits merged
  * nowhere is kept unless --delete-branch says otherwise.
  */
-export async function closeTask(app: App, idArg: string, action: 'close' | 'reject', input: CloseInput): Promise<Closed> {
+export async function closeTask(
+  app: App,
+  idArg: string,
+  action: 'close' | 'reject',
+  input: CloseInput,
+): Promise<Closed> {
   const { id } = await taskArg(app, idArg);
   const reason = input.reason?.trim() ? sanitizeProse(input.reason.trim()) : action === 'close' ? 'closed' : 'rejected';
   const { view: task } = await app.store.mutate(id, action, (d) => {
@@ -40,7 +48,15 @@ export async function closeTask(app: App, idArg: string, action: 'close' | 'reje
   const wt = worktreePath(app.repo, id, config.worktree_dir);
   // Uncommitted work (what a crash leaves) is committed on the branch, never deleted with the worktree.
   let unsaved: Error | null = null;
-  const saved = !existsSync(wt) ? null : await commitAll(wt, `lazy: keep uncommitted work when the task was ${action === 'close' ? 'closed' : 'rejected'}\n\nLazy-Task: ${id}\n`).catch((e: Error) => { unsaved = e; return null; });
+  const saved = !existsSync(wt)
+    ? null
+    : await commitAll(
+        wt,
+        `lazy: keep uncommitted work when the task was ${action === 'close' ? 'closed' : 'rejected'}\n\nLazy-Task: ${id}\n`,
+      ).catch((e: Error) => {
+        unsaved = e;
+        return null;
+      });
   // Work that could not be committed stays in its worktree, never removed with it.
   if (unsaved) warn(`the worktree ${wt} was kept: ${(unsaved as Error).message}`);
   const worktree_removed = unsaved ? false : await removeWorktree(app.repo, wt);

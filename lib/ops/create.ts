@@ -24,7 +24,9 @@ const AGENT_NAME = /^[A-Za-z0-9_.-]+$/;
 export function boundedText(what: string, text: string): string {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_TEXT_BYTES) {
-    throw usageError(`${what} is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES}. Put long material in a file in the repository and refer to it`);
+    throw usageError(
+      `${what} is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES}. Put long material in a file in the repository and refer to it`,
+    );
   }
   return text;
 }
@@ -36,9 +38,11 @@ export async function createTask(app: App, input: CreateInput): Promise<TaskView
   if (!goal) throw usageError('a goal is required: lazy create <goal…>');
   const sources = [input.prompt !== undefined, input.promptFile !== undefined].filter(Boolean).length;
   if (sources > 1) throw usageError('give the prompt once: --prompt or --prompt-file');
-  let prompt = input.prompt ?? (input.promptFile !== undefined ? readPromptFile(app.repo.cwd, input.promptFile) : input.stdin);
+  let prompt =
+    input.prompt ?? (input.promptFile !== undefined ? readPromptFile(app.repo.cwd, input.promptFile) : input.stdin);
   prompt = prompt !== undefined && prompt.trim() ? boundedText('the prompt', sanitizeProse(prompt)) : undefined;
-  if (input.agent !== undefined && !AGENT_NAME.test(input.agent)) throw usageError(`agent name '${input.agent}' may only use letters, digits, '.', '_' and '-'`);
+  if (input.agent !== undefined && !AGENT_NAME.test(input.agent))
+    throw usageError(`agent name '${input.agent}' may only use letters, digits, '.', '_' and '-'`);
 
   let parent: string | null = null;
   let base = currentBranch(app.repo);
@@ -46,13 +50,29 @@ export async function createTask(app: App, input: CreateInput): Promise<TaskView
     parent = await resolveTaskId(app.repo.cwd, input.parent);
     const p = await app.store.view(parent);
     if (isTerminal(p.status)) {
-      throw notAllowed('create', p.status, p.available_actions, `parent ${parent} is ${p.status}; a subtask needs a parent that is still open`, { parent });
+      throw notAllowed(
+        'create',
+        p.status,
+        p.available_actions,
+        `parent ${parent} is ${p.status}; a subtask needs a parent that is still open`,
+        { parent },
+      );
     }
     base = taskBranch(parent);
   }
   const tags = [...new Set((input.tags ?? []).map(tagOf).filter(Boolean))];
-  const acceptance = (input.accept ?? []).map((a) => boundedText('a criterion', sanitizeProse(a.trim()))).filter(Boolean);
-  const { view } = await app.store.create({ goal, prompt: prompt ?? null, acceptance, tags, parent, agent: input.agent ?? null, base });
+  const acceptance = (input.accept ?? [])
+    .map((a) => boundedText('a criterion', sanitizeProse(a.trim())))
+    .filter(Boolean);
+  const { view } = await app.store.create({
+    goal,
+    prompt: prompt ?? null,
+    acceptance,
+    tags,
+    parent,
+    agent: input.agent ?? null,
+    base,
+  });
   return view;
 }
 

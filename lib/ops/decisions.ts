@@ -8,9 +8,18 @@ import type { App } from './app.js';
 // Leaving conflict takes an explicit approve or revert for every pending protected
 // file. Neither unblock nor accept infers one, and a decision once made is sticky.
 
-export interface DecisionFlags { approve?: string[]; revert?: string[]; approveAll?: boolean; revertAll?: boolean }
+export interface DecisionFlags {
+  approve?: string[];
+  revert?: string[];
+  approveAll?: boolean;
+  revertAll?: boolean;
+}
 
-export interface Planned { file: string; decision: 'approve' | 'revert'; commit?: string }
+export interface Planned {
+  file: string;
+  decision: 'approve' | 'revert';
+  commit?: string;
+}
 
 /** Checks the flags against the pending set; refuses (exit 4) while any file is undecided. */
 export function planDecisions(v: TaskView, f: DecisionFlags, action: 'unblock' | 'accept'): Planned[] {
@@ -21,14 +30,23 @@ export function planDecisions(v: TaskView, f: DecisionFlags, action: 'unblock' |
   // Naming a file that is already decided (or never violated) is accepted and changes nothing.
   const out: Planned[] = [];
   for (const [file] of pending) {
-    const d = f.approve?.includes(file) || f.approveAll ? 'approve' : f.revert?.includes(file) || f.revertAll ? 'revert' : undefined;
+    const d =
+      f.approve?.includes(file) || f.approveAll
+        ? 'approve'
+        : f.revert?.includes(file) || f.revertAll
+          ? 'revert'
+          : undefined;
     if (d) out.push({ file, decision: d });
   }
   const undecided = [...pending.keys()].filter((file) => !out.some((o) => o.file === file));
   if (undecided.length) {
-    throw notAllowed(action, v.status, v.available_actions,
+    throw notAllowed(
+      action,
+      v.status,
+      v.available_actions,
       `${action} needs a decision on every protected file first: ${undecided.join(', ')} (use --approve-file/--revert-file, or --approve-all/--revert-all)`,
-      { pending_files: undecided });
+      { pending_files: undecided },
+    );
   }
   return out;
 }
@@ -43,7 +61,12 @@ export async function applyReverts(app: App, v: TaskView, planned: Planned[]): P
   for (const p of reverts) await assertRestorable(wt, p.file, byFile.get(p.file)!.base);
   for (const p of reverts) {
     const viol = byFile.get(p.file)!;
-    const c = await restoreFile(wt, p.file, viol.base, `lazy: revert protected file ${p.file}\n\nLazy-Task: ${v.id}\nLazy-Op: revert\n`);
+    const c = await restoreFile(
+      wt,
+      p.file,
+      viol.base,
+      `lazy: revert protected file ${p.file}\n\nLazy-Task: ${v.id}\nLazy-Op: revert\n`,
+    );
     if (c) p.commit = c;
   }
   return planned;

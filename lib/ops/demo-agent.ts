@@ -14,14 +14,19 @@ export function demoAgent(prompt: string): number {
     ? "export function greet(name) {\n  return name && name.trim() ? `Hello, ${name.trim()}!` : 'Hello, stranger!';\n}\n"
     : 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
   writeFileSync('greet.js', body);
-  const check = first || !empty ? "import('./greet.js').then(m => { if (m.greet('Ada') !== 'Hello, Ada!') process.exit(1) })" : "import('./greet.js').then(m => { if (m.greet('') !== 'Hello, stranger!') process.exit(1) })";
+  const check =
+    first || !empty
+      ? "import('./greet.js').then(m => { if (m.greet('Ada') !== 'Hello, Ada!') process.exit(1) })"
+      : "import('./greet.js').then(m => { if (m.greet('') !== 'Hello, stranger!') process.exit(1) })";
   const test = run(process.execPath, ['--input-type=module', '-e', check]);
   run('git', ['add', 'greet.js']);
   run('git', ['commit', '-q', '-m', empty ? 'Greet an empty name as a stranger' : 'Add greet()']);
   console.log(empty ? 'updated greet() for empty names' : 'wrote greet.js');
   const envelope = {
     status: 'completed',
-    summary: empty ? "greet('') now answers 'Hello, stranger!'" : "Added greet(name) in greet.js; greet('Ada') returns 'Hello, Ada!'.",
+    summary: empty
+      ? "greet('') now answers 'Hello, stranger!'"
+      : "Added greet(name) in greet.js; greet('Ada') returns 'Hello, Ada!'.",
     risks: empty ? [] : ['empty names are not handled yet'],
     commands: [{ command: `node -e "${check}"`, exit_code: test.status ?? 1 }],
   };

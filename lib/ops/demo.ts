@@ -21,10 +21,22 @@ import { renderAccepted } from '../output/review.js';
 // scripted agent so it runs offline on a fresh machine: create, start, wait, review,
 // unblock, wait, review again, accept.
 
-export interface DemoStep { title: string; command: string; output: string }
-export interface DemoReport { repository: string; kept: boolean; steps: DemoStep[] }
+export interface DemoStep {
+  title: string;
+  command: string;
+  output: string;
+}
+export interface DemoReport {
+  repository: string;
+  kept: boolean;
+  steps: DemoStep[];
+}
 
-export async function runDemo(opts: { keep?: boolean; cliPath: string; say?: (s: DemoStep) => void }): Promise<DemoReport> {
+export async function runDemo(opts: {
+  keep?: boolean;
+  cliPath: string;
+  say?: (s: DemoStep) => void;
+}): Promise<DemoReport> {
   const dir = mkdtempSync(join(tmpdir(), 'lazy-demo-'));
   const steps: DemoStep[] = [];
   const step = (title: string, command: string, output: string) => {
@@ -43,31 +55,65 @@ export async function runDemo(opts: { keep?: boolean; cliPath: string; say?: (s:
     const agent = `"${process.execPath}" "${opts.cliPath}" __demo-agent`;
     await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), 'agents.demo.command', agent, true);
     await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), 'agent', 'demo', true);
-    step('Use the built-in scripted agent (offline)', 'lazy config set agents.demo.command "…" --local && lazy config set agent demo --local', 'agent = demo');
+    step(
+      'Use the built-in scripted agent (offline)',
+      'lazy config set agents.demo.command "…" --local && lazy config set agent demo --local',
+      'agent = demo',
+    );
 
     const side = await createTask(app, { goal: ['write the release notes'] });
     await commentTask(app, side.id, 'Wait until the greeting feature lands.');
     const closed = await closeTask(app, side.id, 'close', { reason: 'folded into the changelog' });
     const reopened = await reopenTask(app, side.id);
-    step('The store: create, comment, close, reopen', `lazy create … ; lazy comment ${side.id} ; lazy close ${side.id} ; lazy reopen ${side.id}`,
-      `${side.id}: backlog → ${closed.task.status} → ${reopened.status}`);
+    step(
+      'The store: create, comment, close, reopen',
+      `lazy create … ; lazy comment ${side.id} ; lazy close ${side.id} ; lazy reopen ${side.id}`,
+      `${side.id}: backlog → ${closed.task.status} → ${reopened.status}`,
+    );
 
-    const task = await createTask(app, { goal: ['add a greeting function'], accept: ["greet('Ada') returns 'Hello, Ada!'"] });
-    step('Create a task with an acceptance criterion', `lazy create "add a greeting function" --accept "greet('Ada') returns 'Hello, Ada!'"`, task.id);
+    const task = await createTask(app, {
+      goal: ['add a greeting function'],
+      accept: ["greet('Ada') returns 'Hello, Ada!'"],
+    });
+    step(
+      'Create a task with an acceptance criterion',
+      `lazy create "add a greeting function" --accept "greet('Ada') returns 'Hello, Ada!'"`,
+      task.id,
+    );
     const started = await startTask(app, task.id, {});
-    step('Start it: the agent runs in its own worktree, detached', `lazy start ${task.id}`, `${task.id}: ${started.task.status} (run ${started.run?.id})`);
+    step(
+      'Start it: the agent runs in its own worktree, detached',
+      `lazy start ${task.id}`,
+      `${task.id}: ${started.task.status} (run ${started.run?.id})`,
+    );
     await waitTask(app, task.id, 60);
-    step('Wait for the turn, then review it', `lazy wait ${task.id} && lazy show ${task.id}`, renderShow(await showTask(app, task.id)).split('\n\nbase:')[0]!);
+    step(
+      'Wait for the turn, then review it',
+      `lazy wait ${task.id} && lazy show ${task.id}`,
+      renderShow(await showTask(app, task.id)).split('\n\nbase:')[0]!,
+    );
     await unblockTask(app, task.id, 'Also handle an empty name: greet it as a stranger.');
-    step('Ask for changes', `lazy unblock ${task.id} -m "Also handle an empty name: greet it as a stranger."`, 'feedback recorded; the next turn is running');
+    step(
+      'Ask for changes',
+      `lazy unblock ${task.id} -m "Also handle an empty name: greet it as a stranger."`,
+      'feedback recorded; the next turn is running',
+    );
     await waitTask(app, task.id, 60);
-    step('Review the second turn', `lazy wait ${task.id} && lazy show ${task.id}`, renderShow(await showTask(app, task.id)).split('\n\nbase:')[0]!);
+    step(
+      'Review the second turn',
+      `lazy wait ${task.id} && lazy show ${task.id}`,
+      renderShow(await showTask(app, task.id)).split('\n\nbase:')[0]!,
+    );
     const accepted = await acceptTask(app, task.id, {});
     step('Accept: squash-merge into main', `lazy accept ${task.id} --yes`, renderAccepted(accepted));
     const mainLog = (await git(['log', '--format=%h %s', '-3', 'main'], { cwd: dir })).stdout.trim();
     step('main now holds the work', 'git log --oneline main', mainLog);
     step('List everything', 'lazy list --all', renderList(await listTasks(app, { all: true })));
-    step("The task's history is ordinary git", `lazy log ${task.id}   # git log refs/lazy/tasks/${task.id}`, renderLog(await taskLog(app, task.id)));
+    step(
+      "The task's history is ordinary git",
+      `lazy log ${task.id}   # git log refs/lazy/tasks/${task.id}`,
+      renderLog(await taskLog(app, task.id)),
+    );
   } finally {
     closeApp(app);
     if (!opts.keep) rmSync(dir, { recursive: true, force: true });

@@ -25,11 +25,13 @@ export function deadMarkerReason(lazyDir: string, m: ActiveMarker, v: TaskView |
   if (m.kind === 'turn') {
     if (!rec) return `the record of its run ${m.run} is gone and no process of the run is alive`;
     if (v.current_run === m.run && willAutoResume(v)) return null; // a crash the next command resumes
-    if (v.status !== 'working' || v.current_run !== m.run) return `${state}${v.current_run !== m.run ? ` with ${v.current_run ? `run ${v.current_run}` : 'no run'}` : ''}, and no process of run ${m.run} is alive`;
+    if (v.status !== 'working' || v.current_run !== m.run)
+      return `${state}${v.current_run !== m.run ? ` with ${v.current_run ? `run ${v.current_run}` : 'no run'}` : ''}, and no process of run ${m.run} is alive`;
     const host = m.owner.host !== thisHost() ? ` (it ran under the host name ${m.owner.host})` : '';
     return `${state} with run ${m.run}, but no process of that run is alive here${host} and reconcile could not record it`;
   }
-  if (m.kind === 'pair') return `${state}${v.status === 'pairing' ? ', but its pairing process is gone' : ': its pairing is over'}`;
+  if (m.kind === 'pair')
+    return `${state}${v.status === 'pairing' ? ', but its pairing process is gone' : ': its pairing is over'}`;
   // A stranded accept is reported as `merging`; the marker is what lets reconcile finish it.
   return v.status === 'merging' || v.status === 'zombie' ? null : `${state}: its accept is over`;
 }
@@ -41,10 +43,12 @@ export async function repairDeadMarkers(p: Pass, views: TaskView[], damaged: Set
   for (const m of listActive(lazyDir)) {
     if (damaged.has(m.task)) continue; // its ref is reported (and restored) on its own; reconcile then finishes the marker
     // A ref doctor just restored is not in the views it read before.
-    const v = byId.get(m.task) ?? await p.app.store.view(m.task).catch((e: unknown) => {
-      if (e instanceof LazyError && e.exitCode === EXIT.notFound) return undefined;
-      throw e;
-    });
+    const v =
+      byId.get(m.task) ??
+      (await p.app.store.view(m.task).catch((e: unknown) => {
+        if (e instanceof LazyError && e.exitCode === EXIT.notFound) return undefined;
+        throw e;
+      }));
     const why = deadMarkerReason(lazyDir, m, v);
     if (!why) continue;
     const what = `${m.kind} marker of task ${m.task} (run ${m.run})`;
@@ -54,23 +58,48 @@ export async function repairDeadMarkers(p: Pass, views: TaskView[], damaged: Set
       p.fixed.push(`cleared the ${what}: ${why}`);
       continue;
     }
-    p.findings.push({ level: 'error', code: 'dead_marker', message: `the ${what} will never finish: ${why}; lazy doctor --fix clears it`, details: { task: m.task, run: m.run, kind: m.kind, reason: why } });
+    p.findings.push({
+      level: 'error',
+      code: 'dead_marker',
+      message: `the ${what} will never finish: ${why}; lazy doctor --fix clears it`,
+      details: { task: m.task, run: m.run, kind: m.kind, reason: why },
+    });
   }
   for (const name of unreadableMarkers(lazyDir)) {
-    if (p.fix) { rmSync(join(activeDir(lazyDir), name), { force: true }); p.fixed.push(`removed the unreadable active marker ${name}`); continue; }
-    p.findings.push({ level: 'error', code: 'dead_marker', message: `the active marker ${name} cannot be read; lazy doctor --fix removes it`, details: { file: join(activeDir(lazyDir), name) } });
+    if (p.fix) {
+      rmSync(join(activeDir(lazyDir), name), { force: true });
+      p.fixed.push(`removed the unreadable active marker ${name}`);
+      continue;
+    }
+    p.findings.push({
+      level: 'error',
+      code: 'dead_marker',
+      message: `the active marker ${name} cannot be read; lazy doctor --fix removes it`,
+      details: { file: join(activeDir(lazyDir), name) },
+    });
   }
 }
 
 /** A task still working or pairing on the dead run moves on, as reconcile would have moved it. */
 async function endHeldOpen(p: Pass, m: ActiveMarker, why: string): Promise<void> {
-  await p.app.store.mutate(m.task, 'doctor', (d) => {
-    if (m.kind === 'turn' && d.status === 'working' && d.view.current_run === m.run) {
-      d.transition('interrupted', 'turn_crashed', `${why}; marked interrupted by lazy doctor`, { run: m.run, details: { held: HELD } }, 'system');
-    } else if (m.kind === 'pair' && d.status === 'pairing') {
-      d.transition(parkStatus(d.preview()), 'stale_pairing', `stale pairing: ${why}`, {}, 'system');
-    }
-  }, { actor: 'system' });
+  await p.app.store.mutate(
+    m.task,
+    'doctor',
+    (d) => {
+      if (m.kind === 'turn' && d.status === 'working' && d.view.current_run === m.run) {
+        d.transition(
+          'interrupted',
+          'turn_crashed',
+          `${why}; marked interrupted by lazy doctor`,
+          { run: m.run, details: { held: HELD } },
+          'system',
+        );
+      } else if (m.kind === 'pair' && d.status === 'pairing') {
+        d.transition(parkStatus(d.preview()), 'stale_pairing', `stale pairing: ${why}`, {}, 'system');
+      }
+    },
+    { actor: 'system' },
+  );
 }
 
 /** Nothing resumes a turn doctor ended: the task waits in the inbox for a human. */
@@ -78,6 +107,10 @@ export const HELD = 'its turn was lost (marked interrupted by lazy doctor): lazy
 
 function unreadableMarkers(lazyDir: string): string[] {
   let names: string[];
-  try { names = readdirSync(activeDir(lazyDir)).filter((n) => n.endsWith('.json')); } catch { return []; }
+  try {
+    names = readdirSync(activeDir(lazyDir)).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
   return names.filter((n) => !readActive(lazyDir, n.slice(0, -'.json'.length)));
 }

@@ -24,7 +24,12 @@ import { HELD } from './doctor-markers.js';
 // complete commit, turns whose bookkeeping was deleted, and stashes an accept kept.
 // Each check reports; with --fix it repairs what it can verify and explains the rest.
 
-export interface Pass { app: App; fix: boolean; findings: Finding[]; fixed: string[] }
+export interface Pass {
+  app: App;
+  fix: boolean;
+  findings: Finding[];
+  fixed: string[];
+}
 
 /** A task ref that is unreadable, or gone while lazy still knows of the task: back to its newest valid commit. */
 export async function repairTaskRefs(p: Pass, refs: RefTip[], bad: Map<string, LazyError>): Promise<void> {
@@ -38,18 +43,42 @@ export async function repairTaskRefs(p: Pass, refs: RefTip[], bad: Map<string, L
   for (const [id, err] of bad) {
     const seen = refs.find((r) => r.id === id)!.tip;
     const good = await firstValidTip(store.reader, id, await candidates(id, seen));
-    if (!good) { p.findings.push({ level: 'error', code: err.code, message: `${err.message} (no earlier valid commit of this task was found to restore)`, details: { task: id, ...err.details } }); continue; }
-    if (p.fix && await restoreRef(repo.cwd, taskRef(id), good, seen)) { p.fixed.push(`restored ${taskRef(id)} to its last good tip ${good.slice(0, 10)} (it held ${seen.slice(0, 10)})`); continue; }
-    p.findings.push({ level: 'error', code: 'task_ref_damaged', message: `${err.message}; lazy doctor --fix restores its last good tip ${good.slice(0, 10)}`, details: { task: id, ref: taskRef(id), tip: seen, restore: good } });
+    if (!good) {
+      p.findings.push({
+        level: 'error',
+        code: err.code,
+        message: `${err.message} (no earlier valid commit of this task was found to restore)`,
+        details: { task: id, ...err.details },
+      });
+      continue;
+    }
+    if (p.fix && (await restoreRef(repo.cwd, taskRef(id), good, seen))) {
+      p.fixed.push(`restored ${taskRef(id)} to its last good tip ${good.slice(0, 10)} (it held ${seen.slice(0, 10)})`);
+      continue;
+    }
+    p.findings.push({
+      level: 'error',
+      code: 'task_ref_damaged',
+      message: `${err.message}; lazy doctor --fix restores its last good tip ${good.slice(0, 10)}`,
+      details: { task: id, ref: taskRef(id), tip: seen, restore: good },
+    });
   }
   dangling ??= await danglingTaskCommits(repo.cwd, store.reader);
   const seenOnRef = new Set([...indexedIds(repo.lazyDir), ...reflogTaskIds(repo.commonDir)]);
   for (const id of [...new Set([...seenOnRef, ...dangling.keys()])].filter((x) => !existing.has(x)).sort()) {
     const good = await firstValidTip(store.reader, id, await candidates(id, null));
     // A lone creation commit no ref ever named is a create killed before its ref was written, not a loss.
-    if (!good || (!seenOnRef.has(id) && await isRoot(p.app, good))) continue;
-    if (p.fix && await restoreRef(repo.cwd, taskRef(id), good, null)) { p.fixed.push(`restored deleted ${taskRef(id)} at its last good tip ${good.slice(0, 10)}`); continue; }
-    p.findings.push({ level: 'error', code: 'task_ref_deleted', message: `task ${id} lost its ref ${taskRef(id)}; lazy doctor --fix restores it at ${good.slice(0, 10)} (if you deleted it on purpose, git gc --prune=now forgets it)`, details: { task: id, ref: taskRef(id), restore: good } });
+    if (!good || (!seenOnRef.has(id) && (await isRoot(p.app, good)))) continue;
+    if (p.fix && (await restoreRef(repo.cwd, taskRef(id), good, null))) {
+      p.fixed.push(`restored deleted ${taskRef(id)} at its last good tip ${good.slice(0, 10)}`);
+      continue;
+    }
+    p.findings.push({
+      level: 'error',
+      code: 'task_ref_deleted',
+      message: `task ${id} lost its ref ${taskRef(id)}; lazy doctor --fix restores it at ${good.slice(0, 10)} (if you deleted it on purpose, git gc --prune=now forgets it)`,
+      details: { task: id, ref: taskRef(id), restore: good },
+    });
   }
 }
 
@@ -62,16 +91,33 @@ async function isRoot(app: App, oid: string): Promise<boolean> {
 export async function repairConfigRef(p: Pass): Promise<void> {
   const { repo, store } = p.app;
   const objects = store.reader.objects;
-  const err = await readShared(repo, objects).then(() => null, (e: unknown) => (e instanceof LazyError ? e : null));
+  const err = await readShared(repo, objects).then(
+    () => null,
+    (e: unknown) => (e instanceof LazyError ? e : null),
+  );
   if (!err) return;
-  const seen = (await git(['rev-parse', '--verify', '--quiet', CONFIG_REF], { cwd: repo.cwd, allowFail: true })).stdout.trim();
+  const seen = (
+    await git(['rev-parse', '--verify', '--quiet', CONFIG_REF], { cwd: repo.cwd, allowFail: true })
+  ).stdout.trim();
   let good: string | null = null;
   for (const oid of reflogTips(repo.commonDir, CONFIG_REF).filter((o) => o !== seen)) {
-    if (await readShared(repo, objects, oid).then(() => true, () => false)) { good = oid; break; }
+    if (
+      await readShared(repo, objects, oid).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      good = oid;
+      break;
+    }
   }
-  if (good && p.fix && await restoreRef(repo.cwd, CONFIG_REF, good, seen)) { p.fixed.push(`restored ${CONFIG_REF} to its last good tip ${good.slice(0, 10)}`); return; }
+  if (good && p.fix && (await restoreRef(repo.cwd, CONFIG_REF, good, seen))) {
+    p.fixed.push(`restored ${CONFIG_REF} to its last good tip ${good.slice(0, 10)}`);
+    return;
+  }
   p.findings.push({
-    level: 'error', code: 'config_ref_damaged',
+    level: 'error',
+    code: 'config_ref_damaged',
     message: `${err.message}; meanwhile commands use its last good version, else the defaults. ${good ? `lazy doctor --fix restores its last good tip ${good.slice(0, 10)}` : `no earlier good settings are in its reflog: git update-ref -d ${CONFIG_REF} drops them`}`,
     details: { ref: CONFIG_REF, tip: seen, ...(good ? { restore: good } : {}) },
   });
@@ -87,7 +133,9 @@ export async function repairAcceptLeftovers(p: Pass, views: TaskView[]): Promise
     const hasBranch = await branchExists(repo, branch);
     if (!hasBranch && !existsSync(wt)) continue;
     const why = await keepReason(p.app, v, wt, hasBranch ? branch : null);
-    const what = [hasBranch && `branch ${branch}`, existsSync(wt) && `worktree ${wt}`].filter((x): x is string => !!x).join(' and ');
+    const what = [hasBranch && `branch ${branch}`, existsSync(wt) && `worktree ${wt}`]
+      .filter((x): x is string => !!x)
+      .join(' and ');
     if (!why && p.fix) {
       if (existsSync(wt)) await removeWorktree(repo, wt);
       if (hasBranch) await deleteBranch(repo.cwd, branch);
@@ -95,9 +143,15 @@ export async function repairAcceptLeftovers(p: Pass, views: TaskView[]): Promise
       continue;
     }
     p.findings.push({
-      level: 'warning', code: 'accept_leftovers',
+      level: 'warning',
+      code: 'accept_leftovers',
       message: `task ${v.id} is complete but its ${what} stayed behind${why ? `; kept because ${why}` : '; lazy doctor --fix removes them'}`,
-      details: { task: v.id, branch: hasBranch ? branch : null, worktree: existsSync(wt) ? wt : null, ...(why ? { kept: why } : {}) },
+      details: {
+        task: v.id,
+        branch: hasBranch ? branch : null,
+        worktree: existsSync(wt) ? wt : null,
+        ...(why ? { kept: why } : {}),
+      },
     });
   }
 }
@@ -110,12 +164,22 @@ async function keepReason(app: App, v: TaskView, wt: string, branch: string | nu
   }
   if (!branch) return null;
   const done = v.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details ?? {};
-  const landed = typeof done.commit === 'string' ? done.commit : typeof done.target === 'string' ? `refs/heads/${done.target}` : null;
+  const landed =
+    typeof done.commit === 'string'
+      ? done.commit
+      : typeof done.target === 'string'
+        ? `refs/heads/${done.target}`
+        : null;
   if (!landed) return 'the accept recorded no commit to compare the branch with';
   // Merging the branch into what landed changes nothing when the accept took all of it.
-  const merged = await git(['merge-tree', '--write-tree', landed, `refs/heads/${branch}`], { cwd: app.repo.cwd, allowFail: true });
+  const merged = await git(['merge-tree', '--write-tree', landed, `refs/heads/${branch}`], {
+    cwd: app.repo.cwd,
+    allowFail: true,
+  });
   const tree = (await git(['rev-parse', `${landed}^{tree}`], { cwd: app.repo.cwd, allowFail: true })).stdout.trim();
-  return merged.code === 0 && merged.stdout.split('\n')[0] === tree ? null : `${branch} holds work the accepted commit does not`;
+  return merged.code === 0 && merged.stdout.split('\n')[0] === tree
+    ? null
+    : `${branch} holds work the accepted commit does not`;
 }
 
 /** A task working here with no turn bookkeeping on this host (.git/lazy deleted): nothing will ever end it. */
@@ -130,15 +194,30 @@ export async function repairStuckTurns(p: Pass, views: TaskView[]): Promise<void
     const pids = processesIn(wt);
     const reason = `task ${v.id} is working on this host, but no turn of it is running here (its bookkeeping in .git/lazy is gone)`;
     if (p.fix && !pids.length) {
-      await store.mutate(v.id, 'doctor', (d) => {
-        if (d.status === 'working') d.transition('interrupted', 'turn_crashed', `${reason}; marked interrupted by lazy doctor`, { details: { held: HELD } }, 'system');
-      }, { actor: 'system' });
+      await store.mutate(
+        v.id,
+        'doctor',
+        (d) => {
+          if (d.status === 'working')
+            d.transition(
+              'interrupted',
+              'turn_crashed',
+              `${reason}; marked interrupted by lazy doctor`,
+              { details: { held: HELD } },
+              'system',
+            );
+        },
+        { actor: 'system' },
+      );
       p.fixed.push(`marked ${v.id} interrupted (no turn was running for it here); lazy resume ${v.id} continues it`);
       continue;
     }
     p.findings.push({
-      level: 'error', code: 'stuck_working',
-      message: pids.length ? `${reason}; processes still run in its worktree (pid ${pids.join(', ')}): stop them, then run lazy doctor --fix` : `${reason}; lazy doctor --fix marks it interrupted so it can be resumed`,
+      level: 'error',
+      code: 'stuck_working',
+      message: pids.length
+        ? `${reason}; processes still run in its worktree (pid ${pids.join(', ')}): stop them, then run lazy doctor --fix`
+        : `${reason}; lazy doctor --fix marks it interrupted so it can be resumed`,
       details: { task: v.id, worktree: wt, pids },
     });
   }
@@ -150,13 +229,23 @@ export async function reportLostBranches(p: Pass, views: TaskView[]): Promise<vo
   for (const v of views.filter((x) => x.session?.ended_at === null && !isTerminal(x.status) && sessionRanHere(x))) {
     if (await branchExists(p.app.repo, taskBranch(v.id))) continue;
     const e = branchGone(v, 'doctor');
-    p.findings.push({ level: 'error', code: 'branch_missing', message: e.message, details: { task: v.id, ...e.details } });
+    p.findings.push({
+      level: 'error',
+      code: 'branch_missing',
+      message: e.message,
+      details: { task: v.id, ...e.details },
+    });
   }
 }
 
 /** Work an accept stashed and could not restore, for as long as git still lists it. */
 export async function reportAcceptStashes(p: Pass): Promise<void> {
   for (const s of await acceptStashes(p.app.repo.cwd, p.app.repo.commonDir)) {
-    p.findings.push({ level: 'warning', code: 'accept_stash', message: `${s.task ? `the accept of ${s.task}` : 'an accept'} kept uncommitted work in ${stashAdvice(s)}`, details: { task: s.task, stash: s.ref, commit: s.commit, checkout: s.checkout } });
+    p.findings.push({
+      level: 'warning',
+      code: 'accept_stash',
+      message: `${s.task ? `the accept of ${s.task}` : 'an accept'} kept uncommitted work in ${stashAdvice(s)}`,
+      details: { task: s.task, stash: s.ref, commit: s.commit, checkout: s.checkout },
+    });
   }
 }

@@ -11,10 +11,28 @@ import type { App } from './app.js';
 import { missingRefspecs } from '../sync/remote.js';
 import type { TaskView } from '../model/fold.js';
 import { repairDeadMarkers } from './doctor-markers.js';
-import { repairAcceptLeftovers, repairConfigRef, repairStuckTurns, repairTaskRefs, reportAcceptStashes, reportLostBranches, type Pass } from './doctor-repair.js';
+import {
+  repairAcceptLeftovers,
+  repairConfigRef,
+  repairStuckTurns,
+  repairTaskRefs,
+  reportAcceptStashes,
+  reportLostBranches,
+  type Pass,
+} from './doctor-repair.js';
 
-export interface Finding { level: 'error' | 'warning' | 'info'; code: string; message: string; details: Record<string, unknown> }
-export interface DoctorReport { healthy: boolean; tasks: number; findings: Finding[]; fixed: string[] }
+export interface Finding {
+  level: 'error' | 'warning' | 'info';
+  code: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+export interface DoctorReport {
+  healthy: boolean;
+  tasks: number;
+  findings: Finding[];
+  fixed: string[];
+}
 
 /** Validates every task ref, then looks for leftovers. Healthy means no error-level finding. */
 export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<DoctorReport> {
@@ -28,22 +46,52 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   const views: TaskView[] = [];
   for (const r of refs) {
     const res = read.get(r.id)!;
-    if (res instanceof LazyError) { bad.set(r.id, res); continue; }
+    if (res instanceof LazyError) {
+      bad.set(r.id, res);
+      continue;
+    }
     const v = foldTask(res.docs);
     views.push(v);
     if (v.parent && !ids.has(v.parent)) {
-      findings.push({ level: 'warning', code: 'missing_parent', message: `task ${v.id} names parent ${v.parent}, which does not exist here`, details: { task: v.id, parent: v.parent } });
+      findings.push({
+        level: 'warning',
+        code: 'missing_parent',
+        message: `task ${v.id} names parent ${v.parent}, which does not exist here`,
+        details: { task: v.id, parent: v.parent },
+      });
     }
     const open = v.sessions.filter((s) => s.ended_at === null);
-    if (open.length > 1) findings.push({ level: 'info', code: 'open_sessions', message: `task ${v.id} has ${open.length} open sessions (started concurrently on two clones; ${v.session?.id} is in use)`, details: { task: v.id } });
+    if (open.length > 1)
+      findings.push({
+        level: 'info',
+        code: 'open_sessions',
+        message: `task ${v.id} has ${open.length} open sessions (started concurrently on two clones; ${v.session?.id} is in use)`,
+        details: { task: v.id },
+      });
     const turnIds = new Set(v.turns.map((t) => t.id));
     const dangling = res.docs.turns.flatMap((t) => (t.consumes ?? []).filter((c) => !turnIds.has(c)));
-    if (dangling.length) findings.push({ level: 'error', code: 'dangling_consumes', message: `task ${v.id} consumes turns that do not exist: ${dangling.join(', ')}`, details: { task: v.id } });
+    if (dangling.length)
+      findings.push({
+        level: 'error',
+        code: 'dangling_consumes',
+        message: `task ${v.id} consumes turns that do not exist: ${dangling.join(', ')}`,
+        details: { task: v.id },
+      });
     if (v.concurrent_changes.length) {
-      findings.push({ level: 'info', code: 'concurrent_change', message: `task ${v.id} had ${v.concurrent_changes.length} concurrent status change(s) set aside by a merge`, details: { task: v.id } });
+      findings.push({
+        level: 'info',
+        code: 'concurrent_change',
+        message: `task ${v.id} had ${v.concurrent_changes.length} concurrent status change(s) set aside by a merge`,
+        details: { task: v.id },
+      });
     }
     if (v.status === 'merging') {
-      findings.push({ level: 'warning', code: 'merging', message: `task ${v.id} is in merging`, details: { task: v.id } });
+      findings.push({
+        level: 'warning',
+        code: 'merging',
+        message: `task ${v.id} is in merging`,
+        details: { task: v.id },
+      });
     }
   }
 
@@ -57,30 +105,65 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
 
   for (const l of listLocks(app.repo.lazyDir)) {
     if (l.state === 'stale') {
-      if (opts.fix) { removeLock(app.repo.lazyDir, l); fixed.push(`removed stale lock ${l.path}`); continue; }
-      findings.push({ level: 'warning', code: 'stale_lock', message: `stale lock on ${l.name} (owner ${l.owner ? `pid ${l.owner.pid} on ${l.owner.host}` : 'unknown'}, ${Math.round(l.age_ms / 1000)} s old)`, details: { lock: l.path, owner: l.owner } });
+      if (opts.fix) {
+        removeLock(app.repo.lazyDir, l);
+        fixed.push(`removed stale lock ${l.path}`);
+        continue;
+      }
+      findings.push({
+        level: 'warning',
+        code: 'stale_lock',
+        message: `stale lock on ${l.name} (owner ${l.owner ? `pid ${l.owner.pid} on ${l.owner.host}` : 'unknown'}, ${Math.round(l.age_ms / 1000)} s old)`,
+        details: { lock: l.path, owner: l.owner },
+      });
     } else {
-      findings.push({ level: 'info', code: 'lock_held', message: `lock on ${l.name} is held by pid ${l.owner?.pid ?? '?'}`, details: { lock: l.path } });
+      findings.push({
+        level: 'info',
+        code: 'lock_held',
+        message: `lock on ${l.name} is held by pid ${l.owner?.pid ?? '?'}`,
+        details: { lock: l.path },
+      });
     }
   }
 
   const temps = strayObjectTemps(app.repo.commonDir);
   if (temps.length) {
-    if (opts.fix) { for (const t of temps) rmSync(t, { force: true }); fixed.push(`removed ${temps.length} half-written object file(s) older than ${TEMP_AGE_MS / 60_000} min`); }
-    else findings.push({ level: 'warning', code: 'stray_temp_objects', message: `${temps.length} half-written object file(s) left by an interrupted write`, details: { files: temps.slice(0, 20) } });
+    if (opts.fix) {
+      for (const t of temps) rmSync(t, { force: true });
+      fixed.push(`removed ${temps.length} half-written object file(s) older than ${TEMP_AGE_MS / 60_000} min`);
+    } else
+      findings.push({
+        level: 'warning',
+        code: 'stray_temp_objects',
+        message: `${temps.length} half-written object file(s) left by an interrupted write`,
+        details: { files: temps.slice(0, 20) },
+      });
   }
 
   const loose = looseTaskRefs(app.repo.commonDir);
   if (loose > 256) {
-    if (opts.fix) { await git(['pack-refs', '--all'], { cwd: app.repo.cwd }); fixed.push(`packed ${loose} loose refs`); }
-    else findings.push({ level: 'info', code: 'loose_refs', message: `${loose} loose task refs slow down listing; lazy doctor --fix packs them`, details: { loose } });
+    if (opts.fix) {
+      await git(['pack-refs', '--all'], { cwd: app.repo.cwd });
+      fixed.push(`packed ${loose} loose refs`);
+    } else
+      findings.push({
+        level: 'info',
+        code: 'loose_refs',
+        message: `${loose} loose task refs slow down listing; lazy doctor --fix packs them`,
+        details: { loose },
+      });
   }
 
   const remotes = (await git(['remote'], { cwd: app.repo.cwd })).stdout.split('\n').filter(Boolean);
   for (const remote of remotes) {
     const missing = await missingRefspecs(app.repo, remote);
     if (missing.fetch || missing.push) {
-      findings.push({ level: 'info', code: 'missing_refspecs', message: `remote ${remote}: plain git ${[missing.fetch && 'fetch', missing.push && 'push'].filter(Boolean).join(' and ')} will not carry tasks; lazy pull/push/sync still do (lazy init --remote ${remote} adds the refspecs)`, details: { remote, ...missing } });
+      findings.push({
+        level: 'info',
+        code: 'missing_refspecs',
+        message: `remote ${remote}: plain git ${[missing.fetch && 'fetch', missing.push && 'push'].filter(Boolean).join(' and ')} will not carry tasks; lazy pull/push/sync still do (lazy init --remote ${remote} adds the refspecs)`,
+        details: { remote, ...missing },
+      });
     }
   }
 
@@ -96,18 +179,30 @@ function strayObjectTemps(commonDir: string): string[] {
   const out: string[] = [];
   const objects = join(commonDir, 'objects');
   let dirs: string[] = [];
-  try { dirs = readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d)); } catch { return out; }
+  try {
+    dirs = readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d));
+  } catch {
+    return out;
+  }
   const cutoff = Date.now() - TEMP_AGE_MS;
   for (const d of ['', ...dirs]) {
     for (const f of readdirSync(join(objects, d))) {
       if (!f.includes('.tmp-') && !f.startsWith('tmp_obj_')) continue;
       const p = join(objects, d, f);
-      try { if (statSync(p).mtimeMs < cutoff) out.push(p); } catch { /* gone */ }
+      try {
+        if (statSync(p).mtimeMs < cutoff) out.push(p);
+      } catch {
+        /* gone */
+      }
     }
   }
   return out;
 }
 
 function looseTaskRefs(commonDir: string): number {
-  try { return readdirSync(join(commonDir, TASKS_NS)).length; } catch { return 0; }
+  try {
+    return readdirSync(join(commonDir, TASKS_NS)).length;
+  } catch {
+    return 0;
+  }
 }

@@ -8,14 +8,23 @@ import type { App } from './app.js';
  * Streams the output of the task's running turn as it is written, following an
  * auto-resumed run onto its successor, until the task leaves working.
  */
-export async function followTask(app: App, id: string, write: (s: string) => void, stop = () => false): Promise<TaskView> {
+export async function followTask(
+  app: App,
+  id: string,
+  write: (s: string) => void,
+  stop = () => false,
+): Promise<TaskView> {
   let run: string | null = null;
   let offset = 0;
   const drain = () => {
     if (!run) return;
     const path = runFiles(runDir(app.repo.lazyDir, run)).log;
     let size = 0;
-    try { size = statSync(path).size; } catch { return; }
+    try {
+      size = statSync(path).size;
+    } catch {
+      return;
+    }
     if (size < offset) offset = 0; // the supervisor rotated the log
     if (size <= offset) return;
     // Joining a run late shows its tail, and one tick reads a bounded slice (the rest follows on the next).

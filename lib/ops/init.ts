@@ -4,14 +4,20 @@ import type { App } from './app.js';
 import { ensureExcluded, WORKTREES_DIR } from '../workspace/worktree.js';
 import { git } from '../core/git.js';
 
-export interface InitReport { repository: string; lazy_dir: string; actions: string[] }
+export interface InitReport {
+  repository: string;
+  lazy_dir: string;
+  actions: string[];
+}
 
 /** Prepares the repository; every step checks before it acts, so rerunning is safe. */
 export async function initRepo(app: App): Promise<InitReport> {
   const actions: string[] = [];
-  for (const d of [app.repo.lazyDir, join(app.repo.lazyDir, 'locks'), join(app.repo.lazyDir, 'runs')]) mkdirSync(d, { recursive: true });
+  for (const d of [app.repo.lazyDir, join(app.repo.lazyDir, 'locks'), join(app.repo.lazyDir, 'runs')])
+    mkdirSync(d, { recursive: true });
   if (ensureExcluded(app.repo)) actions.push(`added /${WORKTREES_DIR}/ to .git/info/exclude`);
-  if (await ensureRefLogs(app.repo.cwd)) actions.push('set core.logAllRefUpdates=always (reflogs let lazy doctor restore a damaged task ref)');
+  if (await ensureRefLogs(app.repo.cwd))
+    actions.push('set core.logAllRefUpdates=always (reflogs let lazy doctor restore a damaged task ref)');
   return { repository: app.repo.top, lazy_dir: app.repo.lazyDir, actions };
 }
 

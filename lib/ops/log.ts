@@ -22,15 +22,36 @@ const SEP = '\x1f';
 export async function taskLog(app: App, idArg: string): Promise<LogLine[]> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
   await app.store.read(id); // exit 3 for a missing task, before git's own error
-  const fmt = ['%H', '%P', '%an', '%ae', '%aI', '%s', '%(trailers:key=Lazy-Op,valueonly,separator=%x2C)',
-    '%(trailers:key=Lazy-Actor,valueonly,separator=%x2C)', '%(trailers:key=Lazy-Status,valueonly,separator=%x2C)',
-    '%(trailers:key=Lazy-Host,valueonly,separator=%x2C)'].join(SEP);
+  const fmt = [
+    '%H',
+    '%P',
+    '%an',
+    '%ae',
+    '%aI',
+    '%s',
+    '%(trailers:key=Lazy-Op,valueonly,separator=%x2C)',
+    '%(trailers:key=Lazy-Actor,valueonly,separator=%x2C)',
+    '%(trailers:key=Lazy-Status,valueonly,separator=%x2C)',
+    '%(trailers:key=Lazy-Host,valueonly,separator=%x2C)',
+  ].join(SEP);
   const r = await git(['log', `--format=${fmt}%x1e`, taskRef(id)], { cwd: app.repo.cwd });
-  return r.stdout.split('\x1e').map((s) => s.trim()).filter(Boolean).map((rec) => {
-    const [commit, parents, author, email, date, subject, op, actor, status, host] = rec.split(SEP);
-    return {
-      commit: commit!, parents: parents ? parents.split(' ') : [], author: author!, email: email!, date: date!,
-      subject: subject!, op: op || null, actor: actor || null, status: status || null, host: host || null,
-    };
-  });
+  return r.stdout
+    .split('\x1e')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((rec) => {
+      const [commit, parents, author, email, date, subject, op, actor, status, host] = rec.split(SEP);
+      return {
+        commit: commit!,
+        parents: parents ? parents.split(' ') : [],
+        author: author!,
+        email: email!,
+        date: date!,
+        subject: subject!,
+        op: op || null,
+        actor: actor || null,
+        status: status || null,
+        host: host || null,
+      };
+    });
 }

@@ -15,7 +15,13 @@ import { withLock } from '../store/lock.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
-export interface Paired { task: TaskView; command: string[]; exit_code: number | null; commits: number; dirty: string[] }
+export interface Paired {
+  task: TaskView;
+  command: string[];
+  exit_code: number | null;
+  commits: number;
+  dirty: string[];
+}
 
 /**
  * An interactive session in the task's worktree: the agent's configured interactive
@@ -37,27 +43,48 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
       await app.store.mutateUnlocked(id, 'pair', (d) => {
         assertAllowed('pair', d.view);
         d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
-        markActive(app.repo.lazyDir, { task: id, run, kind: 'pair', since: new Date().toISOString(), owner: identityOf(process.pid) });
+        markActive(app.repo.lazyDir, {
+          task: id,
+          run,
+          kind: 'pair',
+          since: new Date().toISOString(),
+          owner: identityOf(process.pid),
+        });
       });
     });
     const before = await headOf(path);
     const exit = await new Promise<number | null>((res) => {
-      const child = spawn(command[0]!, command.slice(1), { cwd: path, stdio: 'inherit', env: { ...process.env, LAZY_TASK_ID: id } });
+      const child = spawn(command[0]!, command.slice(1), {
+        cwd: path,
+        stdio: 'inherit',
+        env: { ...process.env, LAZY_TASK_ID: id },
+      });
       child.on('error', () => res(127));
       child.on('exit', (code) => res(code));
     });
     const after = await headOf(path);
-    const commits = Number((await git(['rev-list', '--count', `${before}..${after}`], { cwd: path })).stdout.trim()) || 0;
+    const commits =
+      Number((await git(['rev-list', '--count', `${before}..${after}`], { cwd: path })).stdout.trim()) || 0;
     const dirty = await dirtyFiles(path);
     // The branch moved in front of the person pairing: that is its review, and its violations.
     const upstream = upstreamOf(view, 'main');
     // Best effort: a git failure here must not strand the task in pairing (accept checks both again).
     const review = await branchDiff(path, upstream, after).catch(() => null);
-    const found = await branchViolations(path, upstream, after, config.protected ?? [], protectedPoints((await app.store.read(id)).docs)).catch(() => []);
+    const found = await branchViolations(
+      path,
+      upstream,
+      after,
+      config.protected ?? [],
+      protectedPoints((await app.store.read(id)).docs),
+    ).catch(() => []);
     const { view: task } = await app.store.mutate(id, 'pair-end', (d) => {
       if (d.status !== 'pairing') return;
-      d.turn({ role: 'human', kind: 'pair', content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : ''}.`,
-        ...(review ? { details: { review: { ...review, auto_commit: null } } } : {}) });
+      d.turn({
+        role: 'human',
+        kind: 'pair',
+        content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : ''}.`,
+        ...(review ? { details: { review: { ...review, auto_commit: null } } } : {}),
+      });
       for (const f of found) d.violation({ file: f.file, run, commit: f.commit, base: f.base });
       d.transition(parkStatus(d.preview()), 'pair_end', 'pairing ended');
     });
@@ -73,7 +100,9 @@ function interactiveCommand(app: App, view: TaskView, config: Awaited<ReturnType
     try {
       const spec = resolveAgent(config, name);
       if (spec.interactive) return withSession(spec.interactive, view.agent_session_id);
-    } catch { /* fall back to a shell */ }
+    } catch {
+      /* fall back to a shell */
+    }
   }
   return [process.env.SHELL || '/bin/sh'];
 }
@@ -83,7 +112,10 @@ export function withSession(argv: string[], session: string | null): string[] {
   if (session) return argv.map((a) => a.replaceAll('{session}', session));
   const out: string[] = [];
   for (const a of argv) {
-    if (a.includes('{session}')) { if (out.at(-1)?.startsWith('-')) out.pop(); continue; }
+    if (a.includes('{session}')) {
+      if (out.at(-1)?.startsWith('-')) out.pop();
+      continue;
+    }
     out.push(a);
   }
   return out;

@@ -11,10 +11,18 @@ import type { Waiting } from '../agents/waits.js';
 /** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
 export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'category'> & { waiting?: Waiting };
 
-export interface ListInput { all?: boolean; status?: string[]; tag?: string; parent?: string }
+export interface ListInput {
+  all?: boolean;
+  status?: string[];
+  tag?: string;
+  parent?: string;
+}
 
 export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
-  const statuses = (input.status ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const statuses = (input.status ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of statuses) if (!isStatus(s)) throw usageError(`unknown status '${s}'`);
   // The table needs only the compact rows; --json gets the full listed task.
   const { rows, bad } = app.out.json
@@ -31,7 +39,10 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   if (out.some((r) => r.status === 'working')) {
     const { listWaiting } = await import('../agents/waits.js');
     const waits = listWaiting(app.repo.lazyDir);
-    for (const r of out) { const w = waits.get(r.id); if (w && r.status === 'working' && w.run === r.current_run) r.waiting = w; }
+    for (const r of out) {
+      const w = waits.get(r.id);
+      if (w && r.status === 'working' && w.run === r.current_run) r.waiting = w;
+    }
   }
   // The index keeps rows in this order already, so this sort is a linear pass.
   return out.sort(byCreation);
@@ -53,7 +64,10 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
   for (const t of v.turns) {
     const u = t.details?.usage as Record<string, unknown> | undefined;
-    if (u) { usage.input_tokens += Number(u.input_tokens) || 0; usage.output_tokens += Number(u.output_tokens) || 0; }
+    if (u) {
+      usage.input_tokens += Number(u.input_tokens) || 0;
+      usage.output_tokens += Number(u.output_tokens) || 0;
+    }
     usage.cost_usd += Number(t.details?.cost_usd) || 0;
   }
   const lastInterrupt = lastChange(v, 'interrupted');
@@ -61,20 +75,34 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const runId = v.current_run ?? lastRun;
   let run: ShownTask['run'] = null;
   let waiting: Waiting | null = null;
-  if (v.status === 'working') waiting = (await import('../agents/waits.js')).readWaiting(app.repo.lazyDir, id, v.current_run);
+  if (v.status === 'working')
+    waiting = (await import('../agents/waits.js')).readWaiting(app.repo.lazyDir, id, v.current_run);
   if (runId) {
     const { readRun, logTail, runDir, runFiles } = await import('../agents/runs.js');
     const rec = readRun(app.repo.lazyDir, runId);
     let age: number | null = null;
-    try { age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000); } catch { /* not here */ }
+    try {
+      age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000);
+    } catch {
+      /* not here */
+    }
     run = { id: runId, host: rec?.host ?? null, heartbeat_age_s: age, log: logTail(app.repo.lazyDir, runId, 20) };
   }
   const { worktreePath } = await import('../workspace/worktree.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
   return {
-    ...v, usage,
-    interrupt: lastInterrupt ? { at: lastInterrupt.timestamp, reason: lastInterrupt.reason, trigger: lastInterrupt.trigger, ...(lastInterrupt.details ?? {}) } : null,
+    ...v,
+    usage,
+    interrupt: lastInterrupt
+      ? {
+          at: lastInterrupt.timestamp,
+          reason: lastInterrupt.reason,
+          trigger: lastInterrupt.trigger,
+          ...(lastInterrupt.details ?? {}),
+        }
+      : null,
     worktree: wt && existsSync(wt) ? wt : null,
-    run, waiting,
+    run,
+    waiting,
   };
 }

@@ -13,7 +13,13 @@ import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 
-export interface Diff { id: string; branch: string; base: string; stat: boolean; text: string }
+export interface Diff {
+  id: string;
+  branch: string;
+  base: string;
+  stat: boolean;
+  text: string;
+}
 
 /** The task branch against its base (merge-base), or the accepted commit once merged. */
 export async function taskDiff(app: App, idArg: string, stat: boolean): Promise<Diff> {
@@ -34,7 +40,13 @@ export async function taskDiff(app: App, idArg: string, stat: boolean): Promise<
   throw notAllowed('diff', view.status, view.available_actions, `task ${id} has no branch yet (start it first)`);
 }
 
-export interface EditInput { goal?: string; prompt?: string; accept?: string[]; tags?: string[]; agent?: string }
+export interface EditInput {
+  goal?: string;
+  prompt?: string;
+  accept?: string[];
+  tags?: string[];
+  agent?: string;
+}
 
 /** Changes the task record; criteria and tags are added, goal and prompt replaced. */
 export async function editTask(app: App, idArg: string, e: EditInput): Promise<TaskView> {
@@ -44,11 +56,14 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<T
     const cur = d.task ?? d.docs.task;
     const patch: Parameters<typeof d.setTask>[0] = {};
     if (e.goal !== undefined && e.goal.trim()) patch.goal = sanitizeLine(e.goal.trim());
-    if (e.prompt !== undefined) patch.prompt = e.prompt.trim() ? boundedText('the prompt', sanitizeProse(e.prompt)) : null;
-    if (e.accept?.length) patch.acceptance = [...cur.acceptance, ...e.accept.map((a) => sanitizeProse(a.trim())).filter(Boolean)];
+    if (e.prompt !== undefined)
+      patch.prompt = e.prompt.trim() ? boundedText('the prompt', sanitizeProse(e.prompt)) : null;
+    if (e.accept?.length)
+      patch.acceptance = [...cur.acceptance, ...e.accept.map((a) => sanitizeProse(a.trim())).filter(Boolean)];
     if (e.tags?.length) patch.tags = [...new Set([...cur.tags, ...e.tags.map(tagOf).filter(Boolean)])];
     if (e.agent !== undefined) {
-      if (e.agent && !/^[A-Za-z0-9_.-]+$/.test(e.agent)) throw usageError(`agent name '${e.agent}' may only use letters, digits, '.', '_' and '-'`);
+      if (e.agent && !/^[A-Za-z0-9_.-]+$/.test(e.agent))
+        throw usageError(`agent name '${e.agent}' may only use letters, digits, '.', '_' and '-'`);
       patch.agent = e.agent || null;
     }
     if (Object.keys(patch).length) d.setTask(patch);
@@ -57,7 +72,15 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<T
   return view;
 }
 
-export interface InboxItem { id: string; goal: string; status: string; kind: string; reason: string; since: string; available_actions: string[] }
+export interface InboxItem {
+  id: string;
+  goal: string;
+  status: string;
+  kind: string;
+  reason: string;
+  since: string;
+  available_actions: string[];
+}
 
 /**
  * Only what needs a human, oldest first: blocked tasks (review, decision, failure),
@@ -69,16 +92,42 @@ export async function inbox(app: App): Promise<InboxItem[]> {
   const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
   const items: InboxItem[] = [];
   for (const r of rows) {
-    if (r.attention) items.push({ id: r.id, goal: r.goal, status: r.status, kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since, available_actions: r.available_actions });
+    if (r.attention)
+      items.push({
+        id: r.id,
+        goal: r.goal,
+        status: r.status,
+        kind: r.attention.kind,
+        reason: r.attention.reason,
+        since: r.attention.since,
+        available_actions: r.available_actions,
+      });
     else if (r.status === 'merging') {
       const owner = r.merging_owner as ProcIdentity | null;
-      if (!owner || liveness(owner) === 'dead') items.push({ id: r.id, goal: r.goal, status: r.status, kind: 'merging', reason: 'an accept stopped midway and nobody owns the merge', since: r.updated_at, available_actions: r.available_actions });
+      if (!owner || liveness(owner) === 'dead')
+        items.push({
+          id: r.id,
+          goal: r.goal,
+          status: r.status,
+          kind: 'merging',
+          reason: 'an accept stopped midway and nobody owns the merge',
+          since: r.updated_at,
+          available_actions: r.available_actions,
+        });
     }
   }
   // Work an accept could not restore stays here for as long as git still holds the stash.
   for (const s of await acceptStashes(app.repo.cwd, app.repo.commonDir)) {
     const r = rows.find((x) => x.id === s.task);
-    items.push({ id: s.task ?? '-', goal: r?.goal ?? '', status: r?.status ?? '', kind: 'stash', reason: `your uncommitted work is kept in ${stashAdvice(s)}`, since: s.date, available_actions: r?.available_actions ?? [] });
+    items.push({
+      id: s.task ?? '-',
+      goal: r?.goal ?? '',
+      status: r?.status ?? '',
+      kind: 'stash',
+      reason: `your uncommitted work is kept in ${stashAdvice(s)}`,
+      since: s.date,
+      available_actions: r?.available_actions ?? [],
+    });
   }
   return items.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.id < b.id ? -1 : 1));
 }

@@ -9,7 +9,10 @@ import type { RunRecord } from '../agents/runs.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
-export interface Started { task: TaskView; run: RunRecord | null }
+export interface Started {
+  task: TaskView;
+  run: RunRecord | null;
+}
 
 /**
  * backlog → working. A task with no non-empty acceptance criterion launches no agent:
@@ -32,7 +35,10 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
   }
   if (!view.base && !view.parent) await warnDetached(app, view);
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
-    id, op: 'start', agent: o.agent, config,
+    id,
+    op: 'start',
+    agent: o.agent,
+    config,
     plan: (d, r) => {
       assertAllowed('start', d.view);
       if (o.agent) d.setTask({ agent: o.agent });
@@ -46,5 +52,7 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
 async function warnDetached(app: App, view: TaskView): Promise<void> {
   const upstream = upstreamOf(view, 'main');
   const commit = await revParse(app.repo.cwd, upstream);
-  warn(`task ${view.id} was created on a detached HEAD, so it has no branch to return to: its work starts from ${upstream}${commit ? ` at ${commit.slice(0, 10)}` : ''} and accept merges it into ${upstream}`);
+  warn(
+    `task ${view.id} was created on a detached HEAD, so it has no branch to return to: its work starts from ${upstream}${commit ? ` at ${commit.slice(0, 10)}` : ''} and accept merges it into ${upstream}`,
+  );
 }

@@ -13,20 +13,33 @@ import type { App } from './app.js';
 
 const RECORD_TIMEOUT_S = 15;
 
-export async function stopAsk(app: App, id: string, o: { from: 'blocked' | 'conflict'; run: string | null; end: (() => Promise<Terminated>) | null }): Promise<Stopped> {
+export async function stopAsk(
+  app: App,
+  id: string,
+  o: { from: 'blocked' | 'conflict'; run: string | null; end: (() => Promise<Terminated>) | null },
+): Promise<Stopped> {
   const term: Terminated = o.end ? await o.end() : { signal: 'none', waited_ms: 0 };
-  const ended = (v: { status: string; current_run: string | null }) => v.status !== 'working' || v.current_run !== o.run;
-  let task = o.end ? await waitFor(app, id, { timeoutS: RECORD_TIMEOUT_S, until: ended }).catch((e) => {
-    if (e instanceof LazyError && e.code === 'timeout') return null;
-    throw e;
-  }) : null;
+  const ended = (v: { status: string; current_run: string | null }) =>
+    v.status !== 'working' || v.current_run !== o.run;
+  let task = o.end
+    ? await waitFor(app, id, { timeoutS: RECORD_TIMEOUT_S, until: ended }).catch((e) => {
+        if (e instanceof LazyError && e.code === 'timeout') return null;
+        throw e;
+      })
+    : null;
   if (!task) {
     // Nothing recorded the ask's end (no run here, or a supervisor that does not answer):
     // return the task by the table's stop edge; whoever records the run later changes nothing.
-    task = (await app.store.mutate(id, 'stop', (d) => {
-      if (d.status !== 'working' || d.view.current_run !== o.run) return;
-      d.transition(o.from, 'stop', `ask stopped by the user: back to ${o.from}`, { ...(o.run ? { run: o.run } : {}), host: thisHost(), details: { user_stopped: true } });
-    })).view;
+    task = (
+      await app.store.mutate(id, 'stop', (d) => {
+        if (d.status !== 'working' || d.view.current_run !== o.run) return;
+        d.transition(o.from, 'stop', `ask stopped by the user: back to ${o.from}`, {
+          ...(o.run ? { run: o.run } : {}),
+          host: thisHost(),
+          details: { user_stopped: true },
+        });
+      })
+    ).view;
   }
   const answer = task.turns.find((t) => t.run === o.run && t.role === 'agent');
   const aside = answer?.details?.set_aside as { note?: string } | undefined;

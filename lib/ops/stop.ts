@@ -26,15 +26,25 @@ export async function stopTask(app: App, idArg: string): Promise<Stopped> {
   const last = lastChange(view);
   const host = last?.host;
   if (!run && host && host !== thisHost()) {
-    throw notAllowed('stop', view.status, view.available_actions, `task ${id} is running on ${host}; stop it there`, { host });
+    throw notAllowed('stop', view.status, view.available_actions, `task ${id} is running on ${host}; stop it there`, {
+      host,
+    });
   }
   if (last?.trigger === 'ask' && (last.from === 'blocked' || last.from === 'conflict')) {
     const { stopAsk } = await import('./stop-ask.js');
-    return stopAsk(app, id, { from: last.from, run: view.current_run, end: run ? async () => terminate(app.repo.lazyDir, run.id, await grace(app)) : null });
+    return stopAsk(app, id, {
+      from: last.from,
+      run: view.current_run,
+      end: run ? async () => terminate(app.repo.lazyDir, run.id, await grace(app)) : null,
+    });
   }
   const { view: task } = await app.store.mutate(id, 'stop', (d) => {
     assertAllowed('stop', d.view);
-    d.transition('interrupted', 'stop', 'stopped by the user', { ...(run ? { run: run.id } : {}), host: thisHost(), details: { user_stopped: true } });
+    d.transition('interrupted', 'stop', 'stopped by the user', {
+      ...(run ? { run: run.id } : {}),
+      host: thisHost(),
+      details: { user_stopped: true },
+    });
   });
   if (!run) return { task, signal: 'none', waited_ms: 0 };
   return { task, ...(await terminate(app.repo.lazyDir, run.id, await grace(app))) };
@@ -44,6 +54,7 @@ const grace = async (app: App) => (await app.config()).stop_grace_ms ?? 10_000;
 
 async function terminate(lazyDir: string, runId: string, graceMs: number): Promise<Terminated> {
   // The stop file tells the supervisor the exit is ours (and not to start another attempt).
-  return terminateVerified(readAgentIdentity(lazyDir, runId), graceMs,
-    () => writeFileSync(runFiles(runDir(lazyDir, runId)).stop, new Date().toISOString()));
+  return terminateVerified(readAgentIdentity(lazyDir, runId), graceMs, () =>
+    writeFileSync(runFiles(runDir(lazyDir, runId)).stop, new Date().toISOString()),
+  );
 }

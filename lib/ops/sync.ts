@@ -1,5 +1,14 @@
 import { defaultRemote, addRefspecs } from '../sync/remote.js';
-import { pull, push, sync, pushExit, type PullResult, type PushResult, type SyncResult, type SyncDeps } from '../sync/sync.js';
+import {
+  pull,
+  push,
+  sync,
+  pushExit,
+  type PullResult,
+  type PushResult,
+  type SyncResult,
+  type SyncDeps,
+} from '../sync/sync.js';
 import { primeIndex } from '../store/listing.js';
 import { warn } from '../output/emit.js';
 import type { App } from './app.js';
@@ -8,7 +17,8 @@ import type { App } from './app.js';
 
 function deps(app: App, progress: boolean): SyncDeps {
   return {
-    repo: app.repo, reader: app.store.reader,
+    repo: app.repo,
+    reader: app.store.reader,
     progress: progress ? (m) => process.stderr.write(`lazy: ${m}\n`) : undefined,
     onViews: (r) => primeIndex(app.repo.lazyDir, r.views.values()),
   };

@@ -27,7 +27,12 @@ export interface TurnStarted {
  * unblock: feedback is recorded before anything runs, upstream is merged, the next turn
  * starts. On a task with a pending decision the feedback is the answer.
  */
-export async function unblockTask(app: App, idArg: string, text: string, flags: DecisionFlags = {}): Promise<TurnStarted> {
+export async function unblockTask(
+  app: App,
+  idArg: string,
+  text: string,
+  flags: DecisionFlags = {},
+): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
   assertAllowed('unblock', view);
   // A pending decision (answer's guard holds): the feedback is the answer.
@@ -38,11 +43,23 @@ export async function unblockTask(app: App, idArg: string, text: string, flags: 
     if (queued) return queued;
   }
   const planned = await applyReverts(app, view, planDecisions(view, flags, 'unblock'));
-  const { view: task, run, upstream_skipped } = await launchTurn(app.repo, app.store, app.cliPath, {
-    id, op: 'unblock', config: await app.config(),
+  const {
+    view: task,
+    run,
+    upstream_skipped,
+  } = await launchTurn(app.repo, app.store, app.cliPath, {
+    id,
+    op: 'unblock',
+    config: await app.config(),
     plan: (d, r) => {
       assertAllowed('unblock', d.view);
-      if (d.status === 'working') throw notAllowed('unblock', d.status, availableActions(d.view), `task ${id} started a turn meanwhile; send the feedback again to queue it`);
+      if (d.status === 'working')
+        throw notAllowed(
+          'unblock',
+          d.status,
+          availableActions(d.view),
+          `task ${id} started a turn meanwhile; send the feedback again to queue it`,
+        );
       recordDecisions(d, planned);
       return planFeedback(d, r, 'unblock', content);
     },
@@ -56,7 +73,12 @@ export async function unblockTask(app: App, idArg: string, text: string, flags: 
  */
 async function queueFeedback(app: App, id: string, content: string, flags: DecisionFlags): Promise<TurnStarted | null> {
   if (flags.approve?.length || flags.revert?.length || flags.approveAll || flags.revertAll) {
-    throw notAllowed('unblock', 'working', statusActions('working'), `task ${id} is working: decide on protected files once its turn has ended (nothing was queued)`);
+    throw notAllowed(
+      'unblock',
+      'working',
+      statusActions('working'),
+      `task ${id} is working: decide on protected files once its turn has ended (nothing was queued)`,
+    );
   }
   let queued: TurnStarted['queued'];
   const { view } = await app.store.mutate(id, 'unblock', (d) => {
@@ -76,8 +98,14 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
   assertAllowed('answer', view);
   const content = boundedText('the answer', sanitizeProse(text));
   const clarifying = !pendingQuestion(view.turns);
-  const { view: task, run, upstream_skipped } = await launchTurn(app.repo, app.store, app.cliPath, {
-    id, op: 'answer', config: await app.config(),
+  const {
+    view: task,
+    run,
+    upstream_skipped,
+  } = await launchTurn(app.repo, app.store, app.cliPath, {
+    id,
+    op: 'answer',
+    config: await app.config(),
     plan: (d, r) => {
       assertAllowed('answer', d.view);
       if (!clarifying) return planFeedback(d, r, 'answer', content);
@@ -97,7 +125,9 @@ export async function resumeTask(app: App, idArg: string): Promise<TurnStarted> 
   const config = await app.config();
   const dirty = (await dirtyFiles(worktreePath(app.repo, id, config.worktree_dir)).catch(() => [])).length > 0;
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
-    id, op: 'resume', config,
+    id,
+    op: 'resume',
+    config,
     plan: (d, r) => {
       assertAllowed('resume', d.view);
       return planResume(d, r, { actor: d.ctx.actor, trigger: 'resume', dirty, upstream: upstreamOf(d.view, 'main') });

@@ -9,7 +9,11 @@ import { queuedFeedback } from '../agents/queue.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls (reconciling each time, so a crashed turn is resumed) until the predicate holds. */
-export async function waitFor(app: App, id: string, o: { timeoutS?: number; until: (v: TaskView) => boolean; onTick?: (v: TaskView) => Promise<void> | void }): Promise<TaskView> {
+export async function waitFor(
+  app: App,
+  id: string,
+  o: { timeoutS?: number; until: (v: TaskView) => boolean; onTick?: (v: TaskView) => Promise<void> | void },
+): Promise<TaskView> {
   const deadline = o.timeoutS !== undefined ? Date.now() + o.timeoutS * 1000 : Infinity;
   for (let i = 0; ; i++) {
     if (i > 0) await reconcileNow(app);
@@ -17,23 +21,33 @@ export async function waitFor(app: App, id: string, o: { timeoutS?: number; unti
     await o.onTick?.(v);
     if (o.until(v)) return v;
     if (Date.now() >= deadline) {
-      throw new LazyError('timeout', `task ${id} is still ${v.status} after ${o.timeoutS} s`, EXIT.busy, { status: v.status, available_actions: v.available_actions });
+      throw new LazyError('timeout', `task ${id} is still ${v.status} after ${o.timeoutS} s`, EXIT.busy, {
+        status: v.status,
+        available_actions: v.available_actions,
+      });
     }
     await sleep(Math.min(250 + i * 25, 1000));
   }
 }
 
 /** Working, crashed in a way the next reconcile resumes, or parked with queued feedback about to start: still the same piece of work. */
-export const inProgress = (app: App, v: TaskView) => v.status === 'working'
-  || ((willAutoResume(v) || (v.status === 'blocked' && queuedFeedback(v).length > 0)) && !!readActive(app.repo.lazyDir, v.id));
+export const inProgress = (app: App, v: TaskView) =>
+  v.status === 'working' ||
+  ((willAutoResume(v) || (v.status === 'blocked' && queuedFeedback(v).length > 0)) &&
+    !!readActive(app.repo.lazyDir, v.id));
 
 /** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */
 export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<TaskView> {
   const { id } = await taskArg(app, idArg);
   const v = await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) });
   if (v.status !== 'blocked' && v.status !== 'conflict') {
-    throw notAllowed('wait', v.status, v.available_actions,
-      `task ${id} ended ${v.status}${v.attention ? ` (${v.attention.reason})` : ''}, not blocked`, { attention: v.attention });
+    throw notAllowed(
+      'wait',
+      v.status,
+      v.available_actions,
+      `task ${id} ended ${v.status}${v.attention ? ` (${v.attention.reason})` : ''}, not blocked`,
+      { attention: v.attention },
+    );
   }
   return v;
 }

@@ -22,21 +22,38 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
   await reconcileNow(app);
   const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
   const markers = new Map(listActive(app.repo.lazyDir).map((m) => [m.task, m]));
-  return rows.filter((r) => isActive(r.status)).map((r) => {
-    const runId = r.current_run ?? markers.get(r.id)?.run ?? null;
-    const rec = runId ? readRun(app.repo.lazyDir, runId) : undefined;
-    let age: number | null = null;
-    if (runId) { try { age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000); } catch { /* not local */ } }
-    return {
-      id: r.id, status: r.status, goal: r.goal, run: runId, agent: rec?.agent.name ?? null,
-      supervisor: rec?.supervisor ? liveness(rec.supervisor) : null, heartbeat_age_s: age,
-      last_line: runId ? logTail(app.repo.lazyDir, runId, 1)[0] ?? null : null,
-    };
-  });
+  return rows
+    .filter((r) => isActive(r.status))
+    .map((r) => {
+      const runId = r.current_run ?? markers.get(r.id)?.run ?? null;
+      const rec = runId ? readRun(app.repo.lazyDir, runId) : undefined;
+      let age: number | null = null;
+      if (runId) {
+        try {
+          age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000);
+        } catch {
+          /* not local */
+        }
+      }
+      return {
+        id: r.id,
+        status: r.status,
+        goal: r.goal,
+        run: runId,
+        agent: rec?.agent.name ?? null,
+        supervisor: rec?.supervisor ? liveness(rec.supervisor) : null,
+        heartbeat_age_s: age,
+        last_line: runId ? (logTail(app.repo.lazyDir, runId, 1)[0] ?? null) : null,
+      };
+    });
 }
 
 /** Redraws every second on a terminal until interrupted (or the terminal goes away). */
-export async function watchLoop(app: App, render: (rows: WatchRow[]) => string, intervalMs = 1000): Promise<WatchRow[]> {
+export async function watchLoop(
+  app: App,
+  render: (rows: WatchRow[]) => string,
+  intervalMs = 1000,
+): Promise<WatchRow[]> {
   for (;;) {
     const rows = await watchSnapshot(app);
     if (!stdoutOpen()) return rows;

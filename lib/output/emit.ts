@@ -4,7 +4,9 @@ import { asLazyError, type LazyError } from '../core/errors.js';
 // carries exactly one JSON document (the result, or {"error": …}); warnings always go
 // to stderr so they never corrupt it.
 
-export interface Output { json: boolean }
+export interface Output {
+  json: boolean;
+}
 
 // A reader that goes away (`lazy list | head -1`) ends our output quietly, as in git:
 // nothing more is written, the command finishes what it started, and exits as it would.
@@ -45,7 +47,8 @@ const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** What JSON.stringify leaves raw (it escapes C0 itself): DEL and the C1 controls. */
 const JSON_UNPRINTABLE = /[\u007f-\u009f]/g;
 
-const escapeAs = (re: RegExp) => (text: string) => text.replace(re, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escapeAs = (re: RegExp) => (text: string) =>
+  text.replace(re, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 export const safeText = escapeAs(UNPRINTABLE);
 
 export function printJson(value: unknown): void {

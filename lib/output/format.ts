@@ -15,9 +15,19 @@ export function width(s: string): number {
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
     if (c < 32 || (c >= 0x300 && c <= 0x36f)) continue;
-    w += c >= 0x1100 && (c <= 0x115f || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) ||
-      (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) ||
-      (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1faff) || (c >= 0x20000 && c <= 0x3fffd)) ? 2 : 1;
+    w +=
+      c >= 0x1100 &&
+      (c <= 0x115f ||
+        (c >= 0x2e80 && c <= 0xa4cf) ||
+        (c >= 0xac00 && c <= 0xd7a3) ||
+        (c >= 0xf900 && c <= 0xfaff) ||
+        (c >= 0xfe30 && c <= 0xfe4f) ||
+        (c >= 0xff00 && c <= 0xff60) ||
+        (c >= 0xffe0 && c <= 0xffe6) ||
+        (c >= 0x1f300 && c <= 0x1faff) ||
+        (c >= 0x20000 && c <= 0x3fffd))
+        ? 2
+        : 1;
   }
   return w;
 }
@@ -45,7 +55,14 @@ export function table(head: string[], rows: string[][], maxWidth = termWidth()):
   const widths = head.map((_, i) => Math.max(...all.map((r) => width(r[i] ?? ''))));
   const fixed = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
   const last = Math.max(10, maxWidth - fixed);
-  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? truncate(c, last) : pad(c, widths[i]!))).join('  ').trimEnd()).join('\n');
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? truncate(c, last) : pad(c, widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** "2026-11-30 01:34" in local time, compact for tables. */
@@ -64,4 +81,8 @@ export function ago(iso: string, now = Date.now()): string {
   return `${Math.round(s / 86400)}d ago`;
 }
 
-export const indent = (text: string, n = 2) => text.split('\n').map((l) => (l ? ' '.repeat(n) + l : l)).join('\n');
+export const indent = (text: string, n = 2) =>
+  text
+    .split('\n')
+    .map((l) => (l ? ' '.repeat(n) + l : l))
+    .join('\n');

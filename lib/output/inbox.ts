@@ -4,5 +4,8 @@ import { ago, table } from './format.js';
 export function renderInbox(items: InboxItem[]): string {
   if (!items.length) return 'inbox zero: nothing needs you';
   const now = Date.now();
-  return table(['ID', 'NEEDS', 'SINCE', 'REASON'], items.map((i) => [i.id, i.kind, ago(i.since, now), `${i.reason} — ${i.goal}`]));
+  return table(
+    ['ID', 'NEEDS', 'SINCE', 'REASON'],
+    items.map((i) => [i.id, i.kind, ago(i.since, now), `${i.reason} — ${i.goal}`]),
+  );
 }

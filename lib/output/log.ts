@@ -2,10 +2,12 @@ import type { LogLine } from '../ops/log.js';
 import { shortTime } from './format.js';
 
 export function renderLog(lines: LogLine[]): string {
-  return lines.map((l) => {
-    const merge = l.parents.length > 1 ? ' [merge]' : '';
-    const st = l.status ? `  (${l.status})` : '';
-    const where = l.host ? ` @${l.host}` : '';
-    return `${l.commit.slice(0, 10)} ${shortTime(l.date)} ${l.author.padEnd(16).slice(0, 16)}${where} ${l.subject}${merge}${st}`;
-  }).join('\n');
+  return lines
+    .map((l) => {
+      const merge = l.parents.length > 1 ? ' [merge]' : '';
+      const st = l.status ? `  (${l.status})` : '';
+      const where = l.host ? ` @${l.host}` : '';
+      return `${l.commit.slice(0, 10)} ${shortTime(l.date)} ${l.author.padEnd(16).slice(0, 16)}${where} ${l.subject}${merge}${st}`;
+    })
+    .join('\n');
 }

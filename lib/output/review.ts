@@ -13,22 +13,44 @@ export function renderReview(v: TaskView): string {
   const t = latestReview(v);
   if (!t) return '';
   const d = t.details as Record<string, any>;
-  const r = d.review as { head: string; base_commit: string; commits: number; changed_files: string[]; diffstat: string };
+  const r = d.review as {
+    head: string;
+    base_commit: string;
+    commits: number;
+    changed_files: string[];
+    diffstat: string;
+  };
   const lines = [`Review (turn #${t.sequence}, revision ${v.revisions})`, indent(t.content.trimEnd())];
-  lines.push(`  branch ${v.session?.branch ?? `lazy/${v.id}`} at ${r.head.slice(0, 10)}: ${r.commits} commit(s) over ${r.base_commit.slice(0, 10)}`);
+  lines.push(
+    `  branch ${v.session?.branch ?? `lazy/${v.id}`} at ${r.head.slice(0, 10)}: ${r.commits} commit(s) over ${r.base_commit.slice(0, 10)}`,
+  );
   if (r.changed_files.length) lines.push('  changed files:', ...r.changed_files.map((f) => `    ${f}`));
   if (r.diffstat) lines.push(indent(r.diffstat, 2));
   const commands = (d.commands ?? []) as { command: string; exit_code: number }[];
-  if (commands.length) lines.push('  commands run:', ...commands.map((c) => `    ${c.exit_code === 0 ? 'ok  ' : `FAIL(${c.exit_code})`} ${c.command}`));
+  if (commands.length)
+    lines.push(
+      '  commands run:',
+      ...commands.map((c) => `    ${c.exit_code === 0 ? 'ok  ' : `FAIL(${c.exit_code})`} ${c.command}`),
+    );
   const risks = (d.risks ?? []) as string[];
-  lines.push(risks.length ? '  risks and unfinished work:' : '  risks: none reported', ...risks.map((x) => `    - ${x}`));
-  if (v.pending_violations.length) lines.push('  protected files awaiting a decision:', ...v.pending_violations.map((p) => `    ${p.file} (lazy unblock/accept --approve-file or --revert-file)`));
+  lines.push(
+    risks.length ? '  risks and unfinished work:' : '  risks: none reported',
+    ...risks.map((x) => `    - ${x}`),
+  );
+  if (v.pending_violations.length)
+    lines.push(
+      '  protected files awaiting a decision:',
+      ...v.pending_violations.map((p) => `    ${p.file} (lazy unblock/accept --approve-file or --revert-file)`),
+    );
   return lines.join('\n');
 }
 
 export function renderAccepted(r: AcceptReport): string {
-  if (r.already_accepted) return `${r.task.id}: already accepted${r.commit ? ` (merged into ${r.target} as ${r.commit.slice(0, 10)})` : ''}`;
-  const lines = [`${r.task.id}: complete — ${r.commit ? `squash-merged into ${r.target} as ${r.commit.slice(0, 10)}` : `nothing to merge into ${r.target}`}`];
+  if (r.already_accepted)
+    return `${r.task.id}: already accepted${r.commit ? ` (merged into ${r.target} as ${r.commit.slice(0, 10)})` : ''}`;
+  const lines = [
+    `${r.task.id}: complete — ${r.commit ? `squash-merged into ${r.target} as ${r.commit.slice(0, 10)}` : `nothing to merge into ${r.target}`}`,
+  ];
   if (r.stash?.restored) lines.push(`  your uncommitted changes in ${r.checkout} were stashed and restored`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n');

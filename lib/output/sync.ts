@@ -3,16 +3,21 @@ import type { PullResult, PushResult, SyncResult } from '../sync/sync.js';
 const n = (list: string[]) => String(list.length);
 
 export function renderPull(p: PullResult): string {
-  const lines = [`pull from ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${n(p.merged)} merged, ${p.rejected.length} rejected, ${p.unchanged} unchanged${p.local_ahead.length ? `, ${p.local_ahead.length} ahead of the remote` : ''}${p.config !== 'absent' && p.config !== 'unchanged' ? `; config ${p.config}` : ''}`];
+  const lines = [
+    `pull from ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${n(p.merged)} merged, ${p.rejected.length} rejected, ${p.unchanged} unchanged${p.local_ahead.length ? `, ${p.local_ahead.length} ahead of the remote` : ''}${p.config !== 'absent' && p.config !== 'unchanged' ? `; config ${p.config}` : ''}`,
+  ];
   for (const c of p.concurrent) lines.push(`  ${c.id}: concurrent change, set aside: ${c.set_aside.join('; ')}`);
   for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
   if (p.config_rejected) lines.push(`  rejected config: ${p.config_rejected.reason}`);
-  if (p.config_held) lines.push(`  held back until lazy config trust (see lazy config list): ${p.config_held.join(', ')}`);
+  if (p.config_held)
+    lines.push(`  held back until lazy config trust (see lazy config list): ${p.config_held.join(', ')}`);
   return lines.join('\n');
 }
 
 export function renderPush(p: PushResult): string {
-  const lines = [`push to ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${p.rejected.length} rejected, ${p.skipped.length} skipped, ${p.up_to_date} up to date`];
+  const lines = [
+    `push to ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${p.rejected.length} rejected, ${p.skipped.length} skipped, ${p.up_to_date} up to date`,
+  ];
   for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
   for (const s of p.skipped) lines.push(`  skipped ${s.id} (a pull would refuse it; run lazy doctor): ${s.reason}`);
   return lines.join('\n');

@@ -12,17 +12,25 @@ export function renderList(rows: ListedTask[]): string {
   const now = Date.now();
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
-    rows.map((r) => [r.id, r.waiting ? `${r.status} (${waitNote(r.waiting)})` : r.status, ago(r.updated_at, now), truncate(r.tags.join(','), 24), r.goal]),
+    rows.map((r) => [
+      r.id,
+      r.waiting ? `${r.status} (${waitNote(r.waiting)})` : r.status,
+      ago(r.updated_at, now),
+      truncate(r.tags.join(','), 24),
+      r.goal,
+    ]),
   );
 }
 
 /** A turn waiting for the agent's usage window: until when, and whether the agent named that time. */
 const waitNote = (w: Waiting) => `usage limit: ${w.reset_named ? 'resets' : 'rechecks'} ${shortTime(w.until)}`;
 
-const who = (actor: string, person: { name: string } | null) => (person && actor !== 'system' && actor !== 'agent' ? `${person.name} (${actor})` : actor);
+const who = (actor: string, person: { name: string } | null) =>
+  person && actor !== 'system' && actor !== 'agent' ? `${person.name} (${actor})` : actor;
 
 function turnLine(t: TurnView): string {
-  const mark = t.feedback === 'pending' ? ' [feedback pending]' : t.feedback === 'consumed' ? ' [feedback delivered]' : '';
+  const mark =
+    t.feedback === 'pending' ? ' [feedback pending]' : t.feedback === 'consumed' ? ' [feedback delivered]' : '';
   const head = `#${t.sequence} ${t.role}/${t.kind} · ${who(t.actor, t.person)} · ${shortTime(t.timestamp)}${mark}`;
   const aside = (t.details?.set_aside as { note?: unknown } | undefined)?.note;
   return `${head}\n${indent(t.content.trimEnd() || '(empty)', 4)}${typeof aside === 'string' ? `\n${indent(`[${aside}]`, 4)}` : ''}`;
@@ -36,9 +44,14 @@ function changeLine(c: ChangeView): string {
 export function renderShow(v: ShownTask): string {
   const lines: string[] = [];
   lines.push(`${v.id}  ${v.goal}`);
-  lines.push(`status:    ${v.status}${v.category ? ` (${v.category})` : ''}${v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : ''}`);
+  lines.push(
+    `status:    ${v.status}${v.category ? ` (${v.category})` : ''}${v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : ''}`,
+  );
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
-  if (v.waiting) lines.push(`waiting:   for the agent's usage limit to reset: retries at ${shortTime(v.waiting.until)}${v.waiting.reset_named ? '' : ' (no reset time named: a recheck)'} — ${v.waiting.reason}`);
+  if (v.waiting)
+    lines.push(
+      `waiting:   for the agent's usage limit to reset: retries at ${shortTime(v.waiting.until)}${v.waiting.reset_named ? '' : ' (no reset time named: a recheck)'} — ${v.waiting.reason}`,
+    );
   // A task waiting on review shows its review package first.
   const review = v.attention?.kind === 'review' || v.status === 'conflict' ? renderReview(v) : '';
   if (review) lines.push('', review);
@@ -48,21 +61,35 @@ export function renderShow(v: ShownTask): string {
   if (v.base) lines.push(`base:      ${v.base}`);
   lines.push(`created:   ${shortTime(v.created_at)} by ${who(v.created_by.actor, v.created_by)}`);
   if (v.session) {
-    lines.push(`session:   ${v.session.agent} on ${v.session.branch} (from ${v.session.base})${v.agent_session_id ? `, agent session ${v.agent_session_id}` : ''}`);
+    lines.push(
+      `session:   ${v.session.agent} on ${v.session.branch} (from ${v.session.base})${v.agent_session_id ? `, agent session ${v.agent_session_id}` : ''}`,
+    );
     if (v.worktree) lines.push(`worktree:  ${v.worktree}`);
   }
-  if (v.usage.input_tokens || v.usage.cost_usd) lines.push(`usage:     ${v.usage.input_tokens} in / ${v.usage.output_tokens} out tokens, $${v.usage.cost_usd.toFixed(4)}`);
+  if (v.usage.input_tokens || v.usage.cost_usd)
+    lines.push(
+      `usage:     ${v.usage.input_tokens} in / ${v.usage.output_tokens} out tokens, $${v.usage.cost_usd.toFixed(4)}`,
+    );
   if (v.revisions) lines.push(`revisions: ${v.revisions}`);
   lines.push(`crashes:   ${v.consecutive_interruptions} in a row`);
   if (v.status === 'interrupted' && v.interrupt) {
     const i = v.interrupt as Record<string, unknown>;
-    lines.push('', `Interrupted ${shortTime(String(i.at))}: ${String(i.reason)}${i.exit_code !== undefined && i.exit_code !== null ? ` (exit ${String(i.exit_code)})` : ''}${i.signal ? ` (${String(i.signal)})` : ''}`);
+    lines.push(
+      '',
+      `Interrupted ${shortTime(String(i.at))}: ${String(i.reason)}${i.exit_code !== undefined && i.exit_code !== null ? ` (exit ${String(i.exit_code)})` : ''}${i.signal ? ` (${String(i.signal)})` : ''}`,
+    );
     const logs = (i.logs ?? []) as string[];
     if (logs.length) lines.push('  last output:', indent(logs.slice(-15).join('\n'), 4));
   }
   if (v.concurrent_changes.length) {
-    lines.push('', `concurrent change: ${v.concurrent_changes.length} status change(s) made on another clone were set aside by the merge:`);
-    for (const c of v.concurrent_changes) lines.push(`  ${c.from ?? '∅'} → ${c.status} by ${who(c.actor, c.person)} at ${shortTime(c.timestamp)}${c.host ? ` on ${c.host}` : ''}`);
+    lines.push(
+      '',
+      `concurrent change: ${v.concurrent_changes.length} status change(s) made on another clone were set aside by the merge:`,
+    );
+    for (const c of v.concurrent_changes)
+      lines.push(
+        `  ${c.from ?? '∅'} → ${c.status} by ${who(c.actor, c.person)} at ${shortTime(c.timestamp)}${c.host ? ` on ${c.host}` : ''}`,
+      );
   }
   if (v.prompt) lines.push('', 'Prompt', indent(v.prompt.trimEnd()));
   if (v.acceptance.length) lines.push('', 'Acceptance criteria', ...v.acceptance.map((a) => `  - ${a}`));
@@ -70,7 +97,11 @@ export function renderShow(v: ShownTask): string {
   lines.push(v.turns.length ? indent(v.turns.map(turnLine).join('\n')) : '  none yet');
   lines.push('', 'Changelog', indent(v.changelog.map(changeLine).join('\n')));
   if (v.run && v.run.log.length && (v.status === 'working' || v.status === 'interrupted')) {
-    lines.push('', `Current turn log (run ${v.run.id}${v.run.heartbeat_age_s !== null ? `, heartbeat ${v.run.heartbeat_age_s}s ago` : ''})`, indent(v.run.log.join('\n')));
+    lines.push(
+      '',
+      `Current turn log (run ${v.run.id}${v.run.heartbeat_age_s !== null ? `, heartbeat ${v.run.heartbeat_age_s}s ago` : ''})`,
+      indent(v.run.log.join('\n')),
+    );
   }
   return lines.join('\n');
 }
@@ -82,10 +113,14 @@ export function renderTransition(v: TaskView): string {
 
 export function renderClosed(r: Closed): string {
   const lines = [renderTransition(r.task)];
-  if (r.saved_commit) lines.push(`  uncommitted changes were committed on the task branch as ${r.saved_commit.slice(0, 10)}`);
+  if (r.saved_commit)
+    lines.push(`  uncommitted changes were committed on the task branch as ${r.saved_commit.slice(0, 10)}`);
   if (r.worktree_removed) lines.push('  worktree removed');
   if (r.branch?.deleted) lines.push(`  branch ${r.branch.name} deleted`);
-  else if (r.branch) lines.push(`  branch ${r.branch.name} kept: ${r.branch.unmerged_commits} commit(s) are merged nowhere else (lazy close --delete-branch, or git branch -D ${r.branch.name})`);
+  else if (r.branch)
+    lines.push(
+      `  branch ${r.branch.name} kept: ${r.branch.unmerged_commits} commit(s) are merged nowhere else (lazy close --delete-branch, or git branch -D ${r.branch.name})`,
+    );
   return lines.join('\n');
 }
 
@@ -103,7 +138,9 @@ export function renderTree(rows: ListedTask[]): string {
     const list = kids.get(parent) ?? [];
     list.forEach((r, i) => {
       const last = i === list.length - 1;
-      out.push(`${prefix}${parent ? (last ? '└─ ' : '├─ ') : ''}${r.id}  ${r.status.padEnd(11)} ${truncate(r.goal, 70)}`);
+      out.push(
+        `${prefix}${parent ? (last ? '└─ ' : '├─ ') : ''}${r.id}  ${r.status.padEnd(11)} ${truncate(r.goal, 70)}`,
+      );
       walk(r.id, parent ? prefix + (last ? '   ' : '│  ') : prefix);
     });
   };

@@ -9,20 +9,34 @@ import type { TaskView } from '../model/fold.js';
 // Text for the commands that start, stop and wait on turns.
 
 export function renderStarted(r: Started | TurnStarted): string {
-  if ('queued' in r && r.queued) return `${r.task.id}: feedback queued (turn #${r.queued.sequence}) — the agent is working${r.queued.behind_run ? ` (run ${r.queued.behind_run})` : ''}; your feedback starts its next turn when this one ends`;
-  const skipped = 'upstream_skipped' in r && r.upstream_skipped
-    ? `\n  note: ${r.upstream_skipped.branch} was not merged into the task branch first: ${r.upstream_skipped.reason} (${r.upstream_skipped.files.join(', ')}${r.upstream_skipped.more ? `, +${r.upstream_skipped.more} more` : ''}); the agent is told`
-    : '';
-  if (r.run) return `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); follow with lazy show ${r.task.id} or lazy wait ${r.task.id}${skipped}`;
+  if ('queued' in r && r.queued)
+    return `${r.task.id}: feedback queued (turn #${r.queued.sequence}) — the agent is working${r.queued.behind_run ? ` (run ${r.queued.behind_run})` : ''}; your feedback starts its next turn when this one ends`;
+  const skipped =
+    'upstream_skipped' in r && r.upstream_skipped
+      ? `\n  note: ${r.upstream_skipped.branch} was not merged into the task branch first: ${r.upstream_skipped.reason} (${r.upstream_skipped.files.join(', ')}${r.upstream_skipped.more ? `, +${r.upstream_skipped.more} more` : ''}); the agent is told`
+      : '';
+  if (r.run)
+    return `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); follow with lazy show ${r.task.id} or lazy wait ${r.task.id}${skipped}`;
   return `${r.task.id}: blocked — ${r.task.attention?.reason ?? 'needs a decision'}\n  answer with: lazy answer ${r.task.id} -m "<observable completion condition>"`;
 }
 
 export function renderStopped(r: Stopped): string {
-  const how = r.signal === 'none' ? 'no agent process was running' : r.signal === 'SIGTERM' ? `the agent exited after SIGTERM (${r.waited_ms} ms)` : `the agent ignored SIGTERM and was killed after ${r.waited_ms} ms`;
+  const how =
+    r.signal === 'none'
+      ? 'no agent process was running'
+      : r.signal === 'SIGTERM'
+        ? `the agent exited after SIGTERM (${r.waited_ms} ms)`
+        : `the agent ignored SIGTERM and was killed after ${r.waited_ms} ms`;
   const a = r.task.attention;
-  if (r.ask) return [`${r.task.id}: ask stopped (${how}); back to ${r.task.status}${a ? ` — ${a.kind}: ${a.reason}` : ''}`, ...(r.ask.set_aside ? [`  ${r.ask.set_aside}`] : [])].join('\n');
+  if (r.ask)
+    return [
+      `${r.task.id}: ask stopped (${how}); back to ${r.task.status}${a ? ` — ${a.kind}: ${a.reason}` : ''}`,
+      ...(r.ask.set_aside ? [`  ${r.ask.set_aside}`] : []),
+    ].join('\n');
   const n = r.task.pending_feedback.length;
-  const pending = n ? `\n  ${n} feedback message${n > 1 ? 's' : ''} not acted on yet (queued or interrupted) stay${n > 1 ? '' : 's'} pending: lazy resume delivers ${n > 1 ? 'them' : 'it'}` : '';
+  const pending = n
+    ? `\n  ${n} feedback message${n > 1 ? 's' : ''} not acted on yet (queued or interrupted) stay${n > 1 ? '' : 's'} pending: lazy resume delivers ${n > 1 ? 'them' : 'it'}`
+    : '';
   return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}${pending}`;
 }
 
@@ -43,5 +57,10 @@ export function renderPaired(r: Paired): string {
 export function renderConfig(v: ConfigValue | ConfigValue[]): string {
   const list = Array.isArray(v) ? v : [v];
   if (!list.length) return 'no settings (lazy config set agent <name>, agents.<name>.command "<command line>", …)';
-  return list.map((c) => `${c.key} = ${c.value === null ? '(unset)' : JSON.stringify(c.value)}${c.source === 'local' ? '  [local]' : ''}${c.untrusted ? '  [untrusted: lazy config trust]' : c.held_back ? `  [held back: ${c.held_back.reason}; in effect: ${c.held_back.in_effect === null ? 'the default' : JSON.stringify(c.held_back.in_effect)}]` : ''}`).join('\n');
+  return list
+    .map(
+      (c) =>
+        `${c.key} = ${c.value === null ? '(unset)' : JSON.stringify(c.value)}${c.source === 'local' ? '  [local]' : ''}${c.untrusted ? '  [untrusted: lazy config trust]' : c.held_back ? `  [held back: ${c.held_back.reason}; in effect: ${c.held_back.in_effect === null ? 'the default' : JSON.stringify(c.held_back.in_effect)}]` : ''}`,
+    )
+    .join('\n');
 }

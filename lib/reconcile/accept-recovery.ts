@@ -11,9 +11,18 @@ import { deleteBranch, findAccepted } from '../workspace/merge.js';
 // the merge began, so only a squash commit made by this accept counts as landed, never
 // one from an earlier accept of the same task.
 
-export type Recovery = { outcome: 'completed'; commit: string } | { outcome: 'restored'; status: 'blocked' | 'conflict' } | { outcome: 'not-merging' };
+export type Recovery =
+  | { outcome: 'completed'; commit: string }
+  | { outcome: 'restored'; status: 'blocked' | 'conflict' }
+  | { outcome: 'not-merging' };
 
-export async function recoverAccept(repo: Repo, store: Store, config: () => Promise<Config>, id: string, o: { locked: boolean }): Promise<Recovery> {
+export async function recoverAccept(
+  repo: Repo,
+  store: Store,
+  config: () => Promise<Config>,
+  id: string,
+  o: { locked: boolean },
+): Promise<Recovery> {
   const v = await store.view(id);
   if (v.status !== 'merging') return { outcome: 'not-merging' };
   const entry = lastChange(v, 'merging');
@@ -22,17 +31,34 @@ export async function recoverAccept(repo: Repo, store: Store, config: () => Prom
   const restore = entry?.details?.restore === 'conflict' ? 'conflict' : 'blocked';
   const commit = target ? await findAccepted(repo.cwd, target, id, since) : null;
   const mutate = o.locked ? store.mutateUnlocked.bind(store) : store.mutate.bind(store);
-  await mutate(id, 'recover-accept', (d) => {
-    if (d.status !== 'merging') return;
-    if (commit) {
-      d.transition('zombie', 'zombie', `the accept stopped after ${target} received ${commit.slice(0, 10)}`, {}, 'system');
-      const s = d.view.session;
-      if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
-      d.transition('complete', 'merge_done', `merged into ${target} as ${commit.slice(0, 10)}`, { details: { target, commit } }, 'system');
-    } else {
-      d.transition(restore, 'merge_abort', 'the accept stopped before the merge landed; restored', {}, 'system');
-    }
-  }, { actor: 'system' });
+  await mutate(
+    id,
+    'recover-accept',
+    (d) => {
+      if (d.status !== 'merging') return;
+      if (commit) {
+        d.transition(
+          'zombie',
+          'zombie',
+          `the accept stopped after ${target} received ${commit.slice(0, 10)}`,
+          {},
+          'system',
+        );
+        const s = d.view.session;
+        if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
+        d.transition(
+          'complete',
+          'merge_done',
+          `merged into ${target} as ${commit.slice(0, 10)}`,
+          { details: { target, commit } },
+          'system',
+        );
+      } else {
+        d.transition(restore, 'merge_abort', 'the accept stopped before the merge landed; restored', {}, 'system');
+      }
+    },
+    { actor: 'system' },
+  );
   if (!commit) return { outcome: 'restored', status: restore };
   const c = await config();
   await removeWorktree(repo, worktreePath(repo, id, c.worktree_dir)).catch(() => false);

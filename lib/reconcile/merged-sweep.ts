@@ -7,7 +7,16 @@ import { TERMINAL } from '../model/status.js';
 import { taskBranch } from '../workspace/branch.js';
 import { deleteBranch } from '../workspace/merge.js';
 import { dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
-import { branchTips, isAncestor, mergeCommitOf, packedStamp, readTips, taskBranchTips, writeTips, type TargetTips } from '../workspace/target-tips.js';
+import {
+  branchTips,
+  isAncestor,
+  mergeCommitOf,
+  packedStamp,
+  readTips,
+  taskBranchTips,
+  writeTips,
+  type TargetTips,
+} from '../workspace/target-tips.js';
 import { upstreamOf } from '../agents/launch.js';
 import type { ReconcileAction } from './reconcile.js';
 
@@ -20,11 +29,16 @@ import type { ReconcileAction } from './reconcile.js';
 // Invariant: only a branch that became merged by the target's move counts: a branch the
 // previous tip already contained (no work of its own, or nothing since its base) never does.
 
-export interface SweepDeps { repo: Repo; store: Store; config: () => Promise<Config> }
+export interface SweepDeps {
+  repo: Repo;
+  store: Store;
+  config: () => Promise<Config>;
+}
 
 /** Active statuses are left alone: a running turn, a pairing or an accept owns the branch. */
 const BUSY = new Set(['working', 'pairing', 'merging']);
-const safeBranch = (b: string) => /^[A-Za-z0-9._/-]+$/.test(b) && !b.includes('..') && !b.startsWith('-') && !b.startsWith('/');
+const safeBranch = (b: string) =>
+  /^[A-Za-z0-9._/-]+$/.test(b) && !b.includes('..') && !b.startsWith('-') && !b.startsWith('/');
 
 export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): Promise<void> {
   const { repo } = deps;
@@ -38,7 +52,10 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
   if (!old) {
     for (const id of branches.keys()) {
       const v = await readView(deps.store, id);
-      if (v && !TERMINAL.includes(v.status)) { views.set(id, v); targets.add(upstreamOf(v, 'main')); }
+      if (v && !TERMINAL.includes(v.status)) {
+        views.set(id, v);
+        targets.add(upstreamOf(v, 'main'));
+      }
     }
   }
   const tips = await branchTips(repo.cwd, [...targets].filter(safeBranch));
@@ -56,42 +73,72 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
       const base = v.session?.base_commit;
       if (!base || !v.session || head === base || (await isAncestor(repo.cwd, head, base))) continue; // no work of its own
       // A busy task keeps the old tip recorded, so the next command looks again.
-      if (BUSY.has(v.status)) { if (before) next.targets[target] = before; else delete next.targets[target]; continue; }
+      if (BUSY.has(v.status)) {
+        if (before) next.targets[target] = before;
+        else delete next.targets[target];
+        continue;
+      }
       const r = await complete(deps, v, target, head).catch((e: unknown) => {
-        if (e instanceof LazyError) { actions.push({ task: id, action: 'skipped', detail: `merged-branch sweep: ${e.message}`, warn: true }); return null; }
+        if (e instanceof LazyError) {
+          actions.push({ task: id, action: 'skipped', detail: `merged-branch sweep: ${e.message}`, warn: true });
+          return null;
+        }
         throw e;
       });
       if (r) actions.push(r);
     }
   }
   // A launch may have registered a target meanwhile (watchTarget): keep it.
-  for (const [target, tip] of Object.entries(readTips(repo.lazyDir)?.targets ?? {})) if (!targets.has(target)) next.targets[target] = tip;
+  for (const [target, tip] of Object.entries(readTips(repo.lazyDir)?.targets ?? {}))
+    if (!targets.has(target)) next.targets[target] = tip;
   writeTips(repo.lazyDir, next);
 }
 
 async function readView(store: Store, id: string): Promise<TaskView | null> {
-  try { return await store.view(id); } catch (e) { if (e instanceof LazyError) return null; throw e; }
+  try {
+    return await store.view(id);
+  } catch (e) {
+    if (e instanceof LazyError) return null;
+    throw e;
+  }
 }
 
 async function complete(deps: SweepDeps, v: TaskView, target: string, head: string): Promise<ReconcileAction | null> {
   const { repo } = deps;
   const commit = await mergeCommitOf(repo.cwd, head, target);
   let done = false;
-  await deps.store.mutate(v.id, 'merged-branch', (d) => {
-    if (TERMINAL.includes(d.status) || BUSY.has(d.status)) return;
-    d.transition('zombie', 'zombie', `lazy/${v.id} was merged into ${target} outside lazy`, {}, 'system');
-    const s = d.view.session;
-    if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
-    d.transition('complete', 'merge_done', `merged into ${target} as ${commit.slice(0, 10)} (outside lazy)`, { details: { target, commit, head, by: 'merged-branch sweep' } }, 'system');
-    done = true;
-  }, { actor: 'system' });
+  await deps.store.mutate(
+    v.id,
+    'merged-branch',
+    (d) => {
+      if (TERMINAL.includes(d.status) || BUSY.has(d.status)) return;
+      d.transition('zombie', 'zombie', `lazy/${v.id} was merged into ${target} outside lazy`, {}, 'system');
+      const s = d.view.session;
+      if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
+      d.transition(
+        'complete',
+        'merge_done',
+        `merged into ${target} as ${commit.slice(0, 10)} (outside lazy)`,
+        { details: { target, commit, head, by: 'merged-branch sweep' } },
+        'system',
+      );
+      done = true;
+    },
+    { actor: 'system' },
+  );
   if (!done) return null;
   // What accept does after landing, except that uncommitted work in the worktree is kept.
   const wt = worktreePath(repo, v.id, (await deps.config()).worktree_dir);
   const dirty = await dirtyFiles(wt).catch(() => []);
   const kept = dirty.length ? ` (worktree ${wt} kept: ${dirty.length} uncommitted file(s))` : '';
   if (!dirty.length) await removeWorktree(repo, wt).catch(() => false);
-  else return { task: v.id, action: 'completed', warn: true, detail: `its branch was merged into ${target} as ${commit.slice(0, 10)}${kept}` };
+  else
+    return {
+      task: v.id,
+      action: 'completed',
+      warn: true,
+      detail: `its branch was merged into ${target} as ${commit.slice(0, 10)}${kept}`,
+    };
   await deleteBranch(repo.cwd, taskBranch(v.id));
   return { task: v.id, action: 'completed', detail: `its branch was merged into ${target} as ${commit.slice(0, 10)}` };
 }

@@ -9,7 +9,17 @@ import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js'
 import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
 import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
-import { clearActive, listActive, logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type ActiveMarker, type RunRecord } from '../agents/runs.js';
+import {
+  clearActive,
+  listActive,
+  logTail,
+  readAgentIdentity,
+  readOutcome,
+  readRun,
+  writeOutcome,
+  type ActiveMarker,
+  type RunRecord,
+} from '../agents/runs.js';
 import { recordOutcome } from '../agents/outcome.js';
 import { setAsideAskLeftovers } from '../agents/ask-end.js';
 import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';
@@ -28,8 +38,18 @@ import type { Outcome } from '../agents/outcome-types.js';
 // is resumed. It reads only this machine's active markers, so it costs one readdir when
 // nothing is running.
 
-export interface ReconcileDeps { repo: Repo; store: Store; cliPath: string; config: () => Promise<Config> }
-export interface ReconcileAction { task: string; action: string; detail: string; warn?: boolean }
+export interface ReconcileDeps {
+  repo: Repo;
+  store: Store;
+  cliPath: string;
+  config: () => Promise<Config>;
+}
+export interface ReconcileAction {
+  task: string;
+  action: string;
+  detail: string;
+  warn?: boolean;
+}
 
 export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}): Promise<ReconcileAction[]> {
   const actions: ReconcileAction[] = [];
@@ -65,7 +85,10 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   const rec = readRun(lazyDir, m.run);
   if (!rec) {
     // The launcher died before it wrote the run: nothing was committed for it.
-    if (dead(m.owner)) { clearActive(lazyDir, m.task, m.run); actions.push({ task: m.task, action: 'cleared', detail: 'abandoned launch' }); }
+    if (dead(m.owner)) {
+      clearActive(lazyDir, m.task, m.run);
+      actions.push({ task: m.task, action: 'cleared', detail: 'abandoned launch' });
+    }
     return;
   }
   let outcome = readOutcome(lazyDir, m.run);
@@ -74,19 +97,26 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     if (!dead(owner)) return; // alive, or on another machine: not ours to judge
     if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
     const orphan = readAgentIdentity(lazyDir, m.run);
-    if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none') actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
+    if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none')
+      actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
     outcome = await setAsideAskLeftovers(deps.store, rec, await deadSupervisorOutcome(lazyDir, rec), () => {});
     writeOutcome(lazyDir, outcome);
     clearWaiting(lazyDir, m.task, m.run); // a supervisor killed during a usage-limit wait left its record
   }
   await recordOutcome(deps.store, rec, outcome);
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
-  if (outcome.set_aside) actions.push({ task: m.task, action: 'set-aside', warn: true, detail: outcome.set_aside.note });
+  if (outcome.set_aside)
+    actions.push({ task: m.task, action: 'set-aside', warn: true, detail: outcome.set_aside.note });
   // An ask is status-neutral: its end restored the task, and it is never resumed as work.
   const resumed = rec.kind !== 'ask' && (await maybeAutoResume(deps, m.task, actions));
   if (!resumed && outcome.kind !== 'interrupted') {
     const next = await startQueuedOrNote({ ...deps, config: await deps.config() }, m.task, () => undefined);
-    if (next) actions.push({ task: m.task, action: 'queued-feedback', detail: `run ${next.run.id} started with the feedback queued during run ${rec.id}` });
+    if (next)
+      actions.push({
+        task: m.task,
+        action: 'queued-feedback',
+        detail: `run ${next.run.id} started with the feedback queued during run ${rec.id}`,
+      });
   }
   if (!resumed) clearActive(lazyDir, m.task, m.run);
 }
@@ -95,9 +125,17 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
   const now = new Date().toISOString();
   const reason = 'the supervisor died before the turn ended (no outcome was recorded)';
   // A supervisor that died during merge-and-fix leaves the merge in progress: held, like any merge-and-fix crash.
-  const upstream = rec.merge_upstream ? await mergeInProgress(rec.worktree, rec.merge_upstream).catch(() => null) : null;
+  const upstream = rec.merge_upstream
+    ? await mergeInProgress(rec.worktree, rec.merge_upstream).catch(() => null)
+    : null;
   return {
-    run: rec.id, task: rec.task, kind: 'interrupted', ended_at: now, attempts: 0, summary: reason, ...(upstream ? { upstream } : {}),
+    run: rec.id,
+    task: rec.task,
+    kind: 'interrupted',
+    ended_at: now,
+    attempts: 0,
+    summary: reason,
+    ...(upstream ? { upstream } : {}),
     interrupt: { reason, exit_code: null, signal: null, logs: logTail(lazyDir, rec.id, 50), at: now },
   };
 }
@@ -107,22 +145,33 @@ export function willAutoResume(v: TaskView): boolean {
   if (v.status !== 'interrupted') return false;
   const last = lastChange(v);
   if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== thisHost())) return false;
-  return v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last);
+  return (
+    v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last)
+  );
 }
 
 /** Resumes a crashed task unless a human stopped it, the breaker tripped, or files await a decision. */
 export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: ReconcileAction[]): Promise<boolean> {
   const v = await deps.store.view(id);
   if (!willAutoResume(v)) {
-    if (v.status === 'interrupted' && v.consecutive_interruptions >= MAX_CONSECUTIVE_INTERRUPTIONS) actions.push({ task: id, action: 'breaker', detail: `${v.consecutive_interruptions} crashes in a row: not resumed` });
+    if (v.status === 'interrupted' && v.consecutive_interruptions >= MAX_CONSECUTIVE_INTERRUPTIONS)
+      actions.push({
+        task: id,
+        action: 'breaker',
+        detail: `${v.consecutive_interruptions} crashes in a row: not resumed`,
+      });
     return false;
   }
   const config = await deps.config();
   const dirty = (await dirtyFiles(worktreePath(deps.repo, id, config.worktree_dir)).catch(() => [])).length > 0;
   try {
     const { run } = await launchTurn(deps.repo, deps.store, deps.cliPath, {
-      id, op: 'auto-resume', actor: 'system', config,
-      plan: (d, r) => planResume(d, r, { actor: 'system', trigger: 'auto_resume', dirty, upstream: upstreamOf(v, 'main') }),
+      id,
+      op: 'auto-resume',
+      actor: 'system',
+      config,
+      plan: (d, r) =>
+        planResume(d, r, { actor: 'system', trigger: 'auto_resume', dirty, upstream: upstreamOf(v, 'main') }),
     });
     actions.push({ task: id, action: 'auto-resumed', detail: `run ${run.id} (${dirty ? 'dirty' : 'clean'} worktree)` });
     return true;
@@ -137,21 +186,54 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
 }
 
 /** Invariant: a crash the next command cannot resume is never silent; it blocks with failure attention and the reason. */
-async function blockUnlaunchable(store: Store, id: string, cls: FailureClass, why: string, actions: ReconcileAction[]): Promise<void> {
+async function blockUnlaunchable(
+  store: Store,
+  id: string,
+  cls: FailureClass,
+  why: string,
+  actions: ReconcileAction[],
+): Promise<void> {
   const reason = `auto-resume could not start the agent: ${why}`;
-  await store.mutate(id, 'auto-resume', (d) => {
-    if (d.status === 'interrupted') d.transition('blocked', 'turn_failed', reason, { details: { failure_class: cls } }, 'system');
-  }, { actor: 'system' });
-  actions.push({ task: id, action: 'blocked', warn: true, detail: `${reason} (${cls}); blocked: fix it, then lazy unblock ${id} -m "..."` });
+  await store.mutate(
+    id,
+    'auto-resume',
+    (d) => {
+      if (d.status === 'interrupted')
+        d.transition('blocked', 'turn_failed', reason, { details: { failure_class: cls } }, 'system');
+    },
+    { actor: 'system' },
+  );
+  actions.push({
+    task: id,
+    action: 'blocked',
+    warn: true,
+    detail: `${reason} (${cls}); blocked: fix it, then lazy unblock ${id} -m "..."`,
+  });
 }
 
 async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
   if (!dead(m.owner)) return;
-  await deps.store.mutate(m.task, 'pair-end', (d) => {
-    if (d.status !== 'pairing') return;
-    d.turn({ role: 'system', kind: 'pair', actor: 'system', content: '[system] The pairing session ended without closing (its process is gone).' });
-    d.transition(parkStatus(d.preview()), 'stale_pairing', 'stale pairing: the pairing process is gone', {}, 'system');
-  }, { actor: 'system' });
+  await deps.store.mutate(
+    m.task,
+    'pair-end',
+    (d) => {
+      if (d.status !== 'pairing') return;
+      d.turn({
+        role: 'system',
+        kind: 'pair',
+        actor: 'system',
+        content: '[system] The pairing session ended without closing (its process is gone).',
+      });
+      d.transition(
+        parkStatus(d.preview()),
+        'stale_pairing',
+        'stale pairing: the pairing process is gone',
+        {},
+        'system',
+      );
+    },
+    { actor: 'system' },
+  );
   clearActive(deps.repo.lazyDir, m.task, m.run);
   actions.push({ task: m.task, action: 'unpaired', detail: 'stale pairing session' });
 }
@@ -160,10 +242,20 @@ async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: Reco
 async function reconcileAccept(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
   if (!dead(m.owner)) return;
   const r = await recoverAccept(deps.repo, deps.store, deps.config, m.task, { locked: false });
-  if (r.outcome === 'completed') actions.push({ task: m.task, action: 'completed', detail: `a stopped accept had merged ${r.commit.slice(0, 10)}` });
-  if (r.outcome === 'restored') actions.push({ task: m.task, action: 'restored', detail: `a stopped accept was rolled back to ${r.status}` });
+  if (r.outcome === 'completed')
+    actions.push({ task: m.task, action: 'completed', detail: `a stopped accept had merged ${r.commit.slice(0, 10)}` });
+  if (r.outcome === 'restored')
+    actions.push({ task: m.task, action: 'restored', detail: `a stopped accept was rolled back to ${r.status}` });
   // Only a stash git still lists is reported: the accept may have restored it before it died.
-  const kept = m.stash ? (await acceptStashes(deps.repo.cwd, deps.repo.commonDir)).find((s) => s.commit === m.stash) : undefined;
-  if (kept) actions.push({ task: m.task, action: 'stash', warn: true, detail: `the stopped accept kept uncommitted work of the target checkout in ${stashAdvice(kept)}` });
+  const kept = m.stash
+    ? (await acceptStashes(deps.repo.cwd, deps.repo.commonDir)).find((s) => s.commit === m.stash)
+    : undefined;
+  if (kept)
+    actions.push({
+      task: m.task,
+      action: 'stash',
+      warn: true,
+      detail: `the stopped accept kept uncommitted work of the target checkout in ${stashAdvice(kept)}`,
+    });
   clearActive(deps.repo.lazyDir, m.task, m.run);
 }

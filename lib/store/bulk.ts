@@ -12,9 +12,17 @@ import type { Store } from './store.js';
 // messages a `lazy create` writes, validated the same way, streamed through one
 // `git fast-import` instead of one process per task.
 
-export async function bulkCreate(store: Store, count: number, fields: (i: number) => Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>): Promise<string[]> {
+export async function bulkCreate(
+  store: Store,
+  count: number,
+  fields: (i: number) => Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>,
+): Promise<string[]> {
   const { ctx, sig } = await store.ctx();
-  const child = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: store.repo.cwd, env: { ...process.env, ...GIT_ENV }, stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn('git', ['fast-import', '--quiet', '--done'], {
+    cwd: store.repo.cwd,
+    env: { ...process.env, ...GIT_ENV },
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const done = new Promise<number>((res) => child.on('close', (c) => res(c ?? 1)));
@@ -28,9 +36,10 @@ export async function bulkCreate(store: Store, count: number, fields: (i: number
     const ref = taskRef(id);
     const entry = draft.changes[0]!;
     const file = `changelog/${entryName(entry.clock, entry.id)}`;
-    const chunk = `commit ${ref}\ncommitter ${who}\n${data(draft.commitMessage())}`
-      + `M 100644 inline ${TASK_FILE}\n${data(writeDoc('task', draft.docs.task, { ref, file: TASK_FILE }))}`
-      + `M 100644 inline ${file}\n${data(writeDoc('statusChange', entry, { ref, file }))}\n`;
+    const chunk =
+      `commit ${ref}\ncommitter ${who}\n${data(draft.commitMessage())}` +
+      `M 100644 inline ${TASK_FILE}\n${data(writeDoc('task', draft.docs.task, { ref, file: TASK_FILE }))}` +
+      `M 100644 inline ${file}\n${data(writeDoc('statusChange', entry, { ref, file }))}\n`;
     if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin.once('drain', r));
     ids.push(id);
   }

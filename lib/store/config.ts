@@ -22,7 +22,16 @@ import { reflogTips } from './recover.js';
 
 export type Config = {
   agent?: string;
-  agents?: Record<string, { command?: string; adapter?: 'claude' | 'codex' | 'command'; args?: string; permission_mode?: string; interactive?: string }>;
+  agents?: Record<
+    string,
+    {
+      command?: string;
+      adapter?: 'claude' | 'codex' | 'command';
+      args?: string;
+      permission_mode?: string;
+      interactive?: string;
+    }
+  >;
   protected?: string[];
   worktree_dir?: string;
   watchdog_ms?: number;
@@ -37,7 +46,16 @@ export type Config = {
   untrusted?: string[];
 };
 
-const INT_KEYS = new Set(['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_unreachable_max', 'retry_transient_max', 'crash_window_ms', 'usage_limit_recheck_ms', 'usage_limit_max_wait_ms']);
+const INT_KEYS = new Set([
+  'watchdog_ms',
+  'stop_grace_ms',
+  'retry_base_ms',
+  'retry_unreachable_max',
+  'retry_transient_max',
+  'crash_window_ms',
+  'usage_limit_recheck_ms',
+  'usage_limit_max_wait_ms',
+]);
 const LIST_KEYS = new Set(['protected']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive']);
 
@@ -45,27 +63,53 @@ export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml')
 
 /** `merged` is what this clone obeys: local over the shared settings, less what is held back (`held`). */
 export interface ConfigSnapshot {
-  shared: Config; local: Config; merged: Config; tip: string | null; held: HeldBack[];
+  shared: Config;
+  local: Config;
+  merged: Config;
+  tip: string | null;
+  held: HeldBack[];
   /** Why the shared settings were not used (refs/lazy/config unreadable): its last good version, or defaults, apply. */
   problem?: LazyError;
 }
 
 /** The shared settings at `at` (the ref, or one of its past commits for doctor). */
-export async function readShared(repo: Repo, objects: ObjectReader, at = CONFIG_REF): Promise<{ config: Config; tip: string | null }> {
+export async function readShared(
+  repo: Repo,
+  objects: ObjectReader,
+  at = CONFIG_REF,
+): Promise<{ config: Config; tip: string | null }> {
   const commit = await objects.read(at);
   if (!commit) return { config: {}, tip: null };
-  if (commit.type !== 'commit') throw new LazyError('invalid_data', `${CONFIG_REF} points at a ${commit.type}, not a commit`, EXIT.invalidData, { ref: CONFIG_REF, object: commit.oid, path: '/' });
+  if (commit.type !== 'commit')
+    throw new LazyError('invalid_data', `${CONFIG_REF} points at a ${commit.type}, not a commit`, EXIT.invalidData, {
+      ref: CONFIG_REF,
+      object: commit.oid,
+      path: '/',
+    });
   const tree = await objects.read(parseCommit(commit.data).tree);
   const entry = tree ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
   const blob = entry ? await objects.read(entry.oid) : null;
-  if (!blob) throw new LazyError('invalid_data', `${CONFIG_REF} has no ${CONFIG_FILE}`, EXIT.invalidData, { ref: CONFIG_REF, object: commit.oid, path: '/' });
-  const config = await readDoc<Config>('config', blob.data.toString('utf8'), { ref: CONFIG_REF, object: blob.oid, file: CONFIG_FILE });
+  if (!blob)
+    throw new LazyError('invalid_data', `${CONFIG_REF} has no ${CONFIG_FILE}`, EXIT.invalidData, {
+      ref: CONFIG_REF,
+      object: commit.oid,
+      path: '/',
+    });
+  const config = await readDoc<Config>('config', blob.data.toString('utf8'), {
+    ref: CONFIG_REF,
+    object: blob.oid,
+    file: CONFIG_FILE,
+  });
   return { config, tip: commit.oid };
 }
 
 async function readLocal(repo: Repo): Promise<Config> {
   let text: string;
-  try { text = readFileSync(localConfigPath(repo), 'utf8'); } catch { return {}; }
+  try {
+    text = readFileSync(localConfigPath(repo), 'utf8');
+  } catch {
+    return {};
+  }
   return readDoc<Config>('config', text, { ref: '(local)', file: localConfigPath(repo) });
 }
 
@@ -83,7 +127,15 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
     if (!(e instanceof LazyError) || e.exitCode !== EXIT.invalidData) throw e;
     for (const oid of reflogTips(repo.commonDir, CONFIG_REF)) {
       const last = await readShared(repo, objects, oid).catch(() => null);
-      if (last) { problem = new LazyError(e.code, `${e.message}: using its last good version ${oid.slice(0, 10)}`, e.exitCode, e.details); return { config: last.config, tip: null }; }
+      if (last) {
+        problem = new LazyError(
+          e.code,
+          `${e.message}: using its last good version ${oid.slice(0, 10)}`,
+          e.exitCode,
+          e.details,
+        );
+        return { config: last.config, tip: null };
+      }
     }
     problem = new LazyError(e.code, `${e.message}: using the defaults and local settings`, e.exitCode, e.details);
     return { config: {} as Config, tip: null };
@@ -95,16 +147,25 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
   const { effective, held } = applySafety(sharedRest, t.safety);
   const merged = merge(effective, local);
   const untrusted = untrustedAgents(repo, shared, local, t);
-  return { shared, local, merged: untrusted.length ? { ...merged, untrusted } : merged, tip, held, ...(problem ? { problem } : {}) };
+  return {
+    shared,
+    local,
+    merged: untrusted.length ? { ...merged, untrusted } : merged,
+    tip,
+    held,
+    ...(problem ? { problem } : {}),
+  };
 }
 
 /** Parses `agents.<name>.<field>` and top-level keys into a path, refusing unknown ones. */
 export function keyPath(key: string): string[] {
   const parts = key.split('.');
-  if (parts.length === 1 && (INT_KEYS.has(key) || LIST_KEYS.has(key) || key === 'agent' || key === 'worktree_dir')) return parts;
+  if (parts.length === 1 && (INT_KEYS.has(key) || LIST_KEYS.has(key) || key === 'agent' || key === 'worktree_dir'))
+    return parts;
   // An agent name may hold dots (the schema allows them): agents.<name>.<field> splits at the first and last dot.
   const name = parts.slice(1, -1).join('.');
-  if (parts.length >= 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(name) && AGENT_FIELDS.has(parts.at(-1)!)) return ['agents', name, parts.at(-1)!];
+  if (parts.length >= 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(name) && AGENT_FIELDS.has(parts.at(-1)!))
+    return ['agents', name, parts.at(-1)!];
   throw usageError(`unknown setting '${key}' (see lazy config --help for the keys)`);
 }
 
@@ -113,7 +174,11 @@ function coerce(key: string, value: string): Json {
     if (!/^\d+$/.test(value.trim())) throw usageError(`${key} takes a whole number (got '${value}')`);
     return Number(value.trim());
   }
-  if (LIST_KEYS.has(key)) return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (LIST_KEYS.has(key))
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   return value;
 }
 
@@ -129,17 +194,28 @@ function setPath(c: Config, path: string[], value: Json | undefined): Config {
   for (const p of path.slice(0, -1)) cur = cur[p] ??= {};
   if (value === undefined) delete cur[path.at(-1)!];
   else cur[path.at(-1)!] = value;
-  if (path[0] === 'agents' && value === undefined && Object.keys(out.agents?.[path[1]!] ?? {}).length === 0) delete out.agents[path[1]!];
+  if (path[0] === 'agents' && value === undefined && Object.keys(out.agents?.[path[1]!] ?? {}).length === 0)
+    delete out.agents[path[1]!];
   return out as Config;
 }
 
 /** Sets (or with value undefined, unsets) one key in the shared ref or the local file. */
-export async function writeConfig(repo: Repo, objects: ObjectReader, person: () => Promise<Signature>, key: string, value: string | undefined, local: boolean): Promise<Config> {
+export async function writeConfig(
+  repo: Repo,
+  objects: ObjectReader,
+  person: () => Promise<Signature>,
+  key: string,
+  value: string | undefined,
+  local: boolean,
+): Promise<Config> {
   const path = keyPath(key);
   const json = value === undefined ? undefined : coerce(key, value);
   if (local) {
     const next = setPath(await readLocal(repo), path, json);
-    await writeFileAtomic(localConfigPath(repo), writeDoc('config', next, { ref: '(local)', file: localConfigPath(repo) }));
+    await writeFileAtomic(
+      localConfigPath(repo),
+      writeDoc('config', next, { ref: '(local)', file: localConfigPath(repo) }),
+    );
     return next;
   }
   return withLock(repo.lazyDir, 'config', async () => {
@@ -152,10 +228,16 @@ export async function writeConfig(repo: Repo, objects: ObjectReader, person: () 
       const blob = await w.blob(writeDoc('config', next, { ref: CONFIG_REF, file: CONFIG_FILE }));
       const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
       const what = value === undefined ? `unset ${key}` : `set ${key}`;
-      const commit = await w.commit({ tree, parents: tip ? [tip] : [], message: `lazy: config ${what}\n\nLazy-Op: config\n`, author: await person() });
-      if (await casRef(repo.cwd, CONFIG_REF, commit, tip, `lazy: config ${what}`) === 'ok') {
+      const commit = await w.commit({
+        tree,
+        parents: tip ? [tip] : [],
+        message: `lazy: config ${what}\n\nLazy-Op: config\n`,
+        author: await person(),
+      });
+      if ((await casRef(repo.cwd, CONFIG_REF, commit, tip, `lazy: config ${what}`)) === 'ok') {
         // You trust what you write yourself, but not the settings it builds on that you had not trusted.
-        if (wasTrusted || safety) record(repo, config, (s) => (safety ? withKey(s, next, path[0]!) : s), wasTrusted ? next : undefined);
+        if (wasTrusted || safety)
+          record(repo, config, (s) => (safety ? withKey(s, next, path[0]!) : s), wasTrusted ? next : undefined);
         return next;
       }
     }

@@ -1,7 +1,15 @@
 import type { Actor, Person } from '../core/actor.js';
 import { randomId } from '../core/ids.js';
 import { notAllowed } from '../core/errors.js';
-import type { DecisionEntry, SessionDoc, StatusEntry, TaskDoc, TaskDocs, TurnEntry, ViolationEntry } from '../model/docs.js';
+import type {
+  DecisionEntry,
+  SessionDoc,
+  StatusEntry,
+  TaskDoc,
+  TaskDocs,
+  TurnEntry,
+  ViolationEntry,
+} from '../model/docs.js';
 import { foldTask, maxClock, type TaskView } from '../model/fold.js';
 import { canTransition, statusActions, type Trigger } from '../model/table.js';
 import type { Status } from '../model/status.js';
@@ -9,7 +17,12 @@ import type { Status } from '../model/status.js';
 // A draft collects one mutation: the entries it appends and the records it rewrites.
 // Clocks are handed out in call order, so a mutation's own entries keep their order.
 
-export interface Ctx { actor: Actor; person: Person; host: string; now: string }
+export interface Ctx {
+  actor: Actor;
+  person: Person;
+  host: string;
+  now: string;
+}
 
 type TurnInput = Omit<TurnEntry, 'id' | 'clock' | 'timestamp' | 'actor' | 'person'> & { actor?: Actor };
 
@@ -25,23 +38,39 @@ export class Draft {
   private clock: number;
   private current: Status;
 
-  constructor(readonly docs: TaskDocs, readonly view: TaskView, readonly ctx: Ctx, op: string) {
+  constructor(
+    readonly docs: TaskDocs,
+    readonly view: TaskView,
+    readonly ctx: Ctx,
+    op: string,
+  ) {
     this.op = op;
     this.clock = maxClock(docs);
     this.current = view.status;
   }
 
-  get status(): Status { return this.current; }
-  get startStatus(): Status { return this.view.status; }
+  get status(): Status {
+    return this.current;
+  }
+  get startStatus(): Status {
+    return this.view.status;
+  }
 
   private tick(): number {
     // Invariant: clocks are exact integers, so every entry's file name round-trips.
-    if (!Number.isSafeInteger(this.clock + 1)) throw new Error(`task ${this.docs.id}: Lamport clock ${this.clock} is out of range`);
+    if (!Number.isSafeInteger(this.clock + 1))
+      throw new Error(`task ${this.docs.id}: Lamport clock ${this.clock} is out of range`);
     return ++this.clock;
   }
 
   private stamp(actor?: Actor) {
-    return { id: randomId(), clock: this.tick(), timestamp: this.ctx.now, actor: actor ?? this.ctx.actor, person: this.ctx.person };
+    return {
+      id: randomId(),
+      clock: this.tick(),
+      timestamp: this.ctx.now,
+      actor: actor ?? this.ctx.actor,
+      person: this.ctx.person,
+    };
   }
 
   turn(t: TurnInput): TurnEntry {
@@ -55,11 +84,21 @@ export class Draft {
   }
 
   /** Appends a status change from the draft's current status; refuses (exit 4) what the table forbids. */
-  transition(to: Status, trigger: Trigger, reason: string, extra: Partial<Pick<StatusEntry, 'run' | 'host' | 'details'>> = {}, actor?: Actor): StatusEntry {
+  transition(
+    to: Status,
+    trigger: Trigger,
+    reason: string,
+    extra: Partial<Pick<StatusEntry, 'run' | 'host' | 'details'>> = {},
+    actor?: Actor,
+  ): StatusEntry {
     const who = actor ?? this.ctx.actor;
     if (!canTransition(this.current, to, trigger, who)) {
-      throw notAllowed(trigger, this.current, this.current === this.view.status ? this.view.available_actions : statusActions(this.current),
-        `cannot ${trigger.replace(/_/g, ' ')} a task that is ${this.current} (→ ${to} is not a valid transition)`);
+      throw notAllowed(
+        trigger,
+        this.current,
+        this.current === this.view.status ? this.view.available_actions : statusActions(this.current),
+        `cannot ${trigger.replace(/_/g, ' ')} a task that is ${this.current} (→ ${to} is not a valid transition)`,
+      );
     }
     const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...extra };
     this.changes.push(e);
@@ -99,7 +138,11 @@ export class Draft {
   }
 
   get empty(): boolean {
-    return !this.task && this.sessions.size === 0 && this.turns.length + this.changes.length + this.violations.length + this.decisions.length === 0;
+    return (
+      !this.task &&
+      this.sessions.size === 0 &&
+      this.turns.length + this.changes.length + this.violations.length + this.decisions.length === 0
+    );
   }
 
   /** The task as it will read after this draft is committed. */
@@ -120,16 +163,32 @@ export class Draft {
     const id = this.docs.id;
     const first = `lazy: ${this.op} ${id} (${this.ctx.actor})`;
     const body = this.summary ? `\n\n${this.summary}` : '';
-    const trailers = [`Lazy-Task: ${id}`, `Lazy-Op: ${this.op}`, `Lazy-Actor: ${this.ctx.actor}`, `Lazy-Host: ${this.ctx.host}`];
-    if (this.changes.length) trailers.push(`Lazy-Status: ${this.changes.map((c) => `${c.from ?? 'new'} -> ${c.to}`).join(', ')}`);
+    const trailers = [
+      `Lazy-Task: ${id}`,
+      `Lazy-Op: ${this.op}`,
+      `Lazy-Actor: ${this.ctx.actor}`,
+      `Lazy-Host: ${this.ctx.host}`,
+    ];
+    if (this.changes.length)
+      trailers.push(`Lazy-Status: ${this.changes.map((c) => `${c.from ?? 'new'} -> ${c.to}`).join(', ')}`);
     trailers.push(`Lazy-Clock: ${this.clock}`);
     return `${first}${body}\n\n${trailers.join('\n')}\n`;
   }
 }
 
 /** The draft every task starts as: task.yaml at clock 1 and the backlog entry. */
-export function creationDraft(id: string, fields: Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>, ctx: Ctx): Draft {
-  const task: TaskDoc = { id, ...fields, created_at: ctx.now, created_by: { actor: ctx.actor, ...ctx.person }, clock: 1 };
+export function creationDraft(
+  id: string,
+  fields: Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>,
+  ctx: Ctx,
+): Draft {
+  const task: TaskDoc = {
+    id,
+    ...fields,
+    created_at: ctx.now,
+    created_by: { actor: ctx.actor, ...ctx.person },
+    clock: 1,
+  };
   const docs: TaskDocs = { id, tip: '', task, sessions: [], turns: [], changelog: [], violations: [], decisions: [] };
   const draft = new Draft(docs, foldTask(docs), ctx, 'create');
   draft.summary = task.goal;

@@ -18,25 +18,88 @@ import type { TaskReader } from './read.js';
 const VERSION = `4.${tableSignature()}`;
 
 /** What the table, the filters and the inbox need of every task. */
-export type LeanRow = Pick<TaskView, 'id' | 'tip' | 'status' | 'created_at' | 'updated_at' | 'goal' | 'tags' | 'parent' | 'attention' | 'current_run' | 'available_actions'>;
-type Detail = Pick<TaskView, 'tip' | 'agent' | 'base' | 'acceptance' | 'created_by' | 'consecutive_interruptions' | 'revisions' | 'merging_owner'>;
+export type LeanRow = Pick<
+  TaskView,
+  | 'id'
+  | 'tip'
+  | 'status'
+  | 'created_at'
+  | 'updated_at'
+  | 'goal'
+  | 'tags'
+  | 'parent'
+  | 'attention'
+  | 'current_run'
+  | 'available_actions'
+>;
+type Detail = Pick<
+  TaskView,
+  'tip' | 'agent' | 'base' | 'acceptance' | 'created_by' | 'consecutive_interruptions' | 'revisions' | 'merging_owner'
+>;
 /** A listed task: the task object without its prompt, turns, changelog and session records. */
 export type Row = LeanRow & Omit<Detail, 'tip'>;
-export interface BadRow { id: string; tip: string; error: { code: string; message: string; details: Record<string, unknown> } }
+export interface BadRow {
+  id: string;
+  tip: string;
+  error: { code: string; message: string; details: Record<string, unknown> };
+}
 
-type Tuple = [string, string, Status, string, string, string, string[], string | null, TaskView['attention'], string | null, number];
-interface IndexFile { version: string; rows: Tuple[]; bad: BadRow[] }
-interface DetailFile { version: string; rows: Record<string, Detail> }
+type Tuple = [
+  string,
+  string,
+  Status,
+  string,
+  string,
+  string,
+  string[],
+  string | null,
+  TaskView['attention'],
+  string | null,
+  number,
+];
+interface IndexFile {
+  version: string;
+  rows: Tuple[];
+  bad: BadRow[];
+}
+interface DetailFile {
+  version: string;
+  rows: Record<string, Detail>;
+}
 
 export const indexPath = (lazyDir: string) => join(lazyDir, 'index.json');
 
 /** Listing order: creation time, ties by id. */
 export const byCreation = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
-  (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1);
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
 const detailPath = (lazyDir: string) => join(lazyDir, 'index-detail.json');
 
-const toTuple = (v: LeanRow): Tuple => [v.id, v.tip, v.status, v.created_at, v.updated_at, v.goal, v.tags, v.parent, v.attention, v.current_run, maskOf(v.available_actions)];
-const fromTuple = (t: Tuple): LeanRow => ({ id: t[0], tip: t[1], status: t[2], created_at: t[3], updated_at: t[4], goal: t[5], tags: t[6], parent: t[7], attention: t[8], current_run: t[9], available_actions: actionsOf(t[10]) });
+const toTuple = (v: LeanRow): Tuple => [
+  v.id,
+  v.tip,
+  v.status,
+  v.created_at,
+  v.updated_at,
+  v.goal,
+  v.tags,
+  v.parent,
+  v.attention,
+  v.current_run,
+  maskOf(v.available_actions),
+];
+const fromTuple = (t: Tuple): LeanRow => ({
+  id: t[0],
+  tip: t[1],
+  status: t[2],
+  created_at: t[3],
+  updated_at: t[4],
+  goal: t[5],
+  tags: t[6],
+  parent: t[7],
+  attention: t[8],
+  current_run: t[9],
+  available_actions: actionsOf(t[10]),
+});
 
 const maskOf = (actions: readonly Action[]) => actions.reduce((m, a) => m | (1 << ACTIONS.indexOf(a)), 0);
 const byMask = new Map<number, Action[]>();
@@ -47,8 +110,14 @@ function actionsOf(mask: number): Action[] {
   return list;
 }
 const toDetail = (v: TaskView): Detail => ({
-  tip: v.tip, agent: v.agent, base: v.base, acceptance: v.acceptance, created_by: v.created_by,
-  consecutive_interruptions: v.consecutive_interruptions, revisions: v.revisions, merging_owner: v.merging_owner,
+  tip: v.tip,
+  agent: v.agent,
+  base: v.base,
+  acceptance: v.acceptance,
+  created_by: v.created_by,
+  consecutive_interruptions: v.consecutive_interruptions,
+  revisions: v.revisions,
+  merging_owner: v.merging_owner,
 });
 
 function readJson<T extends { version: string }>(path: string): T | undefined {
@@ -60,7 +129,11 @@ function readJson<T extends { version: string }>(path: string): T | undefined {
   }
 }
 
-interface Cache { lean: Map<string, LeanRow>; bad: Map<string, BadRow>; detail?: Record<string, Detail> }
+interface Cache {
+  lean: Map<string, LeanRow>;
+  bad: Map<string, BadRow>;
+  detail?: Record<string, Detail>;
+}
 
 function load(lazyDir: string, withDetail: boolean): Cache {
   const f = readJson<IndexFile>(indexPath(lazyDir));
@@ -74,22 +147,47 @@ function load(lazyDir: string, withDetail: boolean): Cache {
 }
 
 /** Ids the cache last saw (doctor's evidence that a task existed before its ref vanished). */
-export const indexedIds = (lazyDir: string): string[] => { const c = load(lazyDir, false); return [...c.lean.keys(), ...c.bad.keys()]; };
+export const indexedIds = (lazyDir: string): string[] => {
+  const c = load(lazyDir, false);
+  return [...c.lean.keys(), ...c.bad.keys()];
+};
 
-async function save(lazyDir: string, lean: Map<string, LeanRow>, bad: Map<string, BadRow>, detail: Record<string, Detail>): Promise<void> {
+async function save(
+  lazyDir: string,
+  lean: Map<string, LeanRow>,
+  bad: Map<string, BadRow>,
+  detail: Record<string, Detail>,
+): Promise<void> {
   // Detail first: a crash between the two writes leaves lean rows whose detail is newer, never older.
   await writeFileAtomic(detailPath(lazyDir), JSON.stringify({ version: VERSION, rows: detail } satisfies DetailFile));
   // Rows are kept in creation order, the order lists print them in.
   const rows = [...lean.values()].sort(byCreation);
-  await writeFileAtomic(indexPath(lazyDir), JSON.stringify({ version: VERSION, rows: rows.map(toTuple), bad: [...bad.values()] } satisfies IndexFile));
+  await writeFileAtomic(
+    indexPath(lazyDir),
+    JSON.stringify({ version: VERSION, rows: rows.map(toTuple), bad: [...bad.values()] } satisfies IndexFile),
+  );
 }
 
-export interface Refreshed<R> { rows: R[]; bad: BadRow[]; reread: number }
+export interface Refreshed<R> {
+  rows: R[];
+  bad: BadRow[];
+  reread: number;
+}
 
 /** One for-each-ref, then re-read only tasks whose tip moved. */
 export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskReader): Promise<Refreshed<LeanRow>>;
-export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskReader, detail: true): Promise<Refreshed<Row>>;
-export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskReader, detail = false): Promise<Refreshed<LeanRow | Row>> {
+export async function refreshIndex(
+  cwd: string,
+  lazyDir: string,
+  reader: TaskReader,
+  detail: true,
+): Promise<Refreshed<Row>>;
+export async function refreshIndex(
+  cwd: string,
+  lazyDir: string,
+  reader: TaskReader,
+  detail = false,
+): Promise<Refreshed<LeanRow | Row>> {
   const refs = await listTaskRefs(cwd);
   const cache = load(lazyDir, detail);
   const stale = refs.filter((r) => (cache.lean.get(r.id) ?? cache.bad.get(r.id))?.tip !== r.tip);
@@ -103,18 +201,30 @@ export async function refreshIndex(cwd: string, lazyDir: string, reader: TaskRea
       cache.lean.delete(r.id);
       cache.bad.delete(r.id);
       if (res instanceof LazyError) {
-        cache.bad.set(r.id, { id: r.id, tip: r.tip, error: { code: res.code, message: res.message, details: res.details } });
+        cache.bad.set(r.id, {
+          id: r.id,
+          tip: r.tip,
+          error: { code: res.code, message: res.message, details: res.details },
+        });
         continue;
       }
       const v = foldTask(res.docs);
       cache.lean.set(r.id, leanOf(v));
       detailRows[r.id] = toDetail(v);
     }
-    for (const id of gone) { cache.lean.delete(id); cache.bad.delete(id); delete detailRows[id]; }
-    await save(lazyDir, cache.lean, cache.bad, detailRows).catch(() => { /* a read-only .git still lists */ });
+    for (const id of gone) {
+      cache.lean.delete(id);
+      cache.bad.delete(id);
+      delete detailRows[id];
+    }
+    await save(lazyDir, cache.lean, cache.bad, detailRows).catch(() => {
+      /* a read-only .git still lists */
+    });
     cache.detail = detailRows;
   }
-  const rows = detail ? [...cache.lean.values()].map((v) => ({ ...v, ...withoutTip(cache.detail![v.id]!) })) : [...cache.lean.values()];
+  const rows = detail
+    ? [...cache.lean.values()].map((v) => ({ ...v, ...withoutTip(cache.detail![v.id]!) }))
+    : [...cache.lean.values()];
   return { rows, bad: [...cache.bad.values()], reread: stale.length };
 }
 
@@ -126,6 +236,11 @@ export async function primeIndex(lazyDir: string, views: Iterable<TaskView>): Pr
   const cache = load(lazyDir, true);
   const detail = cache.detail!;
   let n = 0;
-  for (const v of views) { cache.lean.set(v.id, leanOf(v)); cache.bad.delete(v.id); detail[v.id] = toDetail(v); n++; }
+  for (const v of views) {
+    cache.lean.set(v.id, leanOf(v));
+    cache.bad.delete(v.id);
+    detail[v.id] = toDetail(v);
+    n++;
+  }
   if (n) await save(lazyDir, cache.lean, cache.bad, detail).catch(() => {});
 }

@@ -18,11 +18,17 @@ export function lockTimeoutMs(): number {
 export const locksDir = (lazyDir: string) => join(lazyDir, 'locks');
 
 /** Who holds a lock, beside the lock dir (proper-lockfile removes the dir with rmdir). */
-interface Owner extends ProcIdentity { inode: number }
+interface Owner extends ProcIdentity {
+  inode: number;
+}
 const ownerPath = (dir: string, name: string) => join(dir, `${name}.owner.json`);
 
 function readOwner(dir: string, name: string): Owner | null {
-  try { return JSON.parse(readFileSync(ownerPath(dir, name), 'utf8')) as Owner; } catch { return null; }
+  try {
+    return JSON.parse(readFileSync(ownerPath(dir, name), 'utf8')) as Owner;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -33,15 +39,24 @@ function readOwner(dir: string, name: string): Owner | null {
 function breakDeadLock(dir: string, name: string): void {
   const path = join(dir, `${name}.lock`);
   let inode: number;
-  try { inode = statSync(path).ino; } catch { return; }
+  try {
+    inode = statSync(path).ino;
+  } catch {
+    return;
+  }
   const owner = readOwner(dir, name);
   if (!owner || owner.inode !== inode || liveness(owner) !== 'dead') return;
-  try { rmdirSync(path); } catch { /* someone else broke it first */ }
+  try {
+    rmdirSync(path);
+  } catch {
+    /* someone else broke it first */
+  }
 }
 
 type Lockfile = typeof import('proper-lockfile');
 let lf: Promise<Lockfile> | undefined;
-const loadLockfile = () => (lf ??= import('proper-lockfile').then((m) => ((m as { default?: Lockfile }).default ?? m) as Lockfile));
+const loadLockfile = () =>
+  (lf ??= import('proper-lockfile').then((m) => ((m as { default?: Lockfile }).default ?? m) as Lockfile));
 
 /** Runs fn while holding the named lock; waits at most lockTimeoutMs, then fails with exit 5. */
 export async function withLock<T>(lazyDir: string, name: string, fn: () => Promise<T>): Promise<T> {
@@ -66,35 +81,58 @@ export async function withLock<T>(lazyDir: string, name: string, fn: () => Promi
     });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw busy(`task ${name} is busy: another lazy process holds its lock (waited ${timeout} ms)`, { lock: lockfilePath, waited_ms: timeout });
+      throw busy(`task ${name} is busy: another lazy process holds its lock (waited ${timeout} ms)`, {
+        lock: lockfilePath,
+        waited_ms: timeout,
+      });
     }
     throw e;
   }
   try {
     const owner: Owner = { ...identityOf(process.pid), inode: statSync(lockfilePath).ino };
     writeFileSync(ownerPath(dir, name), JSON.stringify(owner));
-  } catch { /* informational only */ }
+  } catch {
+    /* informational only */
+  }
   try {
     return await fn();
   } finally {
-    try { unlinkSync(ownerPath(dir, name)); } catch { /* already gone */ }
+    try {
+      unlinkSync(ownerPath(dir, name));
+    } catch {
+      /* already gone */
+    }
     await release().catch(() => {});
   }
 }
 
-export interface LockInfo { name: string; path: string; owner: ProcIdentity | null; age_ms: number; state: 'held' | 'stale' }
+export interface LockInfo {
+  name: string;
+  path: string;
+  owner: ProcIdentity | null;
+  age_ms: number;
+  state: 'held' | 'stale';
+}
 
 /** Locks present on disk, for doctor: held by a live process, or stale (owner dead or mtime too old). */
 export function listLocks(lazyDir: string): LockInfo[] {
   const dir = locksDir(lazyDir);
   let names: string[] = [];
-  try { names = readdirSync(dir).filter((n) => n.endsWith('.lock')); } catch { return []; }
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.lock'));
+  } catch {
+    return [];
+  }
   const out: LockInfo[] = [];
   for (const n of names) {
     const name = n.slice(0, -'.lock'.length);
     const path = join(dir, n);
     let st;
-    try { st = statSync(path); } catch { continue; }
+    try {
+      st = statSync(path);
+    } catch {
+      continue;
+    }
     const owner = readOwner(dir, name);
     const dead = owner?.inode === st.ino && liveness(owner) === 'dead';
     const age = Date.now() - st.mtimeMs;

@@ -5,9 +5,16 @@ import { external } from '../core/errors.js';
 // Bulk object reads through one long-lived `git cat-file --batch-command --buffer`.
 // Requests are pipelined: a caller sends every name it needs for one round, then flushes.
 
-export interface GitObject { oid: string; type: string; data: Buffer; /** Set instead of data when the object exceeds the reader's limit. */ oversize?: number }
+export interface GitObject {
+  oid: string;
+  type: string;
+  data: Buffer;
+  /** Set instead of data when the object exceeds the reader's limit. */ oversize?: number;
+}
 
-interface Pending { resolve: (o: GitObject | null) => void }
+interface Pending {
+  resolve: (o: GitObject | null) => void;
+}
 
 /** Objects larger than this are skipped unread: a hostile remote cannot make a read cost memory. */
 export const MAX_OBJECT_BYTES = 8 * 1024 * 1024;
@@ -30,10 +37,14 @@ export class ObjectReader {
   private start(): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
     const child = spawn('git', ['cat-file', '--batch-command', '--buffer'], {
-      cwd: this.cwd, env: { ...process.env, ...GIT_ENV }, stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: this.cwd,
+      env: { ...process.env, ...GIT_ENV },
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.stdout.on('data', (d: Buffer) => this.onData(d));
     const fail = (e: Error) => {
       this.failure = e;
@@ -42,20 +53,28 @@ export class ObjectReader {
       this.head = 0;
     };
     child.on('error', (e: NodeJS.ErrnoException) =>
-      fail(e.code === 'ENOENT' ? external('git_missing', 'git is not installed or not on PATH') : e));
+      fail(e.code === 'ENOENT' ? external('git_missing', 'git is not installed or not on PATH') : e),
+    );
     child.on('close', (code) => {
       if (this.pending() > 0) fail(external('git_failed', `git cat-file exited ${code}: ${stderr.trim()}`));
     });
-    child.stdin.on('error', () => { /* reported through 'close' */ });
+    child.stdin.on('error', () => {
+      /* reported through 'close' */
+    });
     this.child = child;
     return child;
   }
 
-  private pending(): number { return this.queue.length - this.head; }
+  private pending(): number {
+    return this.queue.length - this.head;
+  }
 
   private next(): Pending {
     const p = this.queue[this.head++]!;
-    if (this.head === this.queue.length) { this.queue = []; this.head = 0; }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+    }
     return p;
   }
 
@@ -76,7 +95,8 @@ export class ObjectReader {
       const nl = buf.indexOf(10, pos);
       if (nl < 0) break;
       const parts = buf.toString('utf8', pos, nl).split(' ');
-      if (parts.length !== 3) {               // "<name> missing" or "<name> ambiguous"
+      if (parts.length !== 3) {
+        // "<name> missing" or "<name> ambiguous"
         this.next().resolve(null);
         pos = nl + 1;
         continue;
@@ -85,11 +105,18 @@ export class ObjectReader {
       const end = nl + 1 + size + 1;
       if (size > MAX_OBJECT_BYTES) {
         this.next().resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.alloc(0), oversize: size });
-        if (end > buf.length) { this.skip = end - buf.length; pos = buf.length; break; }
+        if (end > buf.length) {
+          this.skip = end - buf.length;
+          pos = buf.length;
+          break;
+        }
         pos = end;
         continue;
       }
-      if (buf.length < end) { this.need = end - pos; break; }
+      if (buf.length < end) {
+        this.need = end - pos;
+        break;
+      }
       this.next().resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.from(buf.subarray(nl + 1, nl + 1 + size)) });
       pos = end;
     }
@@ -107,7 +134,12 @@ export class ObjectReader {
       if (/[\n\r]/.test(name)) return Promise.resolve(null);
       return new Promise<GitObject | null>((resolve) => this.queue.push({ resolve }));
     });
-    child.stdin.write(names.filter((n) => !/[\n\r]/.test(n)).map((n) => `contents ${n}\n`).join('') + 'flush\n');
+    child.stdin.write(
+      names
+        .filter((n) => !/[\n\r]/.test(n))
+        .map((n) => `contents ${n}\n`)
+        .join('') + 'flush\n',
+    );
     const out = await Promise.all(results);
     if (this.failure) throw this.failure;
     return out;
@@ -123,7 +155,11 @@ export class ObjectReader {
   }
 }
 
-export interface TreeEntry { mode: string; name: string; oid: string }
+export interface TreeEntry {
+  mode: string;
+  name: string;
+  oid: string;
+}
 
 export function parseTree(data: Buffer): TreeEntry[] {
   const out: TreeEntry[] = [];
@@ -142,13 +178,25 @@ export function parseTree(data: Buffer): TreeEntry[] {
   return out;
 }
 
-export interface CommitInfo { tree: string; parents: string[]; message: string; author: string; committer: string }
+export interface CommitInfo {
+  tree: string;
+  parents: string[];
+  message: string;
+  author: string;
+  committer: string;
+}
 
 export function parseCommit(data: Buffer): CommitInfo {
   const text = data.toString('utf8');
   const split = text.indexOf('\n\n');
   const head = split < 0 ? text : text.slice(0, split);
-  const info: CommitInfo = { tree: '', parents: [], message: split < 0 ? '' : text.slice(split + 2), author: '', committer: '' };
+  const info: CommitInfo = {
+    tree: '',
+    parents: [],
+    message: split < 0 ? '' : text.slice(split + 2),
+    author: '',
+    committer: '',
+  };
   for (const line of head.split('\n')) {
     if (line.startsWith('tree ')) info.tree = line.slice(5);
     else if (line.startsWith('parent ')) info.parents.push(line.slice(7));

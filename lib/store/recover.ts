@@ -16,18 +16,27 @@ import { TASKS_NS, ZERO_OID } from './layout.js';
 /** Values a ref held, newest first, read from its reflog file. */
 export function reflogTips(commonDir: string, ref: string): string[] {
   let text = '';
-  try { text = readFileSync(join(commonDir, 'logs', ref), 'utf8'); } catch { return []; }
+  try {
+    text = readFileSync(join(commonDir, 'logs', ref), 'utf8');
+  } catch {
+    return [];
+  }
   const out: string[] = [];
   for (const line of text.split('\n').reverse()) {
     const [, next] = line.split(' ', 2);
-    for (const oid of [next, line.slice(0, 40)]) if (oid && /^[0-9a-f]{40}$/.test(oid) && oid !== ZERO_OID && !out.includes(oid)) out.push(oid);
+    for (const oid of [next, line.slice(0, 40)])
+      if (oid && /^[0-9a-f]{40}$/.test(oid) && oid !== ZERO_OID && !out.includes(oid)) out.push(oid);
   }
   return out;
 }
 
 /** Task ids whose reflog survives without the ref (a ref file removed by hand). */
 export function reflogTaskIds(commonDir: string): string[] {
-  try { return readdirSync(join(commonDir, 'logs', TASKS_NS)).filter(isTaskId); } catch { return []; }
+  try {
+    return readdirSync(join(commonDir, 'logs', TASKS_NS)).filter(isTaskId);
+  } catch {
+    return [];
+  }
 }
 
 /** Dangling commits that name a task in their trailer, newest Lamport clock first, by task id. */

@@ -11,17 +11,27 @@ import { TASKS_NS, ZERO_OID } from './layout.js';
 export type CasResult = 'ok' | 'moved';
 
 /** `old` = null means create-only. */
-export async function casRef(cwd: string, ref: string, next: string, old: string | null, reason: string): Promise<CasResult> {
+export async function casRef(
+  cwd: string,
+  ref: string,
+  next: string,
+  old: string | null,
+  reason: string,
+): Promise<CasResult> {
   const args = ['update-ref', '--create-reflog', '-m', reason, ref, next, old ?? ZERO_OID];
   const r = await git(args, { cwd, allowFail: true });
   if (r.code === 0) return 'ok';
   // Lost the race (ref moved, or someone holds git's own ref lock): the caller re-reads.
-  if (/cannot lock ref|is at .* but expected|reference already exists|unable to resolve reference/i.test(r.stderr)) return 'moved';
+  if (/cannot lock ref|is at .* but expected|reference already exists|unable to resolve reference/i.test(r.stderr))
+    return 'moved';
   await git(args, { cwd }); // rethrows with git's message
   return 'ok';
 }
 
-export interface RefTip { id: string; tip: string }
+export interface RefTip {
+  id: string;
+  tip: string;
+}
 
 /** One for-each-ref over the task namespace, optionally narrowed by an id prefix. */
 export async function listTaskRefs(cwd: string, prefix = ''): Promise<RefTip[]> {

@@ -8,14 +8,31 @@ import type { Config } from './config.js';
 // is killed, keeps its trusted value when the shared one differs in either direction (a
 // tiny watchdog kills every agent, a huge one never fires).
 
-export const SAFETY_LIMITS = ['watchdog_ms', 'stop_grace_ms', 'retry_base_ms', 'retry_transient_max', 'retry_unreachable_max', 'crash_window_ms', 'usage_limit_recheck_ms', 'usage_limit_max_wait_ms'] as const;
+export const SAFETY_LIMITS = [
+  'watchdog_ms',
+  'stop_grace_ms',
+  'retry_base_ms',
+  'retry_transient_max',
+  'retry_unreachable_max',
+  'crash_window_ms',
+  'usage_limit_recheck_ms',
+  'usage_limit_max_wait_ms',
+] as const;
 export type SafetyLimit = (typeof SAFETY_LIMITS)[number];
 export const isSafetyKey = (key: string) => key === 'protected' || (SAFETY_LIMITS as readonly string[]).includes(key);
 
 /** The safety settings of a config, as recorded when this clone trusts them. */
-export interface Safety { protected: string[]; limits: Partial<Record<SafetyLimit, number>> }
+export interface Safety {
+  protected: string[];
+  limits: Partial<Record<SafetyLimit, number>>;
+}
 
-export interface HeldBack { key: string; shared: Json | null; in_effect: Json | null; reason: string }
+export interface HeldBack {
+  key: string;
+  shared: Json | null;
+  in_effect: Json | null;
+  reason: string;
+}
 
 export function safetyOf(c: Config): Safety {
   const limits: Safety['limits'] = {};
@@ -48,7 +65,9 @@ export function applySafety(shared: Config, trusted: Safety | undefined): { effe
   if (removed.length) {
     out.protected = union(shared.protected, trusted.protected);
     held.push({
-      key: 'protected', shared: shared.protected ?? null, in_effect: out.protected,
+      key: 'protected',
+      shared: shared.protected ?? null,
+      in_effect: out.protected,
       reason: `the shared config drops ${removed.map((g) => `'${g}'`).join(', ')} from protected; still protected until lazy config trust`,
     });
   }
@@ -58,7 +77,9 @@ export function applySafety(shared: Config, trusted: Safety | undefined): { effe
     if (mine === undefined) delete out[k];
     else out[k] = mine;
     held.push({
-      key: k, shared: shared[k] ?? null, in_effect: mine ?? null,
+      key: k,
+      shared: shared[k] ?? null,
+      in_effect: mine ?? null,
       reason: `a shared change to a safety limit (${mine === undefined ? 'the default' : mine} → ${shared[k] ?? 'the default'}) is not applied until lazy config trust`,
     });
   }

@@ -21,7 +21,17 @@ import type { TreeEntry } from './objects.js';
 const MAX_ATTEMPTS = 20;
 
 /** Operations that finish a turn or the task: they land on a task at its entry limit. */
-const FINISHING = new Set(['turn', 'stop', 'accept', 'accept-abort', 'recover-accept', 'decide', 'close', 'reject', 'pair-end']);
+const FINISHING = new Set([
+  'turn',
+  'stop',
+  'accept',
+  'accept-abort',
+  'recover-accept',
+  'decide',
+  'close',
+  'reject',
+  'pair-end',
+]);
 
 /** Refuses a growing write that would take a task past TASK_ENTRY_LIMIT (exit 4; nothing is written). */
 function checkEntryLimit(op: string, read: TaskRead, draft: Draft): void {
@@ -30,16 +40,32 @@ function checkEntryLimit(op: string, read: TaskRead, draft: Draft): void {
   const after = held + draft.turns.length + draft.changes.length + draft.violations.length + draft.decisions.length;
   if (after <= TASK_ENTRY_LIMIT) return;
   const status = draft.view.status;
-  throw new LazyError('task_full',
+  throw new LazyError(
+    'task_full',
     `task ${draft.docs.id} holds ${held} entries; one task holds at most ${TASK_ENTRY_LIMIT}, so it takes no more comments or turns. Accept, close or reject it, and continue in a new task`,
-    EXIT.notAllowed, { action: op, status, available_actions: draft.view.available_actions.filter((a) => FINISHING.has(a)), entries: held, limit: TASK_ENTRY_LIMIT });
+    EXIT.notAllowed,
+    {
+      action: op,
+      status,
+      available_actions: draft.view.available_actions.filter((a) => FINISHING.has(a)),
+      entries: held,
+      limit: TASK_ENTRY_LIMIT,
+    },
+  );
 }
 
 export type Planner = (d: Draft) => void | Promise<void>;
 
-export interface MutateOptions { actor?: Actor; allowEmpty?: boolean }
+export interface MutateOptions {
+  actor?: Actor;
+  allowEmpty?: boolean;
+}
 
-export interface Committed { view: TaskView; tip: string; draft: Draft }
+export interface Committed {
+  view: TaskView;
+  tip: string;
+  draft: Draft;
+}
 
 export class Store {
   private reader_: TaskReader | undefined;
@@ -47,38 +73,61 @@ export class Store {
   private person_: Promise<Signature> | undefined;
   readonly actor: Actor;
 
-  constructor(readonly repo: Repo, actor?: Actor) {
+  constructor(
+    readonly repo: Repo,
+    actor?: Actor,
+  ) {
     this.actor = actor ?? envActor();
   }
 
-  get reader(): TaskReader { return (this.reader_ ??= new TaskReader(this.repo.cwd)); }
-  private get writer(): ObjectWriter { return (this.writer_ ??= new ObjectWriter(this.repo.commonDir)); }
-  person(): Promise<Signature> { return (this.person_ ??= gitPerson(this.repo.cwd)); }
+  get reader(): TaskReader {
+    return (this.reader_ ??= new TaskReader(this.repo.cwd));
+  }
+  private get writer(): ObjectWriter {
+    return (this.writer_ ??= new ObjectWriter(this.repo.commonDir));
+  }
+  person(): Promise<Signature> {
+    return (this.person_ ??= gitPerson(this.repo.cwd));
+  }
 
-  close(): void { this.reader_?.close(); }
+  close(): void {
+    this.reader_?.close();
+  }
 
-  async read(id: string): Promise<TaskRead> { return this.reader.readOne(id); }
+  async read(id: string): Promise<TaskRead> {
+    return this.reader.readOne(id);
+  }
 
-  async view(id: string): Promise<TaskView> { return foldTask((await this.read(id)).docs); }
+  async view(id: string): Promise<TaskView> {
+    return foldTask((await this.read(id)).docs);
+  }
 
   async ctx(actor?: Actor): Promise<{ ctx: Ctx; sig: Signature }> {
     const sig = await this.person();
     const now = new Date();
     return {
-      ctx: { actor: actor ?? this.actor, person: { name: sig.name, email: sig.email }, host: thisHost(), now: now.toISOString() },
+      ctx: {
+        actor: actor ?? this.actor,
+        person: { name: sig.name, email: sig.email },
+        host: thisHost(),
+        now: now.toISOString(),
+      },
       sig: { ...sig, timestamp: Math.floor(now.getTime() / 1000) },
     };
   }
 
   /** Creates a task: one commit with task.yaml and its backlog entry, on a create-only ref. */
-  async create(fields: Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>, plan?: Planner): Promise<Committed> {
+  async create(
+    fields: Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>,
+    plan?: Planner,
+  ): Promise<Committed> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const id = randomId();
       const { ctx, sig } = await this.ctx();
       const draft = creationDraft(id, fields, ctx);
       if (plan) await plan(draft);
       const tip = await this.writeCommit(draft, undefined, sig, true);
-      if (await casRef(this.repo.cwd, taskRef(id), tip, null, `lazy: create ${id}`) === 'ok') {
+      if ((await casRef(this.repo.cwd, taskRef(id), tip, null, `lazy: create ${id}`)) === 'ok') {
         return { view: { ...draft.preview(), tip }, tip, draft };
       }
       // Id collision with an existing task: draw a new id.
@@ -101,7 +150,7 @@ export class Store {
       if (draft.empty && !opts.allowEmpty) return { view, tip: read.docs.tip, draft };
       checkEntryLimit(op, read, draft);
       const tip = await this.writeCommit(draft, read, sig, false);
-      if (await casRef(this.repo.cwd, taskRef(id), tip, read.docs.tip, `lazy: ${op} ${id}`) === 'ok') {
+      if ((await casRef(this.repo.cwd, taskRef(id), tip, read.docs.tip, `lazy: ${op} ${id}`)) === 'ok') {
         return { view: { ...draft.preview(), tip }, tip, draft };
       }
     }
@@ -109,7 +158,12 @@ export class Store {
   }
 
   /** Objects first: new blobs, then the trees that hold them, then the commit. */
-  private async writeCommit(draft: Draft, read: TaskRead | undefined, sig: Signature, creating: boolean): Promise<string> {
+  private async writeCommit(
+    draft: Draft,
+    read: TaskRead | undefined,
+    sig: Signature,
+    creating: boolean,
+  ): Promise<string> {
     const ref = taskRef(draft.docs.id);
     const w = this.writer;
     const blob = (kind: DocKind, file: string, doc: object) => w.blob(writeDoc(kind, doc, { ref, file }));
@@ -122,25 +176,39 @@ export class Store {
       dirAdds.set(dir, list);
     };
     const entries: [EntryKind, { clock: number; id: string }[]][] = [
-      ['turns', draft.turns], ['changelog', draft.changes], ['violations', draft.violations], ['decisions', draft.decisions],
+      ['turns', draft.turns],
+      ['changelog', draft.changes],
+      ['violations', draft.violations],
+      ['decisions', draft.decisions],
     ];
     for (const [dir, list] of entries) {
-      for (const e of list) add(dir, entryName(e.clock, e.id), blob(ENTRY_SCHEMA[dir], `${dir}/${entryName(e.clock, e.id)}`, e));
+      for (const e of list)
+        add(dir, entryName(e.clock, e.id), blob(ENTRY_SCHEMA[dir], `${dir}/${entryName(e.clock, e.id)}`, e));
     }
-    for (const s of draft.sessions.values()) add(SESSIONS_DIR, sessionName(s.id), blob('session', `${SESSIONS_DIR}/${sessionName(s.id)}`, s));
+    for (const s of draft.sessions.values())
+      add(SESSIONS_DIR, sessionName(s.id), blob('session', `${SESSIONS_DIR}/${sessionName(s.id)}`, s));
     const taskDoc = draft.task ?? (creating ? draft.docs.task : undefined);
     const taskOid = taskDoc ? blob('task', TASK_FILE, taskDoc) : undefined;
 
     const rootItems = new Map<string, TreeItem>();
     for (const e of snap.root) {
-      rootItems.set(e.name, { mode: e.mode === '40000' ? '040000' : '100644', path: e.name, oid: e.oid, type: e.mode === '40000' ? 'tree' : 'blob' });
+      rootItems.set(e.name, {
+        mode: e.mode === '40000' ? '040000' : '100644',
+        path: e.name,
+        oid: e.oid,
+        type: e.mode === '40000' ? 'tree' : 'blob',
+      });
     }
-    await Promise.all([...dirAdds].map(async ([dir, adds]) => {
-      const merged = new Map((snap.dirs.get(dir) ?? []).map((e) => [e.name, e]));
-      for (const e of await Promise.all(adds)) merged.set(e.name, e); // sessions are replaced; entries are new names
-      const oid = await w.tree([...merged.values()].map((e) => ({ mode: '100644', path: e.name, oid: e.oid, type: 'blob' })));
-      rootItems.set(dir, { mode: '040000', path: dir, oid, type: 'tree' });
-    }));
+    await Promise.all(
+      [...dirAdds].map(async ([dir, adds]) => {
+        const merged = new Map((snap.dirs.get(dir) ?? []).map((e) => [e.name, e]));
+        for (const e of await Promise.all(adds)) merged.set(e.name, e); // sessions are replaced; entries are new names
+        const oid = await w.tree(
+          [...merged.values()].map((e) => ({ mode: '100644', path: e.name, oid: e.oid, type: 'blob' })),
+        );
+        rootItems.set(dir, { mode: '040000', path: dir, oid, type: 'tree' });
+      }),
+    );
     if (taskOid) rootItems.set(TASK_FILE, { mode: '100644', path: TASK_FILE, oid: await taskOid, type: 'blob' });
     const tree = await w.tree([...rootItems.values()]);
     return w.commit({ tree, parents: read ? [read.docs.tip] : [], message: draft.commitMessage(), author: sig });

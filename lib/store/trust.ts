@@ -14,7 +14,11 @@ import { safetyOf, type Safety } from './safety.js';
 
 const trustPath = (repo: Repo) => join(repo.lazyDir, 'trust.json');
 
-export interface TrustFile { agents?: string; safety?: Safety; at?: string }
+export interface TrustFile {
+  agents?: string;
+  safety?: Safety;
+  at?: string;
+}
 
 export function readTrust(repo: Repo): TrustFile {
   try {
@@ -31,7 +35,9 @@ function writeTrust(repo: Repo, t: TrustFile): void {
 
 export function agentsDigest(shared: Config): string {
   const agents = shared.agents ?? {};
-  const canonical = Object.keys(agents).sort().map((k) => [k, Object.entries(agents[k]!).sort()]);
+  const canonical = Object.keys(agents)
+    .sort()
+    .map((k) => [k, Object.entries(agents[k]!).sort()]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 
@@ -54,13 +60,19 @@ export function trust(repo: Repo, shared: Config): string {
  */
 export function record(repo: Repo, before: Config, update: (s: Safety) => Safety, agents?: Config): void {
   const t = readTrust(repo);
-  writeTrust(repo, { ...t, ...(agents ? { agents: agentsDigest(agents) } : {}), safety: update(t.safety ?? safetyOf(before)) });
+  writeTrust(repo, {
+    ...t,
+    ...(agents ? { agents: agentsDigest(agents) } : {}),
+    safety: update(t.safety ?? safetyOf(before)),
+  });
 }
 
 /** Agents whose settings come, even in part, from shared settings this clone has not trusted. */
 export function untrustedAgents(repo: Repo, shared: Config, local: Config, t?: TrustFile): string[] {
   if (isTrusted(repo, shared, t)) return [];
   return Object.entries(shared.agents ?? {})
-    .filter(([name, fields]) => Object.keys(fields).some((f) => (local.agents?.[name] as Record<string, unknown> | undefined)?.[f] === undefined))
+    .filter(([name, fields]) =>
+      Object.keys(fields).some((f) => (local.agents?.[name] as Record<string, unknown> | undefined)?.[f] === undefined),
+    )
     .map(([name]) => name);
 }

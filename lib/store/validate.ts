@@ -11,10 +11,19 @@ export type DocKind = 'task' | 'session' | 'turn' | 'statusChange' | 'violation'
 const byKind: Record<DocKind, Validator> = validators;
 
 /** The schema of each append-only entry directory. */
-export const ENTRY_SCHEMA: Record<EntryKind, DocKind> = { turns: 'turn', changelog: 'statusChange', violations: 'violation', decisions: 'decision' };
+export const ENTRY_SCHEMA: Record<EntryKind, DocKind> = {
+  turns: 'turn',
+  changelog: 'statusChange',
+  violations: 'violation',
+  decisions: 'decision',
+};
 
 /** Where a document lives, so an error can name the ref, the object and the failing path. */
-export interface Where { ref: string; object?: string; file: string }
+export interface Where {
+  ref: string;
+  object?: string;
+  file: string;
+}
 
 export function schemaError(kind: DocKind, where: Where): LazyError | undefined {
   const v = byKind[kind];
@@ -24,7 +33,13 @@ export function schemaError(kind: DocKind, where: Where): LazyError | undefined 
   const hint = err.keyword === 'additionalProperties' ? ` '${String(err.params.additionalProperty)}'` : '';
   return invalidData(
     `${where.ref}:${where.file} fails the ${kind} schema at ${path}: ${err.message ?? err.keyword}${hint}`,
-    { ref: where.ref, object: where.object ?? null, file: where.file, path, error: `${err.message ?? err.keyword}${hint}` },
+    {
+      ref: where.ref,
+      object: where.object ?? null,
+      file: where.file,
+      path,
+      error: `${err.message ?? err.keyword}${hint}`,
+    },
   );
 }
 
@@ -39,8 +54,13 @@ export async function readDoc<T>(kind: DocKind, text: string, where: Where): Pro
     doc = await decodeYaml(text);
   } catch (e) {
     const line = e instanceof YamlError && e.line ? ` (line ${e.line})` : '';
-    throw invalidData(`${where.ref}:${where.file} is not valid YAML${line}: ${(e as Error).message}`,
-      { ref: where.ref, object: where.object ?? null, file: where.file, path: '/', error: (e as Error).message });
+    throw invalidData(`${where.ref}:${where.file} is not valid YAML${line}: ${(e as Error).message}`, {
+      ref: where.ref,
+      object: where.object ?? null,
+      file: where.file,
+      path: '/',
+      error: (e as Error).message,
+    });
   }
   checkDoc(kind, doc, where);
   return doc as T;

@@ -9,13 +9,14 @@ import type { Signature } from '../core/actor.js';
 
 type IsoGit = typeof import('./isogit.js');
 let iso: Promise<IsoGit> | undefined;
-const loadIso = () => (iso ??= (() => {
-  // isomorphic-git prefers the web CompressionStream when it exists, which drags in
-  // Node's fetch implementation (~25 ms measured) for every write; its pako path is
-  // fast for objects this small. Nothing else in lazy uses CompressionStream.
-  Object.defineProperty(globalThis, 'CompressionStream', { value: undefined, configurable: true, writable: true });
-  return import('./isogit.js');
-})());
+const loadIso = () =>
+  (iso ??= (() => {
+    // isomorphic-git prefers the web CompressionStream when it exists, which drags in
+    // Node's fetch implementation (~25 ms measured) for every write; its pako path is
+    // fast for objects this small. Nothing else in lazy uses CompressionStream.
+    Object.defineProperty(globalThis, 'CompressionStream', { value: undefined, configurable: true, writable: true });
+    return import('./isogit.js');
+  })());
 
 const atomicFs = {
   promises: {
@@ -25,7 +26,12 @@ const atomicFs = {
   },
 };
 
-export interface TreeItem { mode: '100644' | '040000'; path: string; oid: string; type: 'blob' | 'tree' }
+export interface TreeItem {
+  mode: '100644' | '040000';
+  path: string;
+  oid: string;
+  type: 'blob' | 'tree';
+}
 
 export class ObjectWriter {
   constructor(private readonly gitdir: string) {}
@@ -40,11 +46,24 @@ export class ObjectWriter {
     return g.writeTree({ fs: atomicFs, gitdir: this.gitdir, tree: entries });
   }
 
-  async commit(c: { tree: string; parents: string[]; message: string; author: Signature; committer?: Signature }): Promise<string> {
+  async commit(c: {
+    tree: string;
+    parents: string[];
+    message: string;
+    author: Signature;
+    committer?: Signature;
+  }): Promise<string> {
     const g = await loadIso();
     return g.writeCommit({
-      fs: atomicFs, gitdir: this.gitdir,
-      commit: { tree: c.tree, parent: c.parents, message: c.message, author: c.author, committer: c.committer ?? c.author },
+      fs: atomicFs,
+      gitdir: this.gitdir,
+      commit: {
+        tree: c.tree,
+        parent: c.parents,
+        message: c.message,
+        author: c.author,
+        committer: c.committer ?? c.author,
+      },
     });
   }
 }

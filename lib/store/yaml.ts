@@ -85,7 +85,9 @@ function encodeMap(obj: { [k: string]: Json }, ind: string, depth: number): stri
 function encodeSeq(arr: Json[], ind: string, depth: number): string {
   let out = '';
   for (const item of arr) {
-    const nested = item !== null && typeof item === 'object' &&
+    const nested =
+      item !== null &&
+      typeof item === 'object' &&
       (Array.isArray(item) ? item.length > 0 : Object.keys(item).length > 0);
     // Compact form: `- key: v` / `- - x`; the dash stands in for the child's first indentation.
     out += nested
@@ -135,7 +137,9 @@ function encodeString(s: string, ind: string): string {
 
 /** Thrown inside the fast decoder when the text leaves the canonical subset. */
 const NOT_CANONICAL = Symbol('not canonical');
-const bail: () => never = () => { throw NOT_CANONICAL; };
+const bail: () => never = () => {
+  throw NOT_CANONICAL;
+};
 
 interface Cursor {
   lines: string[];
@@ -199,7 +203,8 @@ function readMap(c: Cursor, n: number, depth: number): { [k: string]: Json } {
     else if (line.charCodeAt(p + 1) === 32) value = readInline(c, line.slice(p + 2), n);
     else bail();
     // Plain assignment to "__proto__" would set the prototype instead of a key.
-    if (key === '__proto__') Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
     else obj[key] = value;
   }
   return obj;
@@ -245,11 +250,16 @@ function startsEntry(line: string, p: number): boolean {
 /** A value written on the same line as its key or dash; n is the parent's indentation. */
 function readInline(c: Cursor, v: string, n: number): Json {
   switch (v) {
-    case 'null': return null;
-    case 'true': return true;
-    case 'false': return false;
-    case '[]': return [];
-    case '{}': return {};
+    case 'null':
+      return null;
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    case '[]':
+      return [];
+    case '{}':
+      return {};
   }
   const ch = v.charCodeAt(0);
   if (ch === 34) {
@@ -290,7 +300,7 @@ function readBlock(c: Cursor, header: string, n: number): string {
   if (first === undefined || first === '' || (first.charCodeAt(0) === 32) !== (m[1] === '2')) bail();
   for (const l of body) if (l !== '' && BAD_BLOCK_LINE.test(l)) bail();
   const chomp = m[2];
-  if ((chomp === '+') !== (trailing > 0)) bail();
+  if ((chomp === '+') !== trailing > 0) bail();
   const text = body.join('\n');
   return chomp === '-' ? text : text + '\n'.repeat(trailing + 1);
 }
@@ -299,7 +309,6 @@ function readBlock(c: Cursor, header: string, n: number): string {
 
 type YamlModule = typeof import('yaml');
 let yamlModule: Promise<YamlModule> | undefined;
-
 /** Fallback parse options; each one closes a way for a document to mean more than JSON data. */
 const SAFE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   version: '1.2',
@@ -351,11 +360,13 @@ function checkNestingBudget(text: string): void {
   let indicators = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 91 || c === 123) openers++; // [ {
-    else if (c === 10) indicators = 0;
-    else if ((c === 45 || c === 58 || c === 63) && !(text.charCodeAt(i + 1) > 32)) indicators++; // - : ? before blank/EOF
+    const opener = c === 91 || c === 123; // [ {
+    const indicator = (c === 45 || c === 58 || c === 63) && !(text.charCodeAt(i + 1) > 32); // - : ? before blank/EOF
+    openers += opener ? 1 : 0;
+    indicators = c === 10 ? 0 : indicators + (indicator ? 1 : 0);
     if (openers > MAX_FLOW_OPENERS || indicators > MAX_INDICATORS_PER_LINE) {
-      throw new YamlError('document nests too deeply (too many collection indicators)', text.slice(0, i).split('\n').length);
+      const line = text.slice(0, i).split('\n').length;
+      throw new YamlError('document nests too deeply (too many collection indicators)', line);
     }
   }
 }

@@ -10,7 +10,11 @@ import { maxClock } from '../model/fold.js';
 // What may travel between clones, checked the same way in both directions: a pull
 // refuses what fails here, and a push never sends it. One piece of code for both.
 
-export interface Rejected { id: string; reason: string; details: Record<string, unknown> }
+export interface Rejected {
+  id: string;
+  reason: string;
+  details: Record<string, unknown>;
+}
 
 const MAX_CLOCK_JUMP = 1_000_000;
 
@@ -19,7 +23,12 @@ export type Candidate = { id: string; tip: string; ref: string };
 /** Refs under refs/lazy/ that travel: refs/lazy/config and refs/lazy/tasks/<task id>; anything else is refused by name. */
 export function refusedName(ref: string, label = ref): Rejected | null {
   if (ref === CONFIG_REF) return null;
-  if (!ref.startsWith(TASKS_NS)) return { id: ref, reason: `not a lazy ref (only ${TASKS_NS}<id> and ${CONFIG_REF} travel)`, details: { ref: label } };
+  if (!ref.startsWith(TASKS_NS))
+    return {
+      id: ref,
+      reason: `not a lazy ref (only ${TASKS_NS}<id> and ${CONFIG_REF} travel)`,
+      details: { ref: label },
+    };
   const id = ref.slice(TASKS_NS.length);
   return isTaskId(id) ? null : { id, reason: 'not a task id', details: { ref: label } };
 }
@@ -31,12 +40,25 @@ export async function checkTasks(reader: TaskReader, list: Candidate[]): Promise
   const out = new Map<string, TaskRead | Rejected>();
   for (const t of list) {
     const r = read.get(t.id)!;
-    if (r instanceof LazyError) { out.set(t.id, { id: t.id, reason: r.message, details: { ref: t.ref, ...r.details } }); continue; }
+    if (r instanceof LazyError) {
+      out.set(t.id, { id: t.id, reason: r.message, details: { ref: t.ref, ...r.details } });
+      continue;
+    }
     const size = ENTRY_DIRS.reduce((n, d) => n + (r.snap.dirs.get(d)?.length ?? 0), 0);
     // A clock far beyond the history that backs it would crowd out every later entry.
     const clock = maxClock(r.docs);
-    if (size > TASK_ENTRY_HARD_LIMIT) out.set(t.id, { id: t.id, reason: `has ${size} entries, more than ${TASK_ENTRY_HARD_LIMIT}`, details: { ref: t.ref } });
-    else if (clock > MAX_CLOCK_JUMP * (size + 1)) out.set(t.id, { id: t.id, reason: `its Lamport clock ${clock} jumps too far for ${size} entries`, details: { ref: t.ref } });
+    if (size > TASK_ENTRY_HARD_LIMIT)
+      out.set(t.id, {
+        id: t.id,
+        reason: `has ${size} entries, more than ${TASK_ENTRY_HARD_LIMIT}`,
+        details: { ref: t.ref },
+      });
+    else if (clock > MAX_CLOCK_JUMP * (size + 1))
+      out.set(t.id, {
+        id: t.id,
+        reason: `its Lamport clock ${clock} jumps too far for ${size} entries`,
+        details: { ref: t.ref },
+      });
     else out.set(t.id, r);
   }
   return out;
@@ -47,11 +69,27 @@ export const isRejected = (r: TaskRead | Rejected): r is Rejected => 'reason' in
 /** The shared config at a commit, schema-checked; a failure says which ref, object and key. */
 export async function readConfigAt(objects: ObjectReader, commit: string, ref: string): Promise<Record<string, Json>> {
   const c = await objects.read(commit);
-  if (!c || c.type !== 'commit') throw invalidData(`${ref} points at ${c ? `a ${c.type}` : 'a missing object'}, not a commit`, { ref, object: commit, path: '/' });
+  if (!c || c.type !== 'commit')
+    throw invalidData(`${ref} points at ${c ? `a ${c.type}` : 'a missing object'}, not a commit`, {
+      ref,
+      object: commit,
+      path: '/',
+    });
   const tree = await objects.read(parseCommit(c.data).tree);
   const entry = tree?.type === 'tree' ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
   const blob = entry ? await objects.read(entry.oid) : null;
-  if (!blob || blob.type !== 'blob') throw invalidData(`${ref} has no ${CONFIG_FILE}`, { ref, object: c.oid, file: CONFIG_FILE, path: '/' });
-  if (blob.oversize) throw invalidData(`${ref}:${CONFIG_FILE} is ${blob.oversize} bytes, larger than any document lazy reads`, { ref, object: blob.oid, file: CONFIG_FILE, path: '/' });
-  return readDoc<Record<string, Json>>('config', blob.data.toString('utf8'), { ref, object: blob.oid, file: CONFIG_FILE });
+  if (!blob || blob.type !== 'blob')
+    throw invalidData(`${ref} has no ${CONFIG_FILE}`, { ref, object: c.oid, file: CONFIG_FILE, path: '/' });
+  if (blob.oversize)
+    throw invalidData(`${ref}:${CONFIG_FILE} is ${blob.oversize} bytes, larger than any document lazy reads`, {
+      ref,
+      object: blob.oid,
+      file: CONFIG_FILE,
+      path: '/',
+    });
+  return readDoc<Record<string, Json>>('config', blob.data.toString('utf8'), {
+    ref,
+    object: blob.oid,
+    file: CONFIG_FILE,
+  });
 }

@@ -20,11 +20,22 @@ import { readConfigAt } from './check.js';
 
 export type ConfigOutcome = 'absent' | 'unchanged' | 'new' | 'updated' | 'merged' | 'ahead' | 'rejected';
 /** held: safety settings of the new shared config this clone does not obey yet (see lazy config list). */
-export interface ConfigResult { outcome: ConfigOutcome; reason?: string; details?: Record<string, unknown>; held?: string[] }
+export interface ConfigResult {
+  outcome: ConfigOutcome;
+  reason?: string;
+  details?: Record<string, unknown>;
+  held?: string[];
+}
 
 // Keys are whole paths, never dotted strings: an agent name may itself hold a dot.
-const flatten = (o: Record<string, Json>, prefix: string[] = []): Record<string, Json> => Object.fromEntries(Object.entries(o).flatMap(([k, v]) =>
-  v && typeof v === 'object' && !Array.isArray(v) ? Object.entries(flatten(v as Record<string, Json>, [...prefix, k])) : [[JSON.stringify([...prefix, k]), v]]));
+const flatten = (o: Record<string, Json>, prefix: string[] = []): Record<string, Json> =>
+  Object.fromEntries(
+    Object.entries(o).flatMap(([k, v]) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.entries(flatten(v as Record<string, Json>, [...prefix, k]))
+        : [[JSON.stringify([...prefix, k]), v]],
+    ),
+  );
 
 function unflatten(flat: Record<string, Json>): Record<string, Json> {
   const out: Record<string, any> = {};
@@ -37,20 +48,38 @@ function unflatten(flat: Record<string, Json>): Record<string, Json> {
   return out;
 }
 
-const raced = { outcome: 'rejected', reason: `${CONFIG_REF} changed during the pull; pull again to merge it`, details: { ref: CONFIG_REF } } as const;
+const raced = {
+  outcome: 'rejected',
+  reason: `${CONFIG_REF} changed during the pull; pull again to merge it`,
+  details: { ref: CONFIG_REF },
+} as const;
 
-export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: string, theirs: string | null): Promise<ConfigResult> {
+export async function mergeConfig(
+  repo: Repo,
+  objects: ObjectReader,
+  remote: string,
+  theirs: string | null,
+): Promise<ConfigResult> {
   const tracking = `${remote}:${CONFIG_REF}`;
-  const ours = (await git(['rev-parse', '--verify', '--quiet', CONFIG_REF], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
+  const ours =
+    (await git(['rev-parse', '--verify', '--quiet', CONFIG_REF], { cwd: repo.cwd, allowFail: true })).stdout.trim() ||
+    null;
   if (!theirs) return { outcome: 'absent' };
   if (theirs === ours) return { outcome: 'unchanged' };
   try {
     const remoteDoc = await readConfigAt(objects, theirs, tracking);
-    const base = ours ? (await git(['merge-base', ours, theirs], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null : null;
+    const base = ours
+      ? (await git(['merge-base', ours, theirs], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null
+      : null;
     if (ours && base === theirs) return { outcome: 'ahead' };
     // A fast-forward may move past a broken local config (it repairs it); a merge needs it whole.
     const ff = !ours || base === ours;
-    const localDoc = ours ? await readConfigAt(objects, ours, CONFIG_REF).catch((e): Record<string, Json> => { if (ff) return {}; throw e; }) : {};
+    const localDoc = ours
+      ? await readConfigAt(objects, ours, CONFIG_REF).catch((e): Record<string, Json> => {
+          if (ff) return {};
+          throw e;
+        })
+      : {};
     let next = theirs;
     let result = remoteDoc;
     if (!ff) {
@@ -63,13 +92,20 @@ export async function mergeConfig(repo: Repo, objects: ObjectReader, remote: str
     // arrive are protected from now on, so a later pull cannot quietly drop them.
     // Under the config lock, as lazy config set writes, so neither loses the other's record.
     return await withLock(repo.lazyDir, 'config', async (): Promise<ConfigResult> => {
-      record(repo, localDoc as Config, (s) => ({ ...s, protected: union(s.protected, localDoc.protected as string[], result.protected as string[]) }));
+      record(repo, localDoc as Config, (s) => ({
+        ...s,
+        protected: union(s.protected, localDoc.protected as string[], result.protected as string[]),
+      }));
       if ((await casRef(repo.cwd, CONFIG_REF, next, ours, 'lazy: pull config')) !== 'ok') return raced;
       const held = applySafety(result as Config, readTrust(repo).safety).held.map((h) => h.key);
       return { outcome: !ours ? 'new' : ff ? 'updated' : 'merged', ...(held.length ? { held } : {}) };
     });
   } catch (e) {
-    return { outcome: 'rejected', reason: (e as Error).message, details: e instanceof LazyError ? e.details : { ref: tracking } };
+    return {
+      outcome: 'rejected',
+      reason: (e as Error).message,
+      details: e instanceof LazyError ? e.details : { ref: tracking },
+    };
   }
 }
 
@@ -78,5 +114,11 @@ async function writeMerge(repo: Repo, ours: string, theirs: string, merged: Reco
   const blob = await w.blob(writeDoc('config', merged, { ref: CONFIG_REF, file: CONFIG_FILE }));
   const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
   const sig: Signature = { name: 'lazy', email: 'lazy@merge.invalid', timestamp: 0, timezoneOffset: 0 };
-  return w.commit({ tree, parents: [ours, theirs].sort(), message: 'lazy: merge config (system)\n\nLazy-Op: merge\n', author: sig, committer: sig });
+  return w.commit({
+    tree,
+    parents: [ours, theirs].sort(),
+    message: 'lazy: merge config (system)\n\nLazy-Op: merge\n',
+    author: sig,
+    committer: sig,
+  });
 }

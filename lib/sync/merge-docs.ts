@@ -21,7 +21,12 @@ export type TreePlan = {
 };
 
 export class CorruptMerge extends Error {
-  constructor(readonly path: string, message: string) { super(message); }
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 const eq = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -42,7 +47,12 @@ function mergeList(base: Json[] | undefined, a: Json[], b: Json[]): Json[] {
 }
 
 /** Three-way merge of one record; `first` wins fields both sides changed. */
-export function merge3<T extends Record<string, any>>(base: T | undefined, first: T, second: T, label: string): { doc: T; conflicts: string[] } {
+export function merge3<T extends Record<string, any>>(
+  base: T | undefined,
+  first: T,
+  second: T,
+  label: string,
+): { doc: T; conflicts: string[] } {
   const out: Record<string, any> = {};
   const conflicts: string[] = [];
   for (const k of new Set([...Object.keys(first), ...Object.keys(second)])) {
@@ -62,7 +72,8 @@ export function merge3<T extends Record<string, any>>(base: T | undefined, first
   return { doc: out as T, conflicts };
 }
 
-const filesOf = (r: TaskRead, dir: string): TreeEntry[] => (dir === '' ? r.snap.root.filter((e) => e.mode !== '40000') : r.snap.dirs.get(dir) ?? []);
+const filesOf = (r: TaskRead, dir: string): TreeEntry[] =>
+  dir === '' ? r.snap.root.filter((e) => e.mode !== '40000') : (r.snap.dirs.get(dir) ?? []);
 
 /** Orders two sides canonically: higher clock first, ties by the higher tip oid. */
 function order<T extends { clock: number }>(x: { doc: T; tip: string }, y: { doc: T; tip: string }) {
@@ -79,7 +90,8 @@ export function planMerge(base: TaskRead | null, a: TaskRead, b: TaskRead): Tree
     for (const side of [a, b]) {
       for (const e of filesOf(side, dir)) {
         const prev = union.get(e.name);
-        if (prev && prev !== e.oid) throw new CorruptMerge(`${dir}/${e.name}`, `${dir}/${e.name} has different contents on the two sides`);
+        if (prev && prev !== e.oid)
+          throw new CorruptMerge(`${dir}/${e.name}`, `${dir}/${e.name} has different contents on the two sides`);
         union.set(e.name, e.oid);
       }
     }
@@ -108,7 +120,12 @@ export function planMerge(base: TaskRead | null, a: TaskRead, b: TaskRead): Tree
       continue;
     }
     const [x, y] = order({ doc: sa, tip: a.docs.tip }, { doc: sb, tip: b.docs.tip });
-    const m = merge3(base?.docs.sessions.find((s) => s.id === id), x!.doc, y!.doc, `session ${id}`);
+    const m = merge3(
+      base?.docs.sessions.find((s) => s.id === id),
+      x!.doc,
+      y!.doc,
+      `session ${id}`,
+    );
     conflicts.push(...m.conflicts);
     rewrite.push({ dir: SESSIONS_DIR, name, kind: 'session', doc: m.doc });
   }

@@ -32,16 +32,36 @@ export interface MergeReport {
 const BATCH = 2000;
 
 /** Merges the remote's task tips (objects already fetched) into the local refs. */
-export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string, tips: Map<string, string>, progress?: (msg: string) => void): Promise<MergeReport> {
-  const report: MergeReport = { new: [], updated: [], merged: [], rejected: [], unchanged: 0, local_ahead: [], concurrent: [], views: new Map() };
-  const remoteRefs = [...tips].filter(([ref]) => ref.startsWith(TASKS_NS)).map(([ref, tip]) => ({ id: ref.slice(TASKS_NS.length), tip }));
+export async function mergeRemote(
+  repo: Repo,
+  reader: TaskReader,
+  remote: string,
+  tips: Map<string, string>,
+  progress?: (msg: string) => void,
+): Promise<MergeReport> {
+  const report: MergeReport = {
+    new: [],
+    updated: [],
+    merged: [],
+    rejected: [],
+    unchanged: 0,
+    local_ahead: [],
+    concurrent: [],
+    views: new Map(),
+  };
+  const remoteRefs = [...tips]
+    .filter(([ref]) => ref.startsWith(TASKS_NS))
+    .map(([ref, tip]) => ({ id: ref.slice(TASKS_NS.length), tip }));
   const localRefs = await listTaskRefs(repo.cwd);
   const local = new Map(localRefs.map((r) => [r.id, r.tip]));
   const todo: Todo[] = [];
   for (const r of remoteRefs) {
     const ref = `${remote}:${TASKS_NS}${r.id}`;
     const refused = refusedName(TASKS_NS + r.id, ref);
-    if (refused) { report.rejected.push(refused); continue; }
+    if (refused) {
+      report.rejected.push(refused);
+      continue;
+    }
     const l = local.get(r.id);
     if (l === r.tip) report.unchanged++;
     else todo.push({ ...r, ref, local: l });
@@ -59,13 +79,24 @@ export async function mergeRemote(repo: Repo, reader: TaskReader, remote: string
   for (const m of lost) {
     // A local writer moved the ref meanwhile; its change is kept and the next pull merges again.
     const id = m.ref.slice(TASKS_NS.length);
-    for (const list of [report.new, report.updated, report.merged]) { const i = list.indexOf(id); if (i >= 0) list.splice(i, 1); }
+    for (const list of [report.new, report.updated, report.merged]) {
+      const i = list.indexOf(id);
+      if (i >= 0) list.splice(i, 1);
+    }
     report.views.delete(id);
-    report.rejected.push({ id, reason: 'the local task changed during the pull; pull again to merge it', details: { ref: m.ref } });
+    report.rejected.push({
+      id,
+      reason: 'the local task changed during the pull; pull again to merge it',
+      details: { ref: m.ref },
+    });
   }
   for (const id of report.merged) {
     const v = report.views.get(id)!;
-    if (v.concurrent_changes.length) report.concurrent.push({ id, set_aside: v.concurrent_changes.map((c) => `${c.from ?? '∅'} → ${c.status} by ${c.actor} (${c.trigger})`) });
+    if (v.concurrent_changes.length)
+      report.concurrent.push({
+        id,
+        set_aside: v.concurrent_changes.map((c) => `${c.from ?? '∅'} → ${c.status} by ${c.actor} (${c.trigger})`),
+      });
   }
   return report;
 }
@@ -77,7 +108,10 @@ async function validateBatch(repo: Repo, reader: TaskReader, todo: Todo[], repor
   const moves: RefMove[] = [];
   for (const t of todo) {
     const r = checked.get(t.id)!;
-    if (isRejected(r)) { report.rejected.push(r); continue; }
+    if (isRejected(r)) {
+      report.rejected.push(r);
+      continue;
+    }
     if (!t.local) {
       moves.push({ ref: taskRef(t.id), next: t.tip, old: null });
       report.new.push(t.id);
@@ -93,8 +127,18 @@ async function validateBatch(repo: Repo, reader: TaskReader, todo: Todo[], repor
         report.views.set(t.id, outcome.view);
       }
     } catch (e) {
-      if (e instanceof Unrelated) report.rejected.push({ id: t.id, reason: e.message, details: { ref: t.ref, code: 'unrelated_history', local_tip: e.local, remote_tip: e.remote } });
-      else if (e instanceof CorruptMerge || e instanceof LazyError) report.rejected.push({ id: t.id, reason: e.message, details: { ref: t.ref, ...(e instanceof CorruptMerge ? { path: e.path } : e.details) } });
+      if (e instanceof Unrelated)
+        report.rejected.push({
+          id: t.id,
+          reason: e.message,
+          details: { ref: t.ref, code: 'unrelated_history', local_tip: e.local, remote_tip: e.remote },
+        });
+      else if (e instanceof CorruptMerge || e instanceof LazyError)
+        report.rejected.push({
+          id: t.id,
+          reason: e.message,
+          details: { ref: t.ref, ...(e instanceof CorruptMerge ? { path: e.path } : e.details) },
+        });
       else throw e;
     }
   }
@@ -102,15 +146,22 @@ async function validateBatch(repo: Repo, reader: TaskReader, todo: Todo[], repor
 }
 
 class Unrelated extends Error {
-  constructor(id: string, readonly local: string, readonly remote: string) {
-    super(`the remote history of ${id} shares no commit with the local one (rewritten or forced); not merged, the local task is kept`);
+  constructor(
+    id: string,
+    readonly local: string,
+    readonly remote: string,
+  ) {
+    super(
+      `the remote history of ${id} shares no commit with the local one (rewritten or forced); not merged, the local task is kept`,
+    );
   }
 }
 
 type One = { kind: 'ahead' } | { kind: 'ff' | 'merge'; tip: string; view: TaskView };
 
 async function mergeOne(repo: Repo, reader: TaskReader, id: string, localTip: string, remote: TaskRead): Promise<One> {
-  const base = (await git(['merge-base', localTip, remote.docs.tip], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
+  const base =
+    (await git(['merge-base', localTip, remote.docs.tip], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null;
   // Every clone's history of a task grows from the commit that created it: a remote
   // history with no commit in common is a rewrite (a forced push), never merged.
   if (!base) throw new Unrelated(id, localTip, remote.docs.tip);
@@ -136,8 +187,10 @@ function assertAppendOnly(local: TaskRead, remote: TaskRead, ff: boolean): void 
     const theirs = new Map((remote.snap.dirs.get(dir) ?? []).map((e) => [e.name, e.oid]));
     for (const e of local.snap.dirs.get(dir) ?? []) {
       const t = theirs.get(e.name);
-      if (t !== undefined && t !== e.oid) throw new CorruptMerge(`${dir}/${e.name}`, `${dir}/${e.name} has different contents on the two sides`);
-      if (t === undefined && ff) throw new CorruptMerge(`${dir}/${e.name}`, `the remote history drops ${dir}/${e.name}`);
+      if (t !== undefined && t !== e.oid)
+        throw new CorruptMerge(`${dir}/${e.name}`, `${dir}/${e.name} has different contents on the two sides`);
+      if (t === undefined && ff)
+        throw new CorruptMerge(`${dir}/${e.name}`, `the remote history drops ${dir}/${e.name}`);
     }
   }
 }

@@ -17,18 +17,27 @@ export const PUSH_SPEC = 'refs/lazy/*:refs/lazy/*';
 export async function defaultRemote(repo: Repo, name?: string): Promise<string> {
   const remotes = (await git(['remote'], { cwd: repo.cwd })).stdout.split('\n').filter(Boolean);
   if (name) {
-    if (!remotes.includes(name)) throw usageError(`no git remote named '${name}' (have: ${remotes.join(', ') || 'none'})`);
+    if (!remotes.includes(name))
+      throw usageError(`no git remote named '${name}' (have: ${remotes.join(', ') || 'none'})`);
     return name;
   }
   if (remotes.includes('origin')) return 'origin';
   if (remotes.length === 1) return remotes[0]!;
-  throw usageError(remotes.length ? `name a remote: ${remotes.join(', ')}` : 'this repository has no git remote: git remote add origin <url>');
+  throw usageError(
+    remotes.length
+      ? `name a remote: ${remotes.join(', ')}`
+      : 'this repository has no git remote: git remote add origin <url>',
+  );
 }
 
 /** The remote's refs/lazy/* tips: refname → oid. */
 export async function remoteTips(repo: Repo, remote: string): Promise<Map<string, string>> {
   const r = await git(['ls-remote', '--refs', remote, 'refs/lazy/*'], { cwd: repo.cwd, allowFail: true });
-  if (r.code !== 0) throw external('fetch_failed', `git ls-remote ${remote} failed: ${r.stderr.trim()}`, { remote, stderr: r.stderr.trim() });
+  if (r.code !== 0)
+    throw external('fetch_failed', `git ls-remote ${remote} failed: ${r.stderr.trim()}`, {
+      remote,
+      stderr: r.stderr.trim(),
+    });
   const tips = new Map<string, string>();
   for (const line of r.stdout.split('\n')) {
     const tab = line.indexOf('\t');
@@ -44,13 +53,34 @@ export async function remoteTips(repo: Repo, remote: string): Promise<Map<string
  * plain fetch (each loose ref write costs as much as the whole object transfer).
  */
 export async function fetchObjects(repo: Repo, remote: string, progress: boolean): Promise<void> {
-  const r = await git(['fetch', '--dry-run', '--no-tags', '--no-write-fetch-head', ...(progress ? ['--progress'] : ['--quiet']), remote, fetchSpec(remote)], {
-    cwd: repo.cwd, allowFail: true, ...(progress ? { stderrInherit: true } : {}),
-  });
-  if (r.code !== 0) throw external('fetch_failed', `git fetch ${remote} failed: ${r.stderr.trim()}`, { remote, stderr: r.stderr.trim() });
+  const r = await git(
+    [
+      'fetch',
+      '--dry-run',
+      '--no-tags',
+      '--no-write-fetch-head',
+      ...(progress ? ['--progress'] : ['--quiet']),
+      remote,
+      fetchSpec(remote),
+    ],
+    {
+      cwd: repo.cwd,
+      allowFail: true,
+      ...(progress ? { stderrInherit: true } : {}),
+    },
+  );
+  if (r.code !== 0)
+    throw external('fetch_failed', `git fetch ${remote} failed: ${r.stderr.trim()}`, {
+      remote,
+      stderr: r.stderr.trim(),
+    });
 }
 
-export interface PushLine { flag: string; ref: string; summary: string }
+export interface PushLine {
+  flag: string;
+  ref: string;
+  summary: string;
+}
 
 /**
  * Pushes refs/lazy/* less the refs in `except` (negative refspecs), fast-forward only;
@@ -59,7 +89,10 @@ export interface PushLine { flag: string; ref: string; summary: string }
  */
 export async function pushLazy(repo: Repo, remote: string, progress: boolean, except: string[]): Promise<PushLine[]> {
   const specs = [PUSH_SPEC, ...except.map((r) => `^${r}`)];
-  const r = await git(['push', '--porcelain', ...(progress ? ['--progress'] : []), remote, ...specs], { cwd: repo.cwd, allowFail: true });
+  const r = await git(['push', '--porcelain', ...(progress ? ['--progress'] : []), remote, ...specs], {
+    cwd: repo.cwd,
+    allowFail: true,
+  });
   const lines: PushLine[] = [];
   for (const line of r.stdout.split('\n')) {
     const m = /^(.)\t([^:]+):([^\t]+)\t(.*)$/.exec(line);
@@ -73,7 +106,8 @@ export async function pushLazy(repo: Repo, remote: string, progress: boolean, ex
 
 /** The refspecs that make plain `git fetch` / `git push` carry tasks; what is missing. */
 export async function missingRefspecs(repo: Repo, remote: string): Promise<{ fetch: boolean; push: boolean }> {
-  const get = async (key: string) => (await git(['config', '--get-all', key], { cwd: repo.cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
+  const get = async (key: string) =>
+    (await git(['config', '--get-all', key], { cwd: repo.cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
   const fetch = await get(`remote.${remote}.fetch`);
   const push = await get(`remote.${remote}.push`);
   return { fetch: !fetch.includes(fetchSpec(remote)), push: !push.includes(PUSH_SPEC) };
@@ -88,7 +122,9 @@ export async function addRefspecs(repo: Repo, remote: string): Promise<string[]>
   }
   if (missing.push) {
     // A push refspec replaces git's default of pushing the current branch; keep that too.
-    const had = (await git(['config', '--get-all', `remote.${remote}.push`], { cwd: repo.cwd, allowFail: true })).stdout.trim();
+    const had = (
+      await git(['config', '--get-all', `remote.${remote}.push`], { cwd: repo.cwd, allowFail: true })
+    ).stdout.trim();
     if (!had) {
       await git(['config', '--add', `remote.${remote}.push`, 'HEAD'], { cwd: repo.cwd });
       done.push(`remote.${remote}.push += HEAD (so plain git push still pushes your branch)`);

@@ -12,13 +12,33 @@ import { checkTasks, isRejected, readConfigAt, refusedName, type Rejected } from
 
 /** config_held: shared safety settings the pull brought that are held back until lazy config trust. */
 export interface PullResult extends Omit<MergeReport, 'views'> {
-  remote: string; config: ConfigOutcome; config_rejected?: { reason: string; details: Record<string, unknown> }; config_held?: string[];
+  remote: string;
+  config: ConfigOutcome;
+  config_rejected?: { reason: string; details: Record<string, unknown> };
+  config_held?: string[];
 }
 /** rejected: refused by the remote, with git's reason; skipped: local refs a pull would refuse, never sent. */
-export interface PushResult { remote: string; new: string[]; updated: string[]; rejected: Rejected[]; skipped: Rejected[]; up_to_date: number }
-export interface SyncResult { remote: string; rounds: number; pull: PullResult; push: PushResult }
+export interface PushResult {
+  remote: string;
+  new: string[];
+  updated: string[];
+  rejected: Rejected[];
+  skipped: Rejected[];
+  up_to_date: number;
+}
+export interface SyncResult {
+  remote: string;
+  rounds: number;
+  pull: PullResult;
+  push: PushResult;
+}
 
-export interface SyncDeps { repo: Repo; reader: TaskReader; progress?: (msg: string) => void; onViews?: (r: MergeReport) => Promise<void> }
+export interface SyncDeps {
+  repo: Repo;
+  reader: TaskReader;
+  progress?: (msg: string) => void;
+  onViews?: (r: MergeReport) => Promise<void>;
+}
 
 const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.length) : ref);
 
@@ -34,21 +54,42 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   const { views: _v, ...rest } = report;
-  return { remote, ...rest, config: config.outcome, ...(config.reason ? { config_rejected: { reason: config.reason, details: config.details ?? {} } } : {}), ...(config.held ? { config_held: config.held } : {}), tips };
+  return {
+    remote,
+    ...rest,
+    config: config.outcome,
+    ...(config.reason ? { config_rejected: { reason: config.reason, details: config.details ?? {} } } : {}),
+    ...(config.held ? { config_held: config.held } : {}),
+    tips,
+  };
 }
 
 /** Local refs under refs/lazy/ that differ from the remote's, split into what may travel and what a pull would refuse. */
 async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult): Promise<string[]> {
-  const lines = (await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd })).stdout.split('\n').filter(Boolean);
+  const lines = (
+    await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd })
+  ).stdout
+    .split('\n')
+    .filter(Boolean);
   const tasks: { id: string; tip: string; ref: string }[] = [];
   const send: string[] = [];
   for (const line of lines) {
     const [oid, ref] = line.split(' ') as [string, string];
-    if (tips.get(ref) === oid) { out.up_to_date++; continue; }
+    if (tips.get(ref) === oid) {
+      out.up_to_date++;
+      continue;
+    }
     const refused = refusedName(ref);
     if (refused) out.skipped.push(refused);
     else if (ref === CONFIG_REF) {
-      const bad = await readConfigAt(d.reader.objects, oid, ref).then(() => null, (e: Error & { details?: Record<string, unknown> }) => ({ id: ref, reason: e.message, details: { ref, ...e.details } }));
+      const bad = await readConfigAt(d.reader.objects, oid, ref).then(
+        () => null,
+        (e: Error & { details?: Record<string, unknown> }) => ({
+          id: ref,
+          reason: e.message,
+          details: { ref, ...e.details },
+        }),
+      );
       if (bad) out.skipped.push(bad);
       else send.push(ref);
     } else tasks.push({ id: idOf(ref), tip: oid, ref });
@@ -65,11 +106,16 @@ async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult)
 /** Pushes what differs from the remote's tips (asking for them unless given), fast-forward only. */
 export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, string>): Promise<PushResult> {
   const out: PushResult = { remote, new: [], updated: [], rejected: [], skipped: [], up_to_date: 0 };
-  const refs = await outgoing(d, knownTips ?? await remoteTips(d.repo, remote), out);
+  const refs = await outgoing(d, knownTips ?? (await remoteTips(d.repo, remote)), out);
   if (refs.length === 0) return out;
   d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ to ${remote}`);
   // Up-to-date refs cost git nothing; what differs was checked, and what failed is left out.
-  const lines = await pushLazy(d.repo, remote, !!d.progress && process.stderr.isTTY, out.skipped.map((s) => String(s.details.ref)));
+  const lines = await pushLazy(
+    d.repo,
+    remote,
+    !!d.progress && process.stderr.isTTY,
+    out.skipped.map((s) => String(s.details.ref)),
+  );
   for (const l of lines) classify(out, l);
   return out;
 }
@@ -81,7 +127,13 @@ function classify(out: PushResult, l: PushLine): void {
   else if (l.flag === '!') {
     // Behind: the remote has commits this clone lacks, or its ref moved while we pushed (a race at the remote).
     const behind = /fetch first|non-fast-forward|stale info|failed to update ref|failed to lock/.test(l.summary);
-    out.rejected.push({ id, reason: behind ? `the remote has changes this clone lacks (git: ${l.summary}): lazy pull, then push again, or lazy sync` : `refused by the remote (git: ${l.summary})`, details: { ref: l.ref, git: l.summary, behind } });
+    out.rejected.push({
+      id,
+      reason: behind
+        ? `the remote has changes this clone lacks (git: ${l.summary}): lazy pull, then push again, or lazy sync`
+        : `refused by the remote (git: ${l.summary})`,
+      details: { ref: l.ref, git: l.summary, behind },
+    });
   }
 }
 
@@ -111,8 +163,15 @@ export async function sync(d: SyncDeps, remote: string): Promise<SyncResult> {
 function accumulate(t: SyncResult, p: PullResult, q: PushResult, rounds: number): SyncResult {
   const uniq = (a: string[], b: string[]) => [...new Set([...a, ...b])];
   return {
-    remote: t.remote, rounds,
-    pull: { ...p, new: uniq(t.pull.new, p.new), updated: uniq(t.pull.updated, p.updated), merged: uniq(t.pull.merged, p.merged), concurrent: [...t.pull.concurrent, ...p.concurrent] },
+    remote: t.remote,
+    rounds,
+    pull: {
+      ...p,
+      new: uniq(t.pull.new, p.new),
+      updated: uniq(t.pull.updated, p.updated),
+      merged: uniq(t.pull.merged, p.merged),
+      concurrent: [...t.pull.concurrent, ...p.concurrent],
+    },
     push: { ...q, new: uniq(t.push.new, q.new), updated: uniq(t.push.updated, q.updated) },
   };
 }

@@ -15,7 +15,14 @@ import type { TreePlan } from './merge-docs.js';
 
 const MERGER = { name: 'lazy', email: 'lazy@merge.invalid' };
 
-export async function writeMergeCommit(repo: Repo, reader: TaskReader, id: string, a: TaskRead, b: TaskRead, plan: TreePlan): Promise<{ tip: string; view: TaskView }> {
+export async function writeMergeCommit(
+  repo: Repo,
+  reader: TaskReader,
+  id: string,
+  a: TaskRead,
+  b: TaskRead,
+  plan: TreePlan,
+): Promise<{ tip: string; view: TaskView }> {
   const w = new ObjectWriter(repo.commonDir);
   const ref = taskRef(id);
   const files = new Map([...plan.files].map(([d, m]) => [d, new Map(m)]));
@@ -25,7 +32,12 @@ export async function writeMergeCommit(repo: Repo, reader: TaskReader, id: strin
     dir.set(r.name, oid);
     files.set(r.dir, dir);
   }
-  const root: TreeItem[] = [...(files.get('') ?? [])].map(([name, oid]) => ({ mode: '100644', path: name, oid, type: 'blob' }));
+  const root: TreeItem[] = [...(files.get('') ?? [])].map(([name, oid]) => ({
+    mode: '100644',
+    path: name,
+    oid,
+    type: 'blob',
+  }));
   for (const [dir, entries] of files) {
     if (dir === '' || entries.size === 0) continue;
     const oid = await w.tree([...entries].map(([name, o]) => ({ mode: '100644', path: name, oid: o, type: 'blob' })));
@@ -33,22 +45,38 @@ export async function writeMergeCommit(repo: Repo, reader: TaskReader, id: strin
   }
   const tree = await w.tree(root);
   const [ca, cb] = await Promise.all([reader.objects.read(a.docs.tip), reader.objects.read(b.docs.tip)]);
-  const when = Math.max(commitTime(ca ? parseCommit(ca.data).committer : ''), commitTime(cb ? parseCommit(cb.data).committer : ''));
+  const when = Math.max(
+    commitTime(ca ? parseCommit(ca.data).committer : ''),
+    commitTime(cb ? parseCommit(cb.data).committer : ''),
+  );
   const sig: Signature = { ...MERGER, timestamp: when, timezoneOffset: 0 };
   const parents = [a.docs.tip, b.docs.tip].sort();
   const merged: TaskDocs = {
-    id, tip: '', task: plan.task,
+    id,
+    tip: '',
+    task: plan.task,
     sessions: mergedSessions(a, b, plan),
-    turns: union(a.docs.turns, b.docs.turns), changelog: union(a.docs.changelog, b.docs.changelog),
-    violations: union(a.docs.violations, b.docs.violations), decisions: union(a.docs.decisions, b.docs.decisions),
+    turns: union(a.docs.turns, b.docs.turns),
+    changelog: union(a.docs.changelog, b.docs.changelog),
+    violations: union(a.docs.violations, b.docs.violations),
+    decisions: union(a.docs.decisions, b.docs.decisions),
   };
   const view = foldTask(merged);
-  const aside = view.concurrent_changes.map((c) => `set aside: ${c.from ?? '∅'} -> ${c.status} by ${c.actor} (${c.trigger}, clock ${c.clock})`);
+  const aside = view.concurrent_changes.map(
+    (c) => `set aside: ${c.from ?? '∅'} -> ${c.status} by ${c.actor} (${c.trigger}, clock ${c.clock})`,
+  );
   const message = [
-    `lazy: merge ${id} (system)`, '',
+    `lazy: merge ${id} (system)`,
+    '',
     `Merged ${parents[0]!.slice(0, 10)} and ${parents[1]!.slice(0, 10)}: the union of both histories.`,
-    ...plan.conflicts.map((c) => `field conflict: ${c}`), ...aside, '',
-    `Lazy-Task: ${id}`, 'Lazy-Op: merge', 'Lazy-Actor: system', `Lazy-Status: ${view.status}`, '',
+    ...plan.conflicts.map((c) => `field conflict: ${c}`),
+    ...aside,
+    '',
+    `Lazy-Task: ${id}`,
+    'Lazy-Op: merge',
+    'Lazy-Actor: system',
+    `Lazy-Status: ${view.status}`,
+    '',
   ].join('\n');
   const tip = await w.commit({ tree, parents, message, author: sig, committer: sig });
   return { tip, view: { ...view, tip } };

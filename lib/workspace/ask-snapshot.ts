@@ -11,12 +11,23 @@ import { stashEntries } from './stash.js';
 // before the ask stays where it was and is not counted as the ask's.
 
 /** The worktree before an ask: HEAD, the index as a tree, and every non-ignored file as a tree. */
-export interface WorktreeSnapshot { head: string; index: string; tree: string }
+export interface WorktreeSnapshot {
+  head: string;
+  index: string;
+  tree: string;
+}
 
 /** What an ask left behind and where it went (`stash` is null when it only staged files); `note` says so to a person. */
-export interface SetAside { stash: string | null; ref: string | null; message: string; files: string[]; note: string }
+export interface SetAside {
+  stash: string | null;
+  ref: string | null;
+  message: string;
+  files: string[];
+  note: string;
+}
 
-const run = async (cwd: string, args: string[], env?: NodeJS.ProcessEnv) => (await git(args, { cwd, env })).stdout.trim();
+const run = async (cwd: string, args: string[], env?: NodeJS.ProcessEnv) =>
+  (await git(args, { cwd, env })).stdout.trim();
 
 /** The worktree's files as a tree, through a throwaway copy of its index (the real index is untouched). */
 async function worktreeTree(cwd: string): Promise<string> {
@@ -37,27 +48,37 @@ async function worktreeTree(cwd: string): Promise<string> {
 /** Null when the worktree cannot be snapshotted (an unmerged index, say): the ask then sets nothing aside. */
 export async function snapshotWorktree(cwd: string): Promise<WorktreeSnapshot | null> {
   try {
-    return { head: await run(cwd, ['rev-parse', 'HEAD']), index: await run(cwd, ['write-tree']), tree: await worktreeTree(cwd) };
+    return {
+      head: await run(cwd, ['rev-parse', 'HEAD']),
+      index: await run(cwd, ['write-tree']),
+      tree: await worktreeTree(cwd),
+    };
   } catch {
     return null;
   }
 }
 
-const askStashMessage = (task: string, run: string) => `lazy ask ${task}: what ask run ${run} left in the task worktree`;
+const askStashMessage = (task: string, run: string) =>
+  `lazy ask ${task}: what ask run ${run} left in the task worktree`;
 
 /**
  * Sets aside what changed since `before` and restores it. When the ask committed on a
  * clean worktree, its commits stay (accept refuses them as unreviewed) and the worktree
  * goes back to clean at the new head; otherwise it goes back to the snapshot itself.
  */
-export async function setAsideSince(cwd: string, before: WorktreeSnapshot, o: { task: string; run: string }): Promise<SetAside | null> {
+export async function setAsideSince(
+  cwd: string,
+  before: WorktreeSnapshot,
+  o: { task: string; run: string },
+): Promise<SetAside | null> {
   const head = await run(cwd, ['rev-parse', 'HEAD']);
   const leftIndex = (await git(['write-tree'], { cwd, allowFail: true })).stdout.trim() || null;
   // Staging everything makes the ask's new files part of the index, so the reset below removes them.
   await run(cwd, ['add', '-A']);
   const after = { index: leftIndex, tree: await run(cwd, ['write-tree']) };
   const headTree = await run(cwd, ['rev-parse', `${head}^{tree}`]);
-  const cleanBefore = before.index === before.tree && before.tree === (await run(cwd, ['rev-parse', `${before.head}^{tree}`]));
+  const cleanBefore =
+    before.index === before.tree && before.tree === (await run(cwd, ['rev-parse', `${before.head}^{tree}`]));
   const target = head !== before.head && cleanBefore ? { index: headTree, tree: headTree } : before;
   const changed = after.tree !== target.tree;
   if (!changed && after.index === target.index) {
@@ -68,8 +89,22 @@ export async function setAsideSince(cwd: string, before: WorktreeSnapshot, o: { 
   let stash: string | null = null;
   if (changed) {
     // A stash whose first parent is the snapshot: `git stash show -p` is exactly the ask's change.
-    const base = await run(cwd, ['commit-tree', target.tree, '-p', head, '-m', `lazy: the task worktree before ask run ${o.run}`]);
-    const index = await run(cwd, ['commit-tree', after.index ?? after.tree, '-p', base, '-m', `index on ask run ${o.run}`]);
+    const base = await run(cwd, [
+      'commit-tree',
+      target.tree,
+      '-p',
+      head,
+      '-m',
+      `lazy: the task worktree before ask run ${o.run}`,
+    ]);
+    const index = await run(cwd, [
+      'commit-tree',
+      after.index ?? after.tree,
+      '-p',
+      base,
+      '-m',
+      `index on ask run ${o.run}`,
+    ]);
     stash = await run(cwd, ['commit-tree', after.tree, '-p', base, '-p', index, '-m', message]);
     await run(cwd, ['stash', 'store', '-m', message, stash]);
   }

@@ -32,7 +32,9 @@ export const lastReviewHead = (v: Pick<TaskView, 'turns'>): string | null => {
  * Branches do not travel, so a task pulled from a clone that works on it has none here.
  */
 export const sessionRanHere = (v: Pick<TaskView, 'session' | 'changelog'>): boolean =>
-  v.changelog.some((c) => c.status === 'working' && c.host === thisHost() && c.timestamp >= (v.session?.started_at ?? ''));
+  v.changelog.some(
+    (c) => c.status === 'working' && c.host === thisHost() && c.timestamp >= (v.session?.started_at ?? ''),
+  );
 
 /**
  * A task whose open session works on lazy/<id>, which this clone does not have: deleted
@@ -48,13 +50,24 @@ export function branchGone(v: TaskView, action: string): LazyError {
   const branch = taskBranch(v.id);
   if (!sessionRanHere(v)) {
     const host = [...v.changelog].reverse().find((c) => c.status === 'working')?.host ?? 'another machine';
-    return notAllowed(action, v.status, v.available_actions,
+    return notAllowed(
+      action,
+      v.status,
+      v.available_actions,
       `task ${v.id} is worked on ${host}: its branch ${branch} is there, not in this clone (branches do not travel with the task); continue it on ${host}, or close it`,
-      { branch, host });
+      { branch, host },
+    );
   }
   const head = lastReviewHead(v);
-  return notAllowed(action, v.status, v.available_actions,
+  return notAllowed(
+    action,
+    v.status,
+    v.available_actions,
     `branch ${branch} of task ${v.id} was deleted outside lazy, with the work of its earlier turns; ` +
-    (head ? `restore it with: git branch ${branch} ${head} (the last reviewed head), ` : 'restore it with git branch, ') + `or close the task`,
-    { branch, ...(head ? { reviewed_head: head } : {}) });
+      (head
+        ? `restore it with: git branch ${branch} ${head} (the last reviewed head), `
+        : 'restore it with git branch, ') +
+      `or close the task`,
+    { branch, ...(head ? { reviewed_head: head } : {}) },
+  );
 }

@@ -14,9 +14,17 @@ export type SquashPlan =
 
 export async function planSquash(cwd: string, target: string, branch: string, message: string): Promise<SquashPlan> {
   const targetOld = (await git(['rev-parse', '--verify', `refs/heads/${target}^{commit}`], { cwd })).stdout.trim();
-  const r = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', targetOld, `refs/heads/${branch}`], { cwd, allowFail: true });
+  const r = await git(
+    ['merge-tree', '--write-tree', '--name-only', '--no-messages', targetOld, `refs/heads/${branch}`],
+    { cwd, allowFail: true },
+  );
   const lines = r.stdout.split('\n').filter(Boolean);
-  if (r.code !== 0) return { kind: 'conflict', files: lines.slice(1), detail: r.stderr.trim() || `${branch} does not merge cleanly into ${target}` };
+  if (r.code !== 0)
+    return {
+      kind: 'conflict',
+      files: lines.slice(1),
+      detail: r.stderr.trim() || `${branch} does not merge cleanly into ${target}`,
+    };
   const tree = lines[0]!;
   const targetTree = (await git(['rev-parse', `${targetOld}^{tree}`], { cwd })).stdout.trim();
   if (tree === targetTree) return { kind: 'empty', targetOld };
@@ -35,18 +43,33 @@ export async function checkoutOf(cwd: string, branch: string): Promise<string | 
   return null;
 }
 
-export interface Applied { moved: boolean; checkout: string | null; stash: { id: string; restored: boolean; detail?: string } | null }
+export interface Applied {
+  moved: boolean;
+  checkout: string | null;
+  stash: { id: string; restored: boolean; detail?: string } | null;
+}
 
 /** Moves the target to the squash commit. Returns moved=false when the target moved meanwhile. */
-export async function applySquash(cwd: string, target: string, plan: { commit: string; targetOld: string }, onStash?: (id: string) => void, task = ''): Promise<Applied> {
+export async function applySquash(
+  cwd: string,
+  target: string,
+  plan: { commit: string; targetOld: string },
+  onStash?: (id: string) => void,
+  task = '',
+): Promise<Applied> {
   const checkout = await checkoutOf(cwd, target);
   if (!checkout) {
-    const r = await git(['update-ref', '-m', `lazy: accept into ${target}`, `refs/heads/${target}`, plan.commit, plan.targetOld], { cwd, allowFail: true });
+    const r = await git(
+      ['update-ref', '-m', `lazy: accept into ${target}`, `refs/heads/${target}`, plan.commit, plan.targetOld],
+      { cwd, allowFail: true },
+    );
     return { moved: r.code === 0, checkout: null, stash: null };
   }
   let stash: Applied['stash'] = null;
   if ((await dirtyFiles(checkout)).length) {
-    await git(['stash', 'push', '--include-untracked', '-q', '-m', acceptStashMessage(task, checkout)], { cwd: checkout });
+    await git(['stash', 'push', '--include-untracked', '-q', '-m', acceptStashMessage(task, checkout)], {
+      cwd: checkout,
+    });
     stash = { id: (await git(['rev-parse', 'refs/stash'], { cwd: checkout })).stdout.trim(), restored: false };
     onStash?.(stash.id); // so a crash before the restore can still say where the work went
   }
@@ -68,17 +91,24 @@ export async function applySquash(cwd: string, target: string, plan: { commit: s
 /** The accepted squash commit of a task on the target, found by its trailer; only after `since` when given. */
 export async function findAccepted(cwd: string, target: string, id: string, since?: string): Promise<string | null> {
   const range = since && /^[0-9a-f]{40}$/.test(since) ? `${since}..refs/heads/${target}` : `refs/heads/${target}`;
-  const r = await git(['log', range, '-F', `--grep=Lazy-Task: ${id}`, '--format=%H%x00%B%x01', '-n', '20', '--end-of-options'], { cwd, allowFail: true });
+  const r = await git(
+    ['log', range, '-F', `--grep=Lazy-Task: ${id}`, '--format=%H%x00%B%x01', '-n', '20', '--end-of-options'],
+    { cwd, allowFail: true },
+  );
   for (const rec of r.stdout.split('\x01')) {
     const [sha, body] = rec.trim().split('\0');
-    if (sha && body && body.split('\n').some((l) => l.trim() === `Lazy-Task: ${id}`) && /^Accept task /m.test(body)) return sha;
+    if (sha && body && body.split('\n').some((l) => l.trim() === `Lazy-Task: ${id}`) && /^Accept task /m.test(body))
+      return sha;
   }
   return null;
 }
 
 /** Commits only on `branch`, reachable from no other branch: what deleting it would lose. */
 export async function unmergedCommits(cwd: string, branch: string): Promise<number> {
-  const r = await git(['rev-list', '--count', `refs/heads/${branch}`, '--not', `--exclude=${branch}`, '--branches'], { cwd, allowFail: true });
+  const r = await git(['rev-list', '--count', `refs/heads/${branch}`, '--not', `--exclude=${branch}`, '--branches'], {
+    cwd,
+    allowFail: true,
+  });
   return Number(r.stdout.trim()) || 0;
 }
 

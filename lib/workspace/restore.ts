@@ -9,7 +9,10 @@ const literal = (args: string[]) => ['--literal-pathspecs', ...args];
 /** Only a point the branch itself passed through is restored from, never any commit a record names. */
 export async function assertRestorable(cwd: string, file: string, from: string): Promise<void> {
   if ((await git(['merge-base', '--is-ancestor', from, 'HEAD'], { cwd, allowFail: true })).code !== 0) {
-    throw invalidData(`cannot revert ${file}: the recorded base ${from.slice(0, 10)} is not a commit on the task branch`, { file, path: '/base', base: from });
+    throw invalidData(
+      `cannot revert ${file}: the recorded base ${from.slice(0, 10)} is not a commit on the task branch`,
+      { file, path: '/base', base: from },
+    );
   }
 }
 

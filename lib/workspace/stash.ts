@@ -11,11 +11,24 @@ const STASH_SUFFIX = ': your uncommitted work in ';
 const STASH_RE = new RegExp(`${STASH_PREFIX}(?: ([0-9a-z]{8}))?${STASH_SUFFIX}(.+)$`);
 
 /** The stash message an accept writes: names the task and the checkout it emptied. */
-export const acceptStashMessage = (task: string, checkout: string) => `${STASH_PREFIX}${task ? ` ${task}` : ''}${STASH_SUFFIX}${checkout}`;
+export const acceptStashMessage = (task: string, checkout: string) =>
+  `${STASH_PREFIX}${task ? ` ${task}` : ''}${STASH_SUFFIX}${checkout}`;
 
-export interface AcceptStash { ref: string; commit: string; message: string; task: string | null; checkout: string | null; date: string }
+export interface AcceptStash {
+  ref: string;
+  commit: string;
+  message: string;
+  task: string | null;
+  checkout: string | null;
+  date: string;
+}
 
-export interface StashEntry { ref: string; commit: string; date: string; message: string }
+export interface StashEntry {
+  ref: string;
+  commit: string;
+  date: string;
+  message: string;
+}
 
 /** Every stash entry of the repository, newest first (one git call). */
 export async function stashEntries(cwd: string): Promise<StashEntry[]> {

@@ -9,7 +9,10 @@ import { writeFileAtomicSync } from '../core/fsutil.js';
 // as the last sweep saw it, and the packed-refs file's stamp. Every command compares them
 // with the loose ref files (a read each), so only a moved target costs a sweep.
 
-export interface TargetTips { targets: Record<string, string>; packed: string | null }
+export interface TargetTips {
+  targets: Record<string, string>;
+  packed: string | null;
+}
 
 const FILE = 'target-tips.json';
 const SHA = /^[0-9a-f]{40}$/;
@@ -25,7 +28,11 @@ export function readTips(lazyDir: string): TargetTips | null {
 
 /** A state that cannot be written only costs the next command another sweep. */
 export function writeTips(lazyDir: string, t: TargetTips): void {
-  try { writeFileAtomicSync(join(lazyDir, FILE), JSON.stringify(t)); } catch { /* swept again next time */ }
+  try {
+    writeFileAtomicSync(join(lazyDir, FILE), JSON.stringify(t));
+  } catch {
+    /* swept again next time */
+  }
 }
 
 export function packedStamp(repo: Repo): string | null {
@@ -38,7 +45,11 @@ export function packedStamp(repo: Repo): string | null {
 }
 
 const looseTip = (repo: Repo, branch: string): string | null => {
-  try { return readFileSync(join(repo.commonDir, 'refs', 'heads', branch), 'utf8').trim(); } catch { return null; }
+  try {
+    return readFileSync(join(repo.commonDir, 'refs', 'heads', branch), 'utf8').trim();
+  } catch {
+    return null;
+  }
 };
 
 /** Whether a target moved since the last sweep (or none ran yet): reads the state and one ref file per target. */
@@ -64,7 +75,10 @@ export function watchTarget(repo: Repo, target: string, tip: string): void {
 export async function branchTips(cwd: string, branches: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!branches.length) return out;
-  const r = await git(['for-each-ref', '--format=%(refname)%00%(objectname)', ...branches.map((b) => `refs/heads/${b}`)], { cwd, allowFail: true });
+  const r = await git(
+    ['for-each-ref', '--format=%(refname)%00%(objectname)', ...branches.map((b) => `refs/heads/${b}`)],
+    { cwd, allowFail: true },
+  );
   const want = new Set(branches.map((b) => `refs/heads/${b}`));
   for (const line of r.stdout.split('\n')) {
     const [ref, sha] = line.split('\0');
@@ -75,7 +89,15 @@ export async function branchTips(cwd: string, branches: string[]): Promise<Map<s
 
 /** Task branches (lazy/<id>) with their tips; with `merged`, only those whose tip `merged` contains. */
 export async function taskBranchTips(cwd: string, merged?: string): Promise<Map<string, string>> {
-  const r = await git(['for-each-ref', '--format=%(refname)%00%(objectname)', ...(merged ? [`--merged=${merged}`] : []), 'refs/heads/lazy/'], { cwd, allowFail: true });
+  const r = await git(
+    [
+      'for-each-ref',
+      '--format=%(refname)%00%(objectname)',
+      ...(merged ? [`--merged=${merged}`] : []),
+      'refs/heads/lazy/',
+    ],
+    { cwd, allowFail: true },
+  );
   const out = new Map<string, string>();
   for (const line of r.stdout.split('\n')) {
     const [ref, sha] = line.split('\0');
@@ -87,7 +109,10 @@ export async function taskBranchTips(cwd: string, merged?: string): Promise<Map<
 
 /** The commit on target's first-parent line that brought `tip` in: the merge commit, or tip itself for a fast-forward. */
 export async function mergeCommitOf(cwd: string, tip: string, target: string): Promise<string> {
-  const r = await git(['rev-list', '--first-parent', '--ancestry-path', '--reverse', '--parents', `${tip}..refs/heads/${target}`, '--'], { cwd, allowFail: true });
+  const r = await git(
+    ['rev-list', '--first-parent', '--ancestry-path', '--reverse', '--parents', `${tip}..refs/heads/${target}`, '--'],
+    { cwd, allowFail: true },
+  );
   const [first, parent] = (r.stdout.split('\n')[0] ?? '').split(' ');
   return !first || parent === tip ? tip : first;
 }

@@ -16,7 +16,11 @@ export function mainTop(repo: Repo): string {
 }
 
 export function worktreePath(repo: Repo, id: string, configured?: string): string {
-  const root = configured ? (isAbsolute(configured) ? configured : resolve(mainTop(repo), configured)) : join(mainTop(repo), WORKTREES_DIR, 'worktrees');
+  const root = configured
+    ? isAbsolute(configured)
+      ? configured
+      : resolve(mainTop(repo), configured)
+    : join(mainTop(repo), WORKTREES_DIR, 'worktrees');
   return join(root, id);
 }
 
@@ -34,20 +38,34 @@ export async function revParse(cwd: string, rev: string): Promise<string | null>
 export function ensureExcluded(repo: Repo): boolean {
   const exclude = join(repo.commonDir, 'info', 'exclude');
   let text = '';
-  try { text = readFileSync(exclude, 'utf8'); } catch { mkdirSync(dirname(exclude), { recursive: true }); }
+  try {
+    text = readFileSync(exclude, 'utf8');
+  } catch {
+    mkdirSync(dirname(exclude), { recursive: true });
+  }
   const line = `/${WORKTREES_DIR}/`;
   if (text.split('\n').includes(line)) return false;
-  appendFileSync(exclude, `${text && !text.endsWith('\n') ? '\n' : ''}# lazy: task worktrees and agent result files\n${line}\n`);
+  appendFileSync(
+    exclude,
+    `${text && !text.endsWith('\n') ? '\n' : ''}# lazy: task worktrees and agent result files\n${line}\n`,
+  );
   return true;
 }
 
 /** Creates the worktree on first use and reuses it after; returns where it is. */
-export async function ensureWorktree(repo: Repo, o: { path: string; branch: string; base: string }): Promise<{ path: string; created: boolean }> {
+export async function ensureWorktree(
+  repo: Repo,
+  o: { path: string; branch: string; base: string },
+): Promise<{ path: string; created: boolean }> {
   ensureExcluded(repo);
   if (existsSync(join(o.path, '.git'))) {
     const r = await git(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: o.path, allowFail: true });
     if (r.code === 0 && r.stdout.trim() === o.branch) return { path: o.path, created: false };
-    throw external('worktree_mismatch', `${o.path} exists but is not on ${o.branch}; move it aside or remove it with git worktree remove`, { path: o.path });
+    throw external(
+      'worktree_mismatch',
+      `${o.path} exists but is not on ${o.branch}; move it aside or remove it with git worktree remove`,
+      { path: o.path },
+    );
   }
   await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true });
   const args = (await branchExists(repo, o.branch))
@@ -58,7 +76,10 @@ export async function ensureWorktree(repo: Repo, o: { path: string; branch: stri
 }
 
 export async function removeWorktree(repo: Repo, path: string): Promise<boolean> {
-  if (!existsSync(path)) { await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true }); return false; }
+  if (!existsSync(path)) {
+    await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true });
+    return false;
+  }
   await git(['worktree', 'remove', '--force', path], { cwd: repo.cwd });
   return true;
 }
@@ -66,7 +87,10 @@ export async function removeWorktree(repo: Repo, path: string): Promise<boolean>
 /** Uncommitted changes, tracked or not (ignored files do not count). */
 export async function dirtyFiles(cwd: string): Promise<string[]> {
   const r = await git(['status', '--porcelain', '-z', '--untracked-files=all'], { cwd });
-  return r.stdout.split('\0').filter(Boolean).map((l) => l.slice(3));
+  return r.stdout
+    .split('\0')
+    .filter(Boolean)
+    .map((l) => l.slice(3));
 }
 
 export async function headOf(cwd: string): Promise<string> {
@@ -90,19 +114,29 @@ async function staleIndexLock(cwd: string, cause: unknown): Promise<Error | null
   const gitDir = (await git(['rev-parse', '--absolute-git-dir'], { cwd, allowFail: true })).stdout.trim();
   const lock = gitDir && join(gitDir, 'index.lock');
   if (!lock || !existsSync(lock)) return null;
-  return external('index_locked', `could not commit in ${cwd}: ${lock} exists (left by a git process that died?); remove it if no git command is running there`, { worktree: cwd, lock, cause: (cause as Error).message });
+  return external(
+    'index_locked',
+    `could not commit in ${cwd}: ${lock} exists (left by a git process that died?); remove it if no git command is running there`,
+    { worktree: cwd, lock, cause: (cause as Error).message },
+  );
 }
 
 export type MergeResult = { status: 'up-to-date' | 'merged' | 'conflict' | 'skipped'; detail: string; files: string[] };
 
 /** Merges the upstream branch into the worktree's branch; leaves conflicts for the agent. */
 export async function mergeUpstream(cwd: string, upstream: string): Promise<MergeResult> {
-  if ((await dirtyFiles(cwd)).length) return { status: 'skipped', detail: 'uncommitted changes in the worktree', files: [] };
+  if ((await dirtyFiles(cwd)).length)
+    return { status: 'skipped', detail: 'uncommitted changes in the worktree', files: [] };
   const before = await headOf(cwd);
-  const r = await git(['merge', '--no-edit', '--no-ff', '-m', `Merge ${upstream} into task branch`, upstream], { cwd, allowFail: true });
+  const r = await git(['merge', '--no-edit', '--no-ff', '-m', `Merge ${upstream} into task branch`, upstream], {
+    cwd,
+    allowFail: true,
+  });
   if (r.code === 0) {
     const after = await headOf(cwd);
-    return after === before ? { status: 'up-to-date', detail: `${upstream} already merged`, files: [] } : { status: 'merged', detail: `merged ${upstream}`, files: [] };
+    return after === before
+      ? { status: 'up-to-date', detail: `${upstream} already merged`, files: [] }
+      : { status: 'merged', detail: `merged ${upstream}`, files: [] };
   }
   const files = await unmergedFiles(cwd);
   if (files.length === 0) {
@@ -112,10 +146,13 @@ export async function mergeUpstream(cwd: string, upstream: string): Promise<Merg
   return { status: 'conflict', detail: `merging ${upstream} conflicted`, files };
 }
 
-const unmergedFiles = async (cwd: string) => (await git(['diff', '--name-only', '--diff-filter=U'], { cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
+const unmergedFiles = async (cwd: string) =>
+  (await git(['diff', '--name-only', '--diff-filter=U'], { cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
 
 /** A merge-and-fix the agent had not finished (a merge is still in progress in the worktree), or null. */
 export async function mergeInProgress(cwd: string, upstream: string): Promise<MergeResult | null> {
   const r = await git(['rev-parse', '-q', '--verify', 'MERGE_HEAD'], { cwd, allowFail: true });
-  return r.code === 0 ? { status: 'conflict', detail: `merging ${upstream} was still in progress`, files: await unmergedFiles(cwd) } : null;
+  return r.code === 0
+    ? { status: 'conflict', detail: `merging ${upstream} was still in progress`, files: await unmergedFiles(cwd) }
+    : null;
 }

@@ -4,7 +4,17 @@ import { sandbox, cli, ROOT, type Sandbox } from './env.js';
 
 export const FAKE_AGENT = join(ROOT, 'test', 'fixtures', 'fake-agent.mjs');
 
-export interface Invocation { n: number; scenario: string; argv: string[]; cwd: string; env: Record<string, string>; prompt: string; pid: number; claude: boolean; session: string }
+export interface Invocation {
+  n: number;
+  scenario: string;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  prompt: string;
+  pid: number;
+  claude: boolean;
+  session: string;
+}
 
 export interface AgentBox {
   sb: Sandbox;
@@ -19,9 +29,15 @@ export interface AgentBox {
  * A sandbox whose default agent is the scenario-driven fake agent, with fast retry
  * pacing and short grace periods so recovery paths run in seconds.
  */
-export async function agentSandbox(o: { adapter?: 'command' | 'claude'; settings?: Record<string, string> } = {}): Promise<AgentBox> {
+export async function agentSandbox(
+  o: { adapter?: 'command' | 'claude'; settings?: Record<string, string> } = {},
+): Promise<AgentBox> {
   const sb = sandbox('lazy-agent');
-  const env: NodeJS.ProcessEnv = { FAKE_STATE: join(sb.home, 'fake-state'), FAKE_LOG: join(sb.home, 'fake-log.jsonl'), FAKE_SCENARIO: 'succeed' };
+  const env: NodeJS.ProcessEnv = {
+    FAKE_STATE: join(sb.home, 'fake-state'),
+    FAKE_LOG: join(sb.home, 'fake-log.jsonl'),
+    FAKE_SCENARIO: 'succeed',
+  };
   const l = cli(sb, env);
   const settings: Record<string, string> = {
     'agents.fake.command': `"${process.execPath}" "${FAKE_AGENT}"`,
@@ -37,14 +53,28 @@ export async function agentSandbox(o: { adapter?: 'command' | 'claude'; settings
     if (r.code !== 0) throw new Error(`config set ${k} failed: ${r.stderr}`);
   }
   return {
-    sb, l,
-    invocations: () => existsSync(env.FAKE_LOG!) ? readFileSync(env.FAKE_LOG!, 'utf8').trim().split('\n').filter(Boolean).map((x) => JSON.parse(x) as Invocation) : [],
-    scenario: (s: string) => { env.FAKE_SCENARIO = s; },
+    sb,
+    l,
+    invocations: () =>
+      existsSync(env.FAKE_LOG!)
+        ? readFileSync(env.FAKE_LOG!, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((x) => JSON.parse(x) as Invocation)
+        : [],
+    scenario: (s: string) => {
+      env.FAKE_SCENARIO = s;
+    },
   };
 }
 
 /** Polls a predicate (for states reached by a detached supervisor). */
-export async function eventually<T>(f: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  f: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await f();

@@ -29,7 +29,12 @@ export function testEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Pro
 }
 
 /** cleanup() stops every process running in the sandbox, waits for it, then removes the folder. */
-export interface Sandbox { dir: string; home: string; env: NodeJS.ProcessEnv; cleanup(): Promise<void> }
+export interface Sandbox {
+  dir: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  cleanup(): Promise<void>;
+}
 
 /** A temp dir holding a fresh repository (`repo/`) with one commit on main. */
 export function sandbox(name = 'lazy-test'): Sandbox {
@@ -53,21 +58,38 @@ export function gitSync(cwd: string, env: NodeJS.ProcessEnv, args: string[], inp
   return r.stdout;
 }
 
-export interface Run { code: number; stdout: string; stderr: string; signal: NodeJS.Signals | null }
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  signal: NodeJS.Signals | null;
+}
 
-export interface RunOptions { cwd: string; env: NodeJS.ProcessEnv; input?: string | Buffer; timeoutMs?: number }
+export interface RunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  input?: string | Buffer;
+  timeoutMs?: number;
+}
 
 /** Spawns the built CLI; stdin is always closed (empty unless input is given). */
 export function lazy(args: string[], o: RunOptions): Promise<Run> {
   return new Promise((res, rej) => {
-    const child = background(process.execPath, [LAZY, ...args], { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = background(process.execPath, [LAZY, ...args], {
+      cwd: o.cwd,
+      env: o.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 60_000);
     child.on('error', rej);
-    void exited(child).then(({ code, signal }) => { clearTimeout(timer); res({ code: code ?? -1, stdout, stderr, signal }); });
+    void exited(child).then(({ code, signal }) => {
+      clearTimeout(timer);
+      res({ code: code ?? -1, stdout, stderr, signal });
+    });
     child.stdin.end(o.input ?? '');
   });
 }
@@ -76,7 +98,11 @@ export function lazy(args: string[], o: RunOptions): Promise<Run> {
 export async function lazyJson<T = any>(args: string[], o: RunOptions): Promise<{ run: Run; value: T }> {
   const run = await lazy([...args, '--json'], o);
   let value: T;
-  try { value = JSON.parse(run.stdout) as T; } catch { throw new Error(`not JSON (exit ${run.code}): ${run.stdout}\n${run.stderr}`); }
+  try {
+    value = JSON.parse(run.stdout) as T;
+  } catch {
+    throw new Error(`not JSON (exit ${run.code}): ${run.stdout}\n${run.stderr}`);
+  }
   return { run, value };
 }
 

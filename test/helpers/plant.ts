@@ -21,7 +21,12 @@ export function plantTree(sb: Sandbox, ref: string, files: Record<string, string
     root.push(`040000 tree ${oid}\t${d}`);
   }
   const tree = gitSync(sb.dir, sb.env, ['mktree'], root.join('\n') + '\n').trim();
-  const commit = gitSync(sb.dir, sb.env, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'planted'], '').trim();
+  const commit = gitSync(
+    sb.dir,
+    sb.env,
+    ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'planted'],
+    '',
+  ).trim();
   gitSync(sb.dir, sb.env, ['update-ref', ref, commit]);
   return commit;
 }

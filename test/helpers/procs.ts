@@ -8,13 +8,19 @@ import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type Spa
 // and waited for before their folder is removed. After every top-level test the registry
 // checks that nothing the test started is still running; a leftover is a failing assertion.
 
-interface Folder { root: string; removed: boolean }
+interface Folder {
+  root: string;
+  removed: boolean;
+}
 
 const folders: Folder[] = [];
 const children = new Set<ChildProcess>();
 let pending: Folder[] = [];
 
-export interface Proc { pid: number; cmdline: string }
+export interface Proc {
+  pid: number;
+  cmdline: string;
+}
 
 /** Our processes whose working directory, or HOME, is inside root. */
 export function processesUnder(root: string): Proc[] {
@@ -28,7 +34,9 @@ export function processesUnder(root: string): Proc[] {
       if (!inside(cwd, root) && !inside(home, root)) continue;
       if (zombie(pid)) continue;
       found.push({ pid, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() });
-    } catch { /* gone, or not ours to read */ }
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
   return found;
 }
@@ -58,9 +66,14 @@ export async function stopUnder(root: string, timeoutMs = 10_000): Promise<Proc[
   for (;;) {
     const live = processesUnder(root);
     if (live.length === 0) return stopped;
-    if (Date.now() > deadline) throw new Error(`processes under ${root} survived SIGKILL: ${live.map((p) => p.pid).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`processes under ${root} survived SIGKILL: ${live.map((p) => p.pid).join(', ')}`);
     for (const p of live) {
-      try { process.kill(p.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
       if (!stopped.some((s) => s.pid === p.pid)) stopped.push(p);
     }
     await sleep(20);
@@ -95,7 +108,8 @@ export function background(command: string, args: string[], opts: SpawnOptions):
 
 /** Resolves when a background process has exited (at once if it already has). */
 export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((res) => child.once('close', (code, signal) => res({ code, signal })));
 }
 
@@ -111,7 +125,8 @@ async function checkLeftovers(test: string, owned: Folder[]): Promise<void> {
   }
   for (const f of owned) {
     const live = processesUnder(f.root);
-    for (const p of live) t.fail(`${test} left a process running in ${f.root}: pid ${p.pid} (${p.cmdline.slice(0, 120)})`);
+    for (const p of live)
+      t.fail(`${test} left a process running in ${f.root}: pid ${p.pid} (${p.cmdline.slice(0, 120)})`);
     await removeFolder(f);
   }
 }

@@ -8,7 +8,12 @@ import { trackFolder } from './procs.js';
 // A bare remote and N clones of it, each a full sandbox with the fake agent configured
 // per clone (local config, so nothing about agents travels).
 
-export interface Team { root: string; remote: string; clones: Sandbox[]; cleanup(): Promise<void> }
+export interface Team {
+  root: string;
+  remote: string;
+  clones: Sandbox[];
+  cleanup(): Promise<void>;
+}
 
 export function team(n: number, name = 'lazy-team'): Team {
   const root = mkdtempSync(join(tmpdir(), `${name}-`));
@@ -26,7 +31,14 @@ export function team(n: number, name = 'lazy-team'): Team {
     const dir = join(root, `clone${i}`);
     const h = join(root, `home${i}`);
     gitSync(root, env0, ['clone', '-q', join(root, 'remote.git'), dir]);
-    const env = testEnv(h, { GIT_AUTHOR_NAME: `Dev ${i}`, GIT_COMMITTER_NAME: `Dev ${i}`, GIT_AUTHOR_EMAIL: `dev${i}@example.com`, GIT_COMMITTER_EMAIL: `dev${i}@example.com`, FAKE_STATE: join(h, 'fake'), FAKE_SCENARIO: 'succeed' });
+    const env = testEnv(h, {
+      GIT_AUTHOR_NAME: `Dev ${i}`,
+      GIT_COMMITTER_NAME: `Dev ${i}`,
+      GIT_AUTHOR_EMAIL: `dev${i}@example.com`,
+      GIT_COMMITTER_EMAIL: `dev${i}@example.com`,
+      FAKE_STATE: join(h, 'fake'),
+      FAKE_SCENARIO: 'succeed',
+    });
     clones.push({ dir, home: h, env, cleanup });
   }
   return { root, remote: join(root, 'remote.git'), clones, cleanup };
@@ -34,7 +46,11 @@ export function team(n: number, name = 'lazy-team'): Team {
 
 export async function withFakeAgent(sb: Sandbox): Promise<void> {
   const l = cli(sb);
-  for (const [k, v] of [['agents.fake.command', `"${process.execPath}" "${FAKE_AGENT}"`], ['agent', 'fake'], ['retry_base_ms', '100']]) {
+  for (const [k, v] of [
+    ['agents.fake.command', `"${process.execPath}" "${FAKE_AGENT}"`],
+    ['agent', 'fake'],
+    ['retry_base_ms', '100'],
+  ]) {
     const r = await l('config', 'set', k!, v!, '--local');
     if (r.code !== 0) throw new Error(r.stderr);
   }
