@@ -1,0 +1,34 @@
+// The port every operation talks to the world through. bin/ builds the real one over the
+// process's streams; tests build a recording one and run commands in-process.
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export interface Io {
+  /** Results: stdout. Writes after the reader went away are dropped. */
+  out(text: string): void;
+  /** Human notes that are neither results nor warnings (progress): stderr. */
+  err(text: string): void;
+  /** A warning line for a person; never on stdout, so --json stays one document. */
+  warn(message: string): void;
+  /** Which streams are terminals: prompts, progress and colour depend on it. */
+  isTTY: { stdin: boolean; stdout: boolean; stderr: boolean };
+  /** A yes/no question for a person; only asked where isTTY.stdin. */
+  confirm(question: string): Promise<boolean>;
+  /** Step `index` of `total` of a long operation, for a person watching. */
+  narrate(index: number, total: number, label: string): void;
+  clock: Clock;
+  /** The environment lazy reads its settings from and hands to the processes it starts. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** False once stdout's reader has gone: long-running output can stop. */
+  outOpen(): boolean;
+  /** Pause between accept's steps, to widen crash windows in tests; 0 in real use. */
+  stepDelayMs: number;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+};
