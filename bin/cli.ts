@@ -30,8 +30,10 @@ import * as sync from './commands/sync.js';
 import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
 import * as benchSeed from './commands/bench-seed.js';
-import { exitCode, outputOf } from './run.js';
-import { reportError, guardPipes, outputFailure } from '../lib/output/emit.js';
+import { reportError } from '../lib/output/emit.js';
+import { guardPipes, outputFailure } from './pipes.js';
+import { inCall, type Call } from './call.js';
+import { processCall } from './io.js';
 import { usageError } from '../lib/core/errors.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
@@ -73,10 +75,20 @@ const COMMANDS = [
   benchSeed,
 ];
 
-export async function main(argv: string[]): Promise<number> {
-  guardPipes();
+/** Runs one command line; `call` is the port it talks through (this process's, unless given). */
+export async function main(argv: string[], call?: Call): Promise<number> {
   const wantsJson = argv.includes('--json');
-  const parser = yargs(argv)
+  if (!call) guardPipes();
+  const c = call ?? processCall(wantsJson);
+  const code = await inCall(c, () => parse(argv, c, wantsJson));
+  if (call) return code;
+  const failure = await outputFailure();
+  if (failure) process.stderr.write(`lazy: output was not written: ${failure}\n`);
+  return failure && code === 0 ? 1 : code;
+}
+
+async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<number> {
+  const parser = yargs()
     .scriptName('lazy')
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
     .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
@@ -93,11 +105,14 @@ export async function main(argv: string[]): Promise<number> {
       throw err ?? usageError(msg, { hint: 'lazy --help lists the commands; lazy <command> --help their options' });
     });
   try {
-    await parser.parseAsync();
+    // With a callback yargs hands help and version text back instead of printing it.
+    let printed = '';
+    await parser.parseAsync(argv, {}, (_e, _a, output) => {
+      printed = output;
+    });
+    if (printed) call.io.out(printed.endsWith('\n') ? printed : `${printed}\n`);
   } catch (e) {
-    return reportError(outputOf({ json: wantsJson }), e);
+    return reportError(call.io, wantsJson, e);
   }
-  const failure = await outputFailure();
-  if (failure) process.stderr.write(`lazy: output was not written: ${failure}\n`);
-  return failure && exitCode === 0 ? 1 : exitCode;
+  return call.exitCode;
 }

@@ -1,12 +1,9 @@
-import { fstatSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { resolve, join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
-import { emit, reportError, stdoutOpen, writeOut, type Output } from '../lib/output/emit.js';
+import { emit, reportError } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
-import { readTextInput } from '../lib/core/fsutil.js';
+import { currentCall } from './call.js';
 
 // The glue every command file uses: open the repository, run one lifecycle
 // operation, print its result (text or --json), and turn failures into exit codes.
@@ -16,12 +13,9 @@ export interface GlobalArgs {
   C?: string;
 }
 
-export let exitCode = 0;
 export const setExitCode = (code: number) => {
-  exitCode = code;
+  currentCall().exitCode = code;
 };
-
-export const outputOf = (a: GlobalArgs): Output => ({ json: !!a.json });
 
 export async function run<T>(
   a: GlobalArgs,
@@ -30,15 +24,16 @@ export async function run<T>(
   exit?: (v: T) => number,
   opts: { reconcile?: boolean } = {},
 ): Promise<void> {
-  const out = outputOf(a);
+  const call = currentCall();
+  const json = !!a.json;
   let app: App | undefined;
   try {
-    app = await openApp({ cwd: resolve(a.C ?? process.cwd()), json: out.json, reconcile: opts.reconcile });
+    app = await openApp({ io: call.io, cwd: resolve(call.cwd, a.C ?? '.'), json, reconcile: opts.reconcile });
     const value = await op(app);
-    emit(out, value, text);
-    if (exit) exitCode = exit(value);
+    emit(call.io, json, value, text);
+    if (exit) call.exitCode = exit(value);
   } catch (e) {
-    exitCode = reportError(out, e);
+    call.exitCode = reportError(call.io, json, e);
   } finally {
     if (app) closeApp(app);
   }
@@ -46,53 +41,24 @@ export async function run<T>(
 
 /** For commands that need no repository (demo, help-like commands). */
 export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: T) => string): Promise<void> {
-  const out = outputOf(a);
+  const call = currentCall();
   try {
-    emit(out, await op(), text);
+    emit(call.io, !!a.json, await op(), text);
   } catch (e) {
-    exitCode = reportError(out, e);
+    call.exitCode = reportError(call.io, !!a.json, e);
   }
 }
 
-/**
- * Piped or redirected stdin; never a terminal or /dev/null. Where the text is optional
- * (create's prompt) a socket is not read: an inherited, never-closed socket (a parent
- * process's stdin) would block the command forever.
- */
-export function readStdinText(optional = false): string | undefined {
-  try {
-    const st = fstatSync(0);
-    if (!st.isFIFO() && !st.isFile() && (optional || !st.isSocket())) return undefined;
-  } catch {
-    return undefined;
-  }
-  const text = readTextInput(0, 'stdin');
-  return text.length ? text : undefined;
-}
+/** Piped or redirected stdin text, if any (see bin/io.ts for which stdin is read). */
+export const readStdinText = (optional = false) => currentCall().stdin(optional);
 
 /** -m TEXT, else stdin, else $EDITOR on a terminal; a required text that is missing is a usage error. */
 export function messageArg(m: string | undefined, what: string, required: boolean): string | undefined {
-  const text = m ?? readStdinText() ?? (required ? fromEditor(what) : undefined);
+  const call = currentCall();
+  const text = m ?? call.stdin(false) ?? (required ? call.editor(what) : undefined);
   if (required && (text === undefined || !text.trim()))
     throw usageError(`${what} is required: pass -m TEXT, pipe it on stdin, or set $EDITOR`);
   return text;
-}
-
-/** Opens $EDITOR on a terminal; lines starting with '#' are instructions and are dropped. */
-function fromEditor(what: string): string | undefined {
-  const editor = process.env.VISUAL || process.env.EDITOR;
-  if (!editor || !process.stdin.isTTY) return undefined;
-  const file = join(mkdtempSync(join(tmpdir(), 'lazy-')), 'MESSAGE.txt');
-  writeFileSync(file, `\n# Write ${what} above. Lines starting with '#' are ignored; an empty message aborts.\n`);
-  const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
-  if (r.status !== 0) return undefined;
-  return (
-    readTextInput(file, what)
-      .split('\n')
-      .filter((l) => !l.startsWith('#'))
-      .join('\n')
-      .trim() || undefined
-  );
 }
 
 export interface FollowArgs {
@@ -114,9 +80,9 @@ export async function maybeFollow<T extends { task: TaskView }>(
     app,
     r.task.id,
     (s) => {
-      if (!a.json) writeOut(s);
+      if (!a.json) app.io.out(s);
     },
-    () => !stdoutOpen(),
+    () => !app.io.outOpen(),
   );
   return { ...r, task };
 }

@@ -1,7 +1,6 @@
 import type { Argv } from 'yargs';
 import { run, type GlobalArgs } from '../run.js';
 import { renderAccepted } from '../../lib/output/review.js';
-import { confirm, narrator } from '../tty.js';
 
 export const command = 'accept <id>';
 export const describe = 'Squash-merge the task into its target (the parent task branch, or the branch it came from)';
@@ -30,8 +29,8 @@ export const handler = (a: Args) =>
       const { acceptTask } = await import('../../lib/ops/accept.js');
       return acceptTask(app, String(a.id), {
         decisions: { approve: a.approveFile, revert: a.revertFile, approveAll: a.approveAll, revertAll: a.revertAll },
-        confirm: a.yes ? undefined : confirm,
-        narrate: narrator(!!a.json),
+        confirm: a.yes ? undefined : app.io.confirm,
+        narrate: app.io.narrate,
       });
     },
     renderAccepted,

@@ -1,7 +1,10 @@
 import type { Argv } from 'yargs';
 import { runBare, type GlobalArgs } from '../run.js';
 import { indent } from '../../lib/output/format.js';
-import { writeOut } from '../../lib/output/emit.js';
+import { currentCall } from '../call.js';
+import { renderList, renderShow } from '../../lib/output/tasks.js';
+import { renderLog } from '../../lib/output/log.js';
+import { renderAccepted } from '../../lib/output/review.js';
 
 export const command = 'demo';
 export const describe = 'Run the lifecycle in a throwaway repository and narrate it (offline)';
@@ -12,12 +15,14 @@ export const handler = (a: GlobalArgs & { keep?: boolean }) =>
     a,
     async () => {
       const { runDemo } = await import('../../lib/ops/demo.js');
+      const { io } = currentCall();
       let n = 0;
       const say = a.json
         ? undefined
         : (s: { title: string; command: string; output: string }) =>
-            writeOut(`\n[${++n}] ${s.title}\n  $ ${s.command}\n${indent(s.output, 4)}\n`);
-      return runDemo({ keep: a.keep, say, cliPath: process.env.LAZY_CLI ?? process.argv[1]! });
+            io.out(`\n[${++n}] ${s.title}\n  $ ${s.command}\n${indent(s.output, 4)}\n`);
+      const render = { list: renderList, show: renderShow, log: renderLog, accepted: renderAccepted };
+      return runDemo({ keep: a.keep, say, io, render });
     },
     (r) => `\ndemo finished${r.kept ? `; the repository is kept at ${r.repository}` : ''}`,
   );

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { resolve } from 'node:path';
 import { setExitCode } from '../run.js';
+import { currentCall } from '../call.js';
 
 // Hidden: the detached per-turn supervisor that lazy start/unblock/resume launch.
 export const command = '__supervise <run>';
@@ -10,7 +11,8 @@ export const builder = (y: Argv) => y.positional('run', { type: 'string' });
 export const handler = async (a: { run: string }) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');
   const { supervise } = await import('../../lib/agents/supervisor.js');
-  const app = await openApp({ cwd: resolve(process.cwd()), json: false, reconcile: false });
+  const call = currentCall();
+  const app = await openApp({ io: call.io, cwd: resolve(call.cwd), json: false, reconcile: false });
   try {
     setExitCode(
       await supervise(
@@ -20,6 +22,7 @@ export const handler = async (a: { run: string }) => {
           config: await app.config(),
           repo: app.repo,
           cliPath: app.cliPath,
+          warn: app.io.warn,
         },
         String(a.run),
       ),

@@ -11,7 +11,7 @@ export const handler = (a: GlobalArgs & { once?: boolean }) =>
     a,
     async (app) => {
       const { watchSnapshot, watchLoop } = await import('../../lib/ops/watch.js');
-      if (a.once || a.json || !process.stdout.isTTY) return watchSnapshot(app);
+      if (a.once || a.json || !app.io.isTTY.stdout) return watchSnapshot(app);
       return watchLoop(app, renderWatch);
     },
     renderWatch,

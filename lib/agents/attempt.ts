@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, openSync, renameSync, writeSync } from 'node:fs';
 import { writeFileAtomicSync } from '../core/fsutil.js';
-import { identityOf } from '../core/proc.js';
+import { identityOf, signalGroup } from '../core/proc.js';
 import type { Adapter, AgentSpec, StreamState, TurnInput } from './adapter.js';
 import { classOfErrorMessage } from './taxonomy.js';
 import { endGroup } from './kill.js';
+import { env } from '../core/env.js';
 
 // One launch of the agent process: output to the run log and through the adapter's
 // parser, a watchdog on forward progress, and the user's stop request honoured with
@@ -58,7 +59,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   // Its own session and process group: whatever the agent starts is ended with it.
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: a.cwd,
-    env: { ...process.env, ...a.env },
+    env: { ...env(), ...a.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -101,18 +102,8 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   let killTimer: NodeJS.Timeout | undefined;
   function kill() {
     if (killTimer || !child.pid) return;
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
-    killTimer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }, a.graceMs);
+    signalGroup(child.pid, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), a.graceMs);
   }
   const ticker = setInterval(() => {
     if (!stopped && existsSync(a.stopFile)) {

@@ -1,4 +1,4 @@
-import { bootId, environHas, groupMembers, liveness, thisHost, type ProcIdentity } from '../core/proc.js';
+import { bootId, environHas, groupMembers, liveness, signalGroup, thisHost, type ProcIdentity } from '../core/proc.js';
 
 // Ending an agent's processes. The agent runs as the leader of its own process group, and
 // everything it starts stays in that group unless it escapes on purpose; so a turn ends
@@ -15,18 +15,6 @@ export interface AgentIdentity extends ProcIdentity {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const signalGroup = (pgid: number, sig: NodeJS.Signals) => {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    try {
-      process.kill(pgid, sig);
-    } catch {
-      /* gone */
-    }
-  }
-};
 
 /**
  * SIGTERM to group `pgid`, SIGKILL once `graceMs` pass with any member left; then waits

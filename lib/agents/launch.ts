@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
-import { identityOf, thisHost } from '../core/proc.js';
+import { identityOf, nodeBinary, selfIdentity, thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { EXIT, LazyError, external } from '../core/errors.js';
 import type { FailureClass } from './taxonomy.js';
@@ -22,6 +22,7 @@ import { clearActive, markActive, runDir, writeRun, type RunKind, type RunRecord
 import { resolveExecutable } from './which.js';
 import { withLock } from '../store/lock.js';
 import { watchTarget } from '../workspace/target-tips.js';
+import { env } from '../core/env.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
@@ -68,7 +69,7 @@ export async function launchTurn(repo: Repo, store: Store, cliPath: string, inpu
 async function launchLocked(repo: Repo, store: Store, cliPath: string, input: LaunchInput): Promise<Launched> {
   const before = await store.view(input.id);
   const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
-  if (!resolveExecutable(agent.command[0]!, process.env.PATH)) {
+  if (!resolveExecutable(agent.command[0]!, env().PATH)) {
     throw external(
       'agent_missing',
       `the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`,
@@ -92,7 +93,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
 
   const runId = randomId();
   const host = thisHost();
-  const launcher = identityOf(process.pid);
+  const launcher = selfIdentity();
   let rec: RunRecord | undefined;
   try {
     const { view } = await store.mutateUnlocked(
@@ -188,11 +189,11 @@ function spawnSupervisor(repo: Repo, cliPath: string, rec: RunRecord) {
   mkdirSync(dir, { recursive: true });
   const fd = openSync(join(dir, 'supervisor.log'), 'a');
   try {
-    const child = spawn(process.execPath, [cliPath, '__supervise', rec.id], {
+    const child = spawn(nodeBinary(), [cliPath, '__supervise', rec.id], {
       cwd: repo.top,
       detached: true,
       stdio: ['ignore', fd, fd],
-      env: process.env,
+      env: env(),
     });
     child.unref();
     return identityOf(child.pid!);

@@ -4,7 +4,7 @@ import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
 import type { Repo } from '../core/repo.js';
 import { startQueuedOrNote } from './queue.js';
-import { identityOf } from '../core/proc.js';
+import { selfIdentity } from '../core/proc.js';
 import { commitAll, headOf, mergeUpstream, type MergeResult } from '../workspace/worktree.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
 import { protectedPoints } from '../model/fold.js';
@@ -40,16 +40,18 @@ export interface SuperviseContext {
   config: Config;
   repo: Repo;
   cliPath: string;
+  /** Where a supervisor that cannot start says why (its log file, through the port). */
+  warn(message: string): void;
 }
 
 export async function supervise(ctx: SuperviseContext, runId: string): Promise<number> {
   const rec = readRun(ctx.lazyDir, runId);
   if (!rec) {
-    process.stderr.write(`lazy: no run ${runId}\n`);
+    ctx.warn(`no run ${runId}`);
     return 1;
   }
   const files = runFiles(runDir(ctx.lazyDir, runId));
-  rec.supervisor = identityOf(process.pid);
+  rec.supervisor = selfIdentity();
   writeRun(ctx.lazyDir, rec);
   const note = (msg: string) => appendFileSync(files.log, `[lazy ${new Date().toISOString()}] ${msg}\n`);
   touch(files.heartbeat);

@@ -1,5 +1,6 @@
 import { git } from './git.js';
 import { external, usageError } from './errors.js';
+import { env } from './env.js';
 
 // Provenance: who pressed the button (the actor channel) and which person's git
 // identity the commit is authored with. The actor never gates behaviour, except
@@ -9,7 +10,7 @@ export const ACTORS = ['human', 'builder', 'agent', 'system', 'supervisor'] as c
 export type Actor = (typeof ACTORS)[number];
 
 export function envActor(): Actor {
-  const raw = process.env.LAZY_ACTOR?.trim();
+  const raw = env().LAZY_ACTOR?.trim();
   if (!raw) return 'human';
   if (!(ACTORS as readonly string[]).includes(raw)) {
     throw usageError(`LAZY_ACTOR must be one of ${ACTORS.join(', ')} (got '${raw}')`);

@@ -11,3 +11,7 @@ const scope = new AsyncLocalStorage<Env>();
 export const env = (): Env => scope.getStore() ?? process.env;
 
 export const withEnv = <T>(e: Env, f: () => T): T => scope.run(e, f);
+
+/** The width of the terminal this process writes to, when stdout is one (bin/ sets COLUMNS in-process). */
+export const terminalColumns = (): number | undefined =>
+  process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : undefined;

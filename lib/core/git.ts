@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { external } from './errors.js';
+import { env } from './env.js';
 
 // A thin promise wrapper over child_process.spawn for the git CLI. Hot paths (reads,
 // compare-and-swap) go through here; execa is reserved for agent processes where its
@@ -27,7 +28,7 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd: opts.cwd,
-      env: { ...process.env, ...GIT_ENV, ...opts.env },
+      env: { ...env(), ...GIT_ENV, ...opts.env },
       stdio: ['pipe', 'pipe', opts.stderrInherit ? 'inherit' : 'pipe'],
     });
     const out: Buffer[] = [];

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { env } from './env.js';
 
 // A process is identified by host, boot, pid and start time, never by pid alone:
 // pids are reused, and a kill aimed at a reused pid would hit an innocent process.
@@ -25,7 +26,23 @@ export function bootId(): string | null {
 }
 
 /** The name this machine records on runs; LAZY_HOST overrides it (containers with random hostnames). */
-export const thisHost = () => process.env.LAZY_HOST || hostname();
+export const thisHost = () => env().LAZY_HOST || hostname();
+
+/** The node binary this process runs on: supervisors and the demo agent start through it. */
+export const nodeBinary = () => process.execPath;
+
+/** Signals a whole process group, or the process alone when it leads none. */
+export function signalGroup(pgid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, sig);
+  } catch {
+    try {
+      process.kill(pgid, sig);
+    } catch {
+      /* gone */
+    }
+  }
+}
 
 /** State letter, process group and start ticks from /proc/<pid>/stat, or undefined when the pid is gone. */
 function procStat(pid: number): { state: string; pgrp: number; start: number } | undefined {
@@ -38,6 +55,9 @@ function procStat(pid: number): { state: string; pgrp: number; start: number } |
     return undefined;
   }
 }
+
+/** This process, as recorded on locks, markers and runs. */
+export const selfIdentity = (): ProcIdentity => identityOf(process.pid);
 
 export function identityOf(pid: number): ProcIdentity {
   return { host: thisHost(), boot_id: bootId(), pid, start_ticks: procStat(pid)?.start ?? null };

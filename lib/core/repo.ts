@@ -2,6 +2,7 @@ import { statSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve, isAbsolute } from 'node:path';
 import { git } from './git.js';
 import { LazyError, EXIT } from './errors.js';
+import { env } from './env.js';
 
 // Where the repository lives. Task refs and lazy's local state belong to the common
 // git dir, so every linked worktree (including a task's own) sees the same store.
@@ -58,8 +59,8 @@ function fromDotGit(top: string, dotGit: string): Repo | undefined {
 
 /** Finds the repository without spawning git in the common case. */
 export async function openRepo(cwd: string): Promise<Repo> {
-  const env = process.env;
-  if (!env.GIT_DIR && !env.GIT_COMMON_DIR && !env.GIT_WORK_TREE) {
+  const e = env();
+  if (!e.GIT_DIR && !e.GIT_COMMON_DIR && !e.GIT_WORK_TREE) {
     const found = findDotGit(cwd);
     const repo = found && fromDotGit(found.top, found.dotGit);
     if (repo) return repo;

@@ -1,5 +1,5 @@
 import { LazyError, EXIT, busy, notAllowed } from '../core/errors.js';
-import { identityOf, liveness, type ProcIdentity } from '../core/proc.js';
+import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { withLock } from '../store/lock.js';
 import { refreshIndex } from '../store/listing.js';
@@ -49,9 +49,6 @@ export interface AcceptReport {
   warnings: string[];
 }
 
-const phaseDelay = () => Number(process.env.LAZY_PHASE_DELAY_MS) || 0;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** The branch a task's accepted work lands on: its parent's branch, or the branch it came from. */
 export const targetOf = (v: Pick<TaskView, 'parent' | 'base' | 'session'>) =>
   v.parent ? taskBranch(v.parent) : (v.session?.base ?? v.base);
@@ -90,7 +87,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     }
     const phase = async (i: number) => {
       o.narrate?.(i + 1, ACCEPT_PHASES.length, ACCEPT_PHASES[i]!);
-      if (phaseDelay()) await sleep(phaseDelay());
+      if (app.io.stepDelayMs) await app.io.clock.sleep(app.io.stepDelayMs);
     };
     await phase(0);
     assertAllowed('accept', v);
@@ -138,7 +135,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     if (plan.kind === 'ok') await assertDecided(app, v, target, plan, config.protected ?? []);
 
     const restore = v.status as 'blocked';
-    const owner = identityOf(process.pid);
+    const owner = selfIdentity();
     const marker = { task: id, run: randomId(), kind: 'accept' as const, since: new Date().toISOString(), owner };
     markActive(app.repo.lazyDir, marker);
     try {

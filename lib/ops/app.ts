@@ -1,21 +1,24 @@
 import { openRepo, type Repo } from '../core/repo.js';
 import { Store } from '../store/store.js';
 import { loadConfig, type Config } from '../store/config.js';
-import type { Output } from '../output/emit.js';
-import { warn } from '../output/emit.js';
+import type { Io } from '../core/io.js';
 
 // What every command runs with: the repository, the store, the merged config (read on
 // first use), and how to print.
 export interface App {
   repo: Repo;
   store: Store;
-  out: Output;
+  /** How results are printed: --json or text. */
+  out: { json: boolean };
+  /** Everything the operation says, asks or waits on goes through the port. */
+  io: Io;
   /** The entry point supervisors are started through. */
   cliPath: string;
   config(): Promise<Config>;
 }
 
 export interface AppOptions {
+  io: Io;
   cwd: string;
   json: boolean;
   reconcile?: boolean;
@@ -29,10 +32,12 @@ export async function openApp(o: AppOptions): Promise<App> {
     repo,
     store,
     out: { json: o.json },
-    cliPath: process.env.LAZY_CLI ?? process.argv[1]!,
+    io: o.io,
+    // bin/ always sets it: supervisors are started through the entry point this command came in by.
+    cliPath: o.io.env.LAZY_CLI ?? 'lazy',
     config: () =>
       (config ??= loadConfig(repo, store.reader.objects).then((c) => {
-        if (c.problem) warn(`${c.problem.message} (lazy doctor --fix restores it)`);
+        if (c.problem) o.io.warn(`${c.problem.message} (lazy doctor --fix restores it)`);
         return c.merged;
       })),
   };
@@ -51,7 +56,7 @@ export async function reconcileNow(app: App): Promise<void> {
     { repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config },
     { sweep },
   );
-  for (const a of actions) if (a.warn) warn(`task ${a.task}: ${a.detail}`);
+  for (const a of actions) if (a.warn) app.io.warn(`task ${a.task}: ${a.detail}`);
 }
 
 export function closeApp(app: App): void {

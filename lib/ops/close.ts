@@ -9,7 +9,6 @@ import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
-import { warn } from '../output/emit.js';
 
 export interface CloseInput {
   reason?: string;
@@ -58,7 +57,7 @@ export async function closeTask(
         return null;
       });
   // Work that could not be committed stays in its worktree, never removed with it.
-  if (unsaved) warn(`the worktree ${wt} was kept: ${(unsaved as Error).message}`);
+  if (unsaved) app.io.warn(`the worktree ${wt} was kept: ${(unsaved as Error).message}`);
   const worktree_removed = unsaved ? false : await removeWorktree(app.repo, wt);
   const name = taskBranch(id);
   if (!(await branchExists(app.repo, name))) return { task, worktree_removed, saved_commit: saved, branch: null };

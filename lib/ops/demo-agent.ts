@@ -1,5 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { env } from '../core/env.js';
+import { nodeBinary } from '../core/proc.js';
 
 // The built-in scripted agent `lazy demo` runs: a real command agent (launched by the
 // supervisor like any other) that writes code, runs it, commits, and reports through
@@ -18,7 +20,7 @@ export function demoAgent(prompt: string): number {
     first || !empty
       ? "import('./greet.js').then(m => { if (m.greet('Ada') !== 'Hello, Ada!') process.exit(1) })"
       : "import('./greet.js').then(m => { if (m.greet('') !== 'Hello, stranger!') process.exit(1) })";
-  const test = run(process.execPath, ['--input-type=module', '-e', check]);
+  const test = run(nodeBinary(), ['--input-type=module', '-e', check]);
   run('git', ['add', 'greet.js']);
   run('git', ['commit', '-q', '-m', empty ? 'Greet an empty name as a stranger' : 'Add greet()']);
   console.log(empty ? 'updated greet() for empty names' : 'wrote greet.js');
@@ -30,6 +32,7 @@ export function demoAgent(prompt: string): number {
     risks: empty ? [] : ['empty names are not handled yet'],
     commands: [{ command: `node -e "${check}"`, exit_code: test.status ?? 1 }],
   };
-  if (process.env.LAZY_RESULT) writeFileSync(process.env.LAZY_RESULT, JSON.stringify(envelope));
+  const result = env().LAZY_RESULT;
+  if (result) writeFileSync(result, JSON.stringify(envelope));
   return 0;
 }

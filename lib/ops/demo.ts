@@ -12,10 +12,11 @@ import { taskLog } from './log.js';
 import { startTask } from './start.js';
 import { unblockTask } from './turn.js';
 import { waitTask } from './wait.js';
-import { acceptTask } from './accept.js';
-import { renderList, renderShow } from '../output/tasks.js';
-import { renderLog } from '../output/log.js';
-import { renderAccepted } from '../output/review.js';
+import { acceptTask, type AcceptReport } from './accept.js';
+import type { Io } from '../core/io.js';
+import type { ListedTask, ShownTask } from './query.js';
+import type { LogLine } from './log.js';
+import { nodeBinary } from '../core/proc.js';
 
 // `lazy demo`: the whole loop in a throwaway repository, narrated, with a built-in
 // scripted agent so it runs offline on a fresh machine: create, start, wait, review,
@@ -32,11 +33,21 @@ export interface DemoReport {
   steps: DemoStep[];
 }
 
+/** How each step's output is shown: the command's own renderers, passed in from bin/ (ops never imports output/). */
+export interface DemoRenderers {
+  list(rows: ListedTask[]): string;
+  show(task: ShownTask): string;
+  log(lines: LogLine[]): string;
+  accepted(r: AcceptReport): string;
+}
+
 export async function runDemo(opts: {
   keep?: boolean;
-  cliPath: string;
+  io: Io;
+  render: DemoRenderers;
   say?: (s: DemoStep) => void;
 }): Promise<DemoReport> {
+  const r = opts.render;
   const dir = mkdtempSync(join(tmpdir(), 'lazy-demo-'));
   const steps: DemoStep[] = [];
   const step = (title: string, command: string, output: string) => {
@@ -50,9 +61,9 @@ export async function runDemo(opts: {
   writeFileSync(join(dir, 'README.md'), '# demo project\n');
   await git(['add', 'README.md'], { cwd: dir });
   await git(['commit', '-q', '-m', 'initial commit'], { cwd: dir });
-  const app: App = await openApp({ cwd: dir, json: false });
+  const app: App = await openApp({ io: opts.io, cwd: dir, json: false });
   try {
-    const agent = `"${process.execPath}" "${opts.cliPath}" __demo-agent`;
+    const agent = `"${nodeBinary()}" "${app.cliPath}" __demo-agent`;
     await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), 'agents.demo.command', agent, true);
     await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), 'agent', 'demo', true);
     step(
@@ -90,7 +101,7 @@ export async function runDemo(opts: {
     step(
       'Wait for the turn, then review it',
       `lazy wait ${task.id} && lazy show ${task.id}`,
-      renderShow(await showTask(app, task.id)).split('\n\nbase:')[0]!,
+      r.show(await showTask(app, task.id)).split('\n\nbase:')[0]!,
     );
     await unblockTask(app, task.id, 'Also handle an empty name: greet it as a stranger.');
     step(
@@ -102,17 +113,17 @@ export async function runDemo(opts: {
     step(
       'Review the second turn',
       `lazy wait ${task.id} && lazy show ${task.id}`,
-      renderShow(await showTask(app, task.id)).split('\n\nbase:')[0]!,
+      r.show(await showTask(app, task.id)).split('\n\nbase:')[0]!,
     );
     const accepted = await acceptTask(app, task.id, {});
-    step('Accept: squash-merge into main', `lazy accept ${task.id} --yes`, renderAccepted(accepted));
+    step('Accept: squash-merge into main', `lazy accept ${task.id} --yes`, r.accepted(accepted));
     const mainLog = (await git(['log', '--format=%h %s', '-3', 'main'], { cwd: dir })).stdout.trim();
     step('main now holds the work', 'git log --oneline main', mainLog);
-    step('List everything', 'lazy list --all', renderList(await listTasks(app, { all: true })));
+    step('List everything', 'lazy list --all', r.list(await listTasks(app, { all: true })));
     step(
       "The task's history is ordinary git",
       `lazy log ${task.id}   # git log refs/lazy/tasks/${task.id}`,
-      renderLog(await taskLog(app, task.id)),
+      r.log(await taskLog(app, task.id)),
     );
   } finally {
     closeApp(app);

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { identityOf } from '../core/proc.js';
+import { selfIdentity } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { assertAllowed } from '../model/table.js';
 import { parkStatus } from '../model/park.js';
@@ -14,6 +14,7 @@ import { branchDiff, branchViolations } from '../workspace/review.js';
 import { withLock } from '../store/lock.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
+import { env } from '../core/env.js';
 
 export interface Paired {
   task: TaskView;
@@ -48,7 +49,7 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
           run,
           kind: 'pair',
           since: new Date().toISOString(),
-          owner: identityOf(process.pid),
+          owner: selfIdentity(),
         });
       });
     });
@@ -57,7 +58,7 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
       const child = spawn(command[0]!, command.slice(1), {
         cwd: path,
         stdio: 'inherit',
-        env: { ...process.env, LAZY_TASK_ID: id },
+        env: { ...env(), LAZY_TASK_ID: id },
       });
       child.on('error', () => res(127));
       child.on('exit', (code) => res(code));
@@ -104,7 +105,7 @@ function interactiveCommand(app: App, view: TaskView, config: Awaited<ReturnType
       /* fall back to a shell */
     }
   }
-  return [process.env.SHELL || '/bin/sh'];
+  return [env().SHELL || '/bin/sh'];
 }
 
 /** Fills {session} with the agent's session id; without one, drops it and the flag before it. */

@@ -4,7 +4,6 @@ import { lastChange, type TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
 import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
-import { warn } from '../output/emit.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/waits.js';
 
@@ -28,7 +27,7 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   const { rows, bad } = app.out.json
     ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true)
     : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
-  for (const b of bad) warn(`task ${b.id} is unreadable and was skipped: ${b.error.message} (run lazy doctor)`);
+  for (const b of bad) app.io.warn(`task ${b.id} is unreadable and was skipped: ${b.error.message} (run lazy doctor)`);
   const parent = input.parent ? await resolveTaskId(app.repo.cwd, input.parent) : undefined;
   const out: ListedTask[] = [];
   for (const r of rows) {

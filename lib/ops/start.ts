@@ -3,7 +3,6 @@ import { CLARIFY_QUESTION } from '../model/attention.js';
 import type { TaskView } from '../model/fold.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { revParse } from '../workspace/worktree.js';
-import { warn } from '../output/emit.js';
 import { planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
 import { taskArg } from './resolve.js';
@@ -52,7 +51,7 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
 async function warnDetached(app: App, view: TaskView): Promise<void> {
   const upstream = upstreamOf(view, 'main');
   const commit = await revParse(app.repo.cwd, upstream);
-  warn(
+  app.io.warn(
     `task ${view.id} was created on a detached HEAD, so it has no branch to return to: its work starts from ${upstream}${commit ? ` at ${commit.slice(0, 10)}` : ''} and accept merges it into ${upstream}`,
   );
 }

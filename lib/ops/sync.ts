@@ -10,7 +10,6 @@ import {
   type SyncDeps,
 } from '../sync/sync.js';
 import { primeIndex } from '../store/listing.js';
-import { warn } from '../output/emit.js';
 import type { App } from './app.js';
 
 // push, pull and sync as commands: the remote defaults to origin (or the only remote).
@@ -19,23 +18,24 @@ function deps(app: App, progress: boolean): SyncDeps {
   return {
     repo: app.repo,
     reader: app.store.reader,
-    progress: progress ? (m) => process.stderr.write(`lazy: ${m}\n`) : undefined,
+    progress: progress ? (m) => app.io.err(`lazy: ${m}\n`) : undefined,
     onViews: (r) => primeIndex(app.repo.lazyDir, r.views.values()),
   };
 }
 
-const wantsProgress = (app: App) => !app.out.json && process.stderr.isTTY;
+const wantsProgress = (app: App) => !app.out.json && app.io.isTTY.stderr;
 
 export async function pullOp(app: App, remote?: string): Promise<PullResult> {
   const { tips: _t, ...result } = await pull(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
-  warnRefused(result);
+  warnRefused(app, result);
   return result;
 }
 
 /** A pull that refused remote data still succeeds (the local store is intact, the rest merged), and says so on stderr. */
-function warnRefused(p: PullResult): void {
+function warnRefused(app: App, p: PullResult): void {
   const n = p.rejected.length + (p.config_rejected ? 1 : 0);
-  if (n) warn(`the pull refused ${n} remote ref(s), each listed with its reason; the local copies are unchanged`);
+  if (n)
+    app.io.warn(`the pull refused ${n} remote ref(s), each listed with its reason; the local copies are unchanged`);
 }
 
 /** pull exits 0 when it refused remote data (warned); push and sync exit non-zero when something was not delivered. */
@@ -51,7 +51,7 @@ export async function pushOp(app: App, remote?: string): Promise<PushResult> {
 
 export async function syncOp(app: App, remote?: string): Promise<SyncResult> {
   const s = await sync(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
-  warnRefused(s.pull);
+  warnRefused(app, s.pull);
   return s;
 }
 

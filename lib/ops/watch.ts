@@ -4,7 +4,6 @@ import { refreshIndex } from '../store/listing.js';
 import { listActive, logTail, readRun, runDir, runFiles } from '../agents/runs.js';
 import { liveness } from '../core/proc.js';
 import { reconcileNow, type App } from './app.js';
-import { stdoutOpen, writeOut } from '../output/emit.js';
 
 export interface WatchRow {
   id: string;
@@ -56,8 +55,8 @@ export async function watchLoop(
 ): Promise<WatchRow[]> {
   for (;;) {
     const rows = await watchSnapshot(app);
-    if (!stdoutOpen()) return rows;
-    writeOut(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date().toLocaleTimeString()} · Ctrl-C to quit)\n`);
-    await new Promise((r) => setTimeout(r, intervalMs));
+    if (!app.io.outOpen()) return rows;
+    app.io.out(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date().toLocaleTimeString()} · Ctrl-C to quit)\n`);
+    await app.io.clock.sleep(intervalMs);
   }
 }

@@ -1,9 +1,10 @@
+import { env, terminalColumns } from '../core/env.js';
 // Small text helpers shared by every renderer.
 
 export const termWidth = () => {
-  const env = Number(process.env.COLUMNS);
-  if (Number.isFinite(env) && env > 20) return env;
-  return process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : 120;
+  const cols = Number(env().COLUMNS);
+  if (Number.isFinite(cols) && cols > 20) return cols;
+  return terminalColumns() ?? 120;
 };
 
 /** Display width ignoring combining marks; wide CJK/emoji count as 2. Good enough for tables. */

@@ -7,6 +7,7 @@ import { creationDraft } from './draft.js';
 import { entryName, TASK_FILE, taskRef } from './layout.js';
 import { writeDoc } from './validate.js';
 import type { Store } from './store.js';
+import { env } from '../core/env.js';
 
 // Creating many tasks at once (benchmarks, imports): the same documents and commit
 // messages a `lazy create` writes, validated the same way, streamed through one
@@ -20,7 +21,7 @@ export async function bulkCreate(
   const { ctx, sig } = await store.ctx();
   const child = spawn('git', ['fast-import', '--quiet', '--done'], {
     cwd: store.repo.cwd,
-    env: { ...process.env, ...GIT_ENV },
+    env: { ...env(), ...GIT_ENV },
     stdio: ['pipe', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { mkdirSync, writeFileSync, readdirSync, readFileSync, statSync, unlinkSync, rmSync, rmdirSync } from 'node:fs';
 import { busy } from '../core/errors.js';
-import { identityOf, liveness, type ProcIdentity } from '../core/proc.js';
+import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
+import { env } from '../core/env.js';
 
 // Per-task writer lock (proper-lockfile) in .git/lazy/locks, outside refs/ so it never
 // collides with git's own <ref>.lock. The lock only serialises writers to avoid retry
@@ -11,8 +12,8 @@ import { identityOf, liveness, type ProcIdentity } from '../core/proc.js';
 export const STALE_MS = 5000;
 
 export function lockTimeoutMs(): number {
-  const env = Number(process.env.LAZY_LOCK_TIMEOUT_MS);
-  return Number.isFinite(env) && env >= 0 ? env : 15000;
+  const ms = Number(env().LAZY_LOCK_TIMEOUT_MS);
+  return Number.isFinite(ms) && ms >= 0 ? ms : 15000;
 }
 
 export const locksDir = (lazyDir: string) => join(lazyDir, 'locks');
@@ -89,7 +90,7 @@ export async function withLock<T>(lazyDir: string, name: string, fn: () => Promi
     throw e;
   }
   try {
-    const owner: Owner = { ...identityOf(process.pid), inode: statSync(lockfilePath).ino };
+    const owner: Owner = { ...selfIdentity(), inode: statSync(lockfilePath).ino };
     writeFileSync(ownerPath(dir, name), JSON.stringify(owner));
   } catch {
     /* informational only */

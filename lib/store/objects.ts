@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { GIT_ENV } from '../core/git.js';
 import { external } from '../core/errors.js';
+import { env } from '../core/env.js';
 
 // Bulk object reads through one long-lived `git cat-file --batch-command --buffer`.
 // Requests are pipelined: a caller sends every name it needs for one round, then flushes.
@@ -38,7 +39,7 @@ export class ObjectReader {
     if (this.child) return this.child;
     const child = spawn('git', ['cat-file', '--batch-command', '--buffer'], {
       cwd: this.cwd,
-      env: { ...process.env, ...GIT_ENV },
+      env: { ...env(), ...GIT_ENV },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stderr = '';

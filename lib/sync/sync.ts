@@ -48,7 +48,7 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const have = await d.reader.objects.readMany([...new Set(tips.values())]);
   if (have.some((o) => !o)) {
     d.progress?.(`fetching refs/lazy/* from ${remote}`);
-    await fetchObjects(d.repo, remote, !!d.progress && process.stderr.isTTY);
+    await fetchObjects(d.repo, remote, !!d.progress);
   }
   const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
@@ -113,7 +113,7 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
   const lines = await pushLazy(
     d.repo,
     remote,
-    !!d.progress && process.stderr.isTTY,
+    !!d.progress,
     out.skipped.map((s) => String(s.details.ref)),
   );
   for (const l of lines) classify(out, l);

@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { background, exited, trackFolder } from './procs.js';
 import { fileURLToPath } from 'node:url';
+import { inproc } from './inproc.js';
 
 // Real git repositories in temporary folders, and the built CLI spawned as a user would.
 
@@ -72,8 +73,17 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
-/** Spawns the built CLI; stdin is always closed (empty unless input is given). */
+/**
+ * Runs one command in this process (main() with a recording port). Behaviour tests use
+ * this; CLI-contract tests (exit codes of the real binary, signals, pipes, parallel
+ * processes) use lazySpawn.
+ */
 export function lazy(args: string[], o: RunOptions): Promise<Run> {
+  return inproc(args, { cwd: o.cwd, env: o.env, input: o.input, cliPath: LAZY });
+}
+
+/** Spawns the built CLI; stdin is always closed (empty unless input is given). */
+export function lazySpawn(args: string[], o: RunOptions): Promise<Run> {
   return new Promise((res, rej) => {
     const child = background(process.execPath, [LAZY, ...args], {
       cwd: o.cwd,

@@ -1,0 +1,27 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Io } from '../lib/core/io.js';
+import { withEnv } from '../lib/core/env.js';
+
+// One command invocation: its port, working directory, stdin and exit code. main() opens a
+// call per argv, so commands run in-process (tests, the MCP server) never share one.
+
+export interface Call {
+  io: Io;
+  /** The directory the command was started in (before -C). */
+  cwd: string;
+  /** Piped or redirected stdin text; `optional` callers never wait on a socket (see bin/io.ts). */
+  stdin(optional: boolean): string | undefined;
+  /** $EDITOR on a terminal, for a message that must be typed; undefined without one. */
+  editor(what: string): string | undefined;
+  exitCode: number;
+}
+
+const scope = new AsyncLocalStorage<Call>();
+
+export function currentCall(): Call {
+  const c = scope.getStore();
+  if (!c) throw new Error('a command ran outside main()');
+  return c;
+}
+
+export const inCall = <T>(c: Call, f: () => Promise<T>): Promise<T> => scope.run(c, () => withEnv(c.io.env, f));

@@ -1,0 +1,88 @@
+import { fstatSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { systemClock, type Io } from '../lib/core/io.js';
+import { readTextInput } from '../lib/core/fsutil.js';
+import { warnLine } from '../lib/output/emit.js';
+import { stdoutOpen, writeOut } from './pipes.js';
+import type { Call } from './call.js';
+
+// The real port, over this process's streams and environment. Tests build theirs with
+// the same narration and warning formats (test/helpers/inproc.ts).
+
+/** Phase narration: "[2/4] label…" on a terminal, one plain line per phase otherwise (stderr under --json). */
+export const narrator =
+  (json: boolean, tty: boolean, out: (t: string) => void, err: (t: string) => void) =>
+  (i: number, n: number, label: string) => {
+    if (json) err(`accept: ${label}\n`);
+    else if (tty) out(`[${i}/${n}] ${label}…\n`);
+    else out(`accept: ${label}\n`);
+  };
+
+export function processIo(json: boolean): Io {
+  const err = (t: string) => void process.stderr.write(t);
+  const isTTY = { stdin: !!process.stdin.isTTY, stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY };
+  return {
+    out: writeOut,
+    err,
+    warn: (m) => err(warnLine(m)),
+    isTTY,
+    confirm: (q) => (isTTY.stdin && isTTY.stdout ? ask(q) : Promise.resolve(true)),
+    narrate: narrator(json, isTTY.stdout, writeOut, err),
+    clock: systemClock,
+    // Supervisors are started through the entry point this command came in by.
+    env: { ...process.env, LAZY_CLI: process.env.LAZY_CLI ?? process.argv[1] },
+    outOpen: stdoutOpen,
+    stepDelayMs: Number(process.env.LAZY_PHASE_DELAY_MS) || 0,
+  };
+}
+
+export function processCall(json: boolean): Call {
+  return { io: processIo(json), cwd: process.cwd(), stdin: readStdin, editor: fromEditor, exitCode: 0 };
+}
+
+/** Asks y/N on a terminal. */
+async function ask(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer: string = await new Promise((res) => rl.question(`${question} [y/N] `, res));
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Piped or redirected stdin; never a terminal or /dev/null. Where the text is optional
+ * (create's prompt) a socket is not read: an inherited, never-closed socket (a parent
+ * process's stdin) would block the command forever.
+ */
+function readStdin(optional: boolean): string | undefined {
+  try {
+    const st = fstatSync(0);
+    if (!st.isFIFO() && !st.isFile() && (optional || !st.isSocket())) return undefined;
+  } catch {
+    return undefined;
+  }
+  const text = readTextInput(0, 'stdin');
+  return text.length ? text : undefined;
+}
+
+/** Opens $EDITOR on a terminal; lines starting with '#' are instructions and are dropped. */
+function fromEditor(what: string): string | undefined {
+  const editor = process.env.VISUAL || process.env.EDITOR;
+  if (!editor || !process.stdin.isTTY) return undefined;
+  const file = join(mkdtempSync(join(tmpdir(), 'lazy-')), 'MESSAGE.txt');
+  writeFileSync(file, `\n# Write ${what} above. Lines starting with '#' are ignored; an empty message aborts.\n`);
+  const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
+  if (r.status !== 0) return undefined;
+  return (
+    readTextInput(file, what)
+      .split('\n')
+      .filter((l) => !l.startsWith('#'))
+      .join('\n')
+      .trim() || undefined
+  );
+}

@@ -1,0 +1,35 @@
+// This process's stdout and stderr: the real port writes through here (bin/io.ts).
+
+// A reader that goes away (`lazy list | head -1`) ends our output quietly, as in git:
+// nothing more is written, the command finishes what it started, and exits as it would.
+let stdoutGone = false;
+let stdoutFailure: string | undefined;
+
+let guarded = false;
+
+/** Installed at start-up, before anything is printed (once per process: main() may run many times). */
+export function guardPipes(): void {
+  if (guarded) return;
+  guarded = true;
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    stdoutGone = true;
+    // A full disk or a broken file is not a reader that left: that output was lost.
+    if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') stdoutFailure ??= e.message;
+  });
+  // Warnings have nowhere else to go: a closed stderr is never a reason to fail.
+  process.stderr.on('error', () => {});
+}
+
+/** After everything was written: why output was lost (not a closed pipe), if it was. */
+export async function outputFailure(): Promise<string | undefined> {
+  if (!stdoutGone) await new Promise<void>((res) => process.stdout.write('', () => res()));
+  return stdoutFailure;
+}
+
+/** False once stdout's reader has closed the pipe: long-running output can stop. */
+export const stdoutOpen = () => !stdoutGone;
+
+/** Every byte for stdout goes through here. */
+export function writeOut(text: string): void {
+  if (!stdoutGone) process.stdout.write(text);
+}

@@ -1,0 +1,53 @@
+import { main } from '../../bin/cli.js';
+import { narrator } from '../../bin/io.js';
+import type { Call } from '../../bin/call.js';
+import { systemClock } from '../../lib/core/io.js';
+import { warnLine } from '../../lib/output/emit.js';
+
+// Commands run in this process through main(), with a recording port: the same parser,
+// operations and renderers as the built CLI, without a process start per command.
+
+export interface Recorded {
+  code: number;
+  stdout: string;
+  stderr: string;
+  signal: null;
+}
+
+export interface InprocOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Piped stdin text; without it stdin is closed and empty, as for a spawned command. */
+  input?: string | Buffer;
+  /** Entry point the detached supervisor is started through (the built CLI). */
+  cliPath: string;
+}
+
+export async function inproc(args: string[], o: InprocOptions): Promise<Recorded> {
+  let stdout = '';
+  let stderr = '';
+  const out = (t: string) => void (stdout += t);
+  const err = (t: string) => void (stderr += t);
+  const input = o.input === undefined ? undefined : String(o.input);
+  const call: Call = {
+    cwd: o.cwd,
+    exitCode: 0,
+    stdin: () => (input ? input : undefined),
+    editor: () => undefined,
+    io: {
+      out,
+      err,
+      warn: (m) => err(warnLine(m)),
+      isTTY: { stdin: false, stdout: false, stderr: false },
+      confirm: async () => true,
+      narrate: narrator(args.includes('--json'), false, out, err),
+      clock: systemClock,
+      env: { ...o.env, LAZY_CLI: o.cliPath },
+      outOpen: () => true,
+      // The spawned CLI's test hook, mapped onto the port's option.
+      stepDelayMs: Number(o.env.LAZY_PHASE_DELAY_MS) || 0,
+    },
+  };
+  const code = await main(args, call);
+  return { code, stdout, stderr, signal: null };
+}
