@@ -6,27 +6,26 @@ import { willAutoResume } from '../reconcile/reconcile.js';
 import { readActive } from '../agents/runs.js';
 import { queuedFeedback } from '../agents/queue.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Polls (reconciling each time, so a crashed turn is resumed) until the predicate holds. */
 export async function waitFor(
   app: App,
   id: string,
   o: { timeoutS?: number; until: (v: TaskView) => boolean; onTick?: (v: TaskView) => Promise<void> | void },
 ): Promise<TaskView> {
-  const deadline = o.timeoutS !== undefined ? Date.now() + o.timeoutS * 1000 : Infinity;
+  const clock = app.io.clock;
+  const deadline = o.timeoutS !== undefined ? clock.now() + o.timeoutS * 1000 : Infinity;
   for (let i = 0; ; i++) {
     if (i > 0) await reconcileNow(app);
     const v = await app.store.view(id);
     await o.onTick?.(v);
     if (o.until(v)) return v;
-    if (Date.now() >= deadline) {
+    if (clock.now() >= deadline) {
       throw new LazyError('timeout', `task ${id} is still ${v.status} after ${o.timeoutS} s`, EXIT.busy, {
         status: v.status,
         available_actions: v.available_actions,
       });
     }
-    await sleep(Math.min(250 + i * 25, 1000));
+    await clock.sleep(Math.min(250 + i * 25, 1000));
   }
 }
 
