@@ -9,7 +9,7 @@ export const builder = (y: Argv) => y.positional('run', { type: 'string' });
 
 export const handler = async (a: { run: string }) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');
-  const { supervise } = await import('../../lib/agents/supervisor.js');
+  const { supervise } = await import('../../lib/agents/supervisor/supervisor.js');
   const app = await openApp({ cwd: resolve(process.cwd()), json: false, reconcile: false });
   try {
     setExitCode(

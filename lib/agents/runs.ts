@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { readBoundedFile, readTail, writeFileAtomicSync } from '../core/fsutil.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
-import type { AgentSpec } from './adapter.js';
-import type { Outcome } from './outcome-types.js';
-import type { AgentIdentity } from './kill.js';
+import type { AgentSpec } from './adapters/adapter.js';
+import type { Outcome } from './supervisor/outcome-types.js';
+import type { AgentIdentity } from './supervisor/kill.js';
 import type { WorktreeSnapshot } from '../workspace/ask-snapshot.js';
 
 // Local, never-pushed bookkeeping for turns running on this machine: one directory per

@@ -4,7 +4,7 @@ import { randomId } from '../core/ids.js';
 import { assertAllowed } from '../model/table.js';
 import { parkStatus } from '../model/park.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
-import { resolveAgent } from '../agents/registry.js';
+import { resolveAgent } from '../agents/adapters/registry.js';
 import { clearActive, markActive } from '../agents/runs.js';
 import { assertBranchKept, taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';

@@ -1,6 +1,6 @@
 import { LazyError } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
-import type { Terminated } from '../agents/kill.js';
+import type { Terminated } from '../agents/supervisor/kill.js';
 import type { Stopped } from './stop.js';
 import { waitFor } from './wait.js';
 import type { App } from './app.js';

@@ -4,7 +4,7 @@ import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
 import { readActive } from '../agents/runs.js';
-import { queuedFeedback } from '../agents/queue.js';
+import { queuedFeedback } from '../agents/supervisor/queue.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

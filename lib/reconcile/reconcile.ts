@@ -20,17 +20,17 @@ import {
   type ActiveMarker,
   type RunRecord,
 } from '../agents/runs.js';
-import { recordOutcome } from '../agents/outcome.js';
-import { setAsideAskLeftovers } from '../agents/ask-end.js';
+import { recordOutcome } from '../agents/supervisor/outcome.js';
+import { setAsideAskLeftovers } from '../agents/supervisor/ask-end.js';
 import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';
-import type { FailureClass } from '../agents/taxonomy.js';
+import type { FailureClass } from '../agents/adapters/taxonomy.js';
 import { planResume } from '../agents/turns.js';
-import { startQueuedOrNote } from '../agents/queue.js';
-import { clearWaiting } from '../agents/waits.js';
+import { startQueuedOrNote } from '../agents/supervisor/queue.js';
+import { clearWaiting } from '../agents/supervisor/waits.js';
 import { sweepDue } from '../workspace/target-tips.js';
 import { sweepMerged } from './merged-sweep.js';
-import { terminateVerified } from '../agents/kill.js';
-import type { Outcome } from '../agents/outcome-types.js';
+import { terminateVerified } from '../agents/supervisor/kill.js';
+import type { Outcome } from '../agents/supervisor/outcome-types.js';
 
 // Reconcile runs at the start of every command. There is no daemon: this is where a
 // finished turn is recorded if its supervisor could not, a dead supervisor is noticed,

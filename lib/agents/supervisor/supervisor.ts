@@ -1,16 +1,16 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Store } from '../store/store.js';
-import type { Config } from '../store/config.js';
-import type { Repo } from '../core/repo.js';
+import type { Store } from '../../store/store.js';
+import type { Config } from '../../store/config.js';
+import type { Repo } from '../../core/repo.js';
 import { startQueuedOrNote } from './queue.js';
-import { identityOf } from '../core/proc.js';
-import { commitAll, headOf, mergeUpstream, type MergeResult } from '../workspace/worktree.js';
-import { branchDiff, branchViolations } from '../workspace/review.js';
-import { protectedPoints } from '../model/fold.js';
-import { ADAPTERS } from './registry.js';
-import type { StreamState } from './adapter.js';
-import { readEnvelope } from './envelope.js';
+import { identityOf } from '../../core/proc.js';
+import { commitAll, headOf, mergeUpstream, type MergeResult } from '../../workspace/worktree.js';
+import { branchDiff, branchViolations } from '../../workspace/review.js';
+import { protectedPoints } from '../../model/fold.js';
+import { ADAPTERS } from '../adapters/registry.js';
+import type { StreamState } from '../adapters/adapter.js';
+import { readEnvelope } from '../adapters/envelope.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome } from './outcome-types.js';
@@ -26,8 +26,8 @@ import {
   writeOutcome,
   writeRun,
   type RunRecord,
-} from './runs.js';
-import { resultPathOf } from './launch.js';
+} from '../runs.js';
+import { resultPathOf } from '../launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
 
 // The per-turn supervisor (`lazy __supervise <run>`): a short-lived detached process that

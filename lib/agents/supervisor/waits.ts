@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readBoundedFile, writeFileAtomicSync } from '../core/fsutil.js';
+import { readBoundedFile, writeFileAtomicSync } from '../../core/fsutil.js';
 
 // A turn waiting for the agent's usage window to reopen: the supervisor sleeps and records
 // the fact here, one file per task, so `show` and `list` of any process can say so. Local
