@@ -5,7 +5,8 @@ import { EXIT, LazyError } from '../core/errors.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
 import type { TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
-import { activeDir, clearActive, listActive, readActive, readRun, type ActiveMarker } from '../agents/runs.js';
+import { readRun } from '../agents/runs.js';
+import { activeDir, clearActive, listActive, readActive, type ActiveMarker } from '../store/markers.js';
 import type { Pass } from './doctor-repair.js';
 
 // Active markers (.git/lazy/active) are reconcile's work list. Doctor runs after its own

@@ -9,7 +9,7 @@ import { readShared } from '../store/config.js';
 import { parseCommit } from '../store/objects.js';
 import { indexedIds } from '../store/listing.js';
 import { danglingTaskCommits, firstValidTip, reflogTaskIds, reflogTips, restoreRef } from '../store/recover.js';
-import { listActive } from '../agents/runs.js';
+import { listActive } from '../store/markers.js';
 import { branchGone, sessionRanHere, taskBranch } from '../workspace/branch.js';
 import { isTerminal } from '../model/status.js';
 import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';

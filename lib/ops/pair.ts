@@ -5,7 +5,7 @@ import { assertAllowed } from '../model/table.js';
 import { parkStatus } from '../model/park.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { resolveAgent } from '../agents/adapters/registry.js';
-import { clearActive, markActive } from '../agents/runs.js';
+import { clearActive, markActive } from '../store/markers.js';
 import { assertBranchKept, taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
 import { upstreamOf } from '../agents/launch.js';

@@ -3,7 +3,7 @@ import type { TaskView } from '../model/fold.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
-import { readActive } from '../agents/runs.js';
+import { readActive } from '../store/markers.js';
 import { queuedFeedback } from '../agents/supervisor/queue.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -9,17 +9,8 @@ import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js'
 import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
 import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
-import {
-  clearActive,
-  listActive,
-  logTail,
-  readAgentIdentity,
-  readOutcome,
-  readRun,
-  writeOutcome,
-  type ActiveMarker,
-  type RunRecord,
-} from '../agents/runs.js';
+import { logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type RunRecord } from '../agents/runs.js';
+import { clearActive, listActive, type ActiveMarker } from '../store/markers.js';
 import { recordOutcome } from '../agents/supervisor/outcome.js';
 import { setAsideAskLeftovers } from '../agents/supervisor/ask-end.js';
 import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';

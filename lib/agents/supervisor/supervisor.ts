@@ -16,17 +16,8 @@ import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { setAsideAskLeftovers } from './ask-end.js';
-import {
-  clearActive,
-  logTail,
-  readRun,
-  runDir,
-  runFiles,
-  touch,
-  writeOutcome,
-  writeRun,
-  type RunRecord,
-} from '../runs.js';
+import { logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from '../runs.js';
+import { clearActive } from '../../store/markers.js';
 import { resultPathOf } from '../launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
 
