@@ -20,6 +20,7 @@ import { startQueuedOrNote } from '../agents/supervisor/queue.js';
 import { clearWaiting } from '../agents/supervisor/waits.js';
 import { sweepDue } from '../workspace/target-tips.js';
 import { sweepMerged } from './merged-sweep.js';
+import type { ReconcileAction } from './action.js';
 import { terminateVerified } from '../agents/supervisor/kill.js';
 import type { Outcome } from '../agents/supervisor/outcome-types.js';
 
@@ -35,12 +36,7 @@ export interface ReconcileDeps {
   cliPath: string;
   config: () => Promise<Config>;
 }
-export interface ReconcileAction {
-  task: string;
-  action: string;
-  detail: string;
-  warn?: boolean;
-}
+export type { ReconcileAction } from './action.js';
 
 export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}): Promise<ReconcileAction[]> {
   const actions: ReconcileAction[] = [];

@@ -1,4 +1,4 @@
-import type { Json } from '../../model/docs.js';
+import type { Json } from '../../core/json.js';
 import type { FailureClass } from '../adapters/taxonomy.js';
 import type { SetAside } from '../../workspace/ask-snapshot.js';
 

@@ -1,7 +1,7 @@
 import type { Store } from '../../store/store.js';
 import type { Draft } from '../../store/draft.js';
 import { parkStatus } from '../../model/park.js';
-import type { Json } from '../../model/docs.js';
+import type { Json } from '../../core/json.js';
 import type { Outcome } from './outcome-types.js';
 import type { RunRecord } from '../runs.js';
 
