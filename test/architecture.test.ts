@@ -3,7 +3,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, resolve } from 'node:path';
 import { ROOT } from './helpers/env.js';
 
-// The folders of lib/ depend on each other one way only. Type-only imports are erased
+// The folders of lib/ depend on each other one way only; a subfolder (agents/adapters/)
+// belongs to its top-level folder's layer. Type-only imports are erased
 // at build time and may cross layers (renderers name the shapes operations return).
 
 const ALLOWED: Record<string, string[]> = {
