@@ -14,7 +14,6 @@ import {
 import type { Json } from '../core/json.js';
 
 export type { ChangeView, PendingViolation, TurnView } from './views.js';
-export { byClock } from './docs.js';
 
 // Derived state: status, sequence numbers, pending feedback and counters are computed
 // from the append-only entries on every read, never stored.

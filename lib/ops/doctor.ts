@@ -21,7 +21,6 @@ import {
 } from './doctor-repair.js';
 import type { Finding, Pass } from './doctor-pass.js';
 
-export type { Finding } from './doctor-pass.js';
 export interface DoctorReport {
   healthy: boolean;
   tasks: number;

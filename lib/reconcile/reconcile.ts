@@ -36,7 +36,6 @@ export interface ReconcileDeps {
   cliPath: string;
   config: () => Promise<Config>;
 }
-export type { ReconcileAction } from './action.js';
 
 export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}): Promise<ReconcileAction[]> {
   const actions: ReconcileAction[] = [];
