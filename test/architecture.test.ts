@@ -3,8 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, resolve } from 'node:path';
 import { ROOT } from './helpers/env.js';
 
-// The folders of lib/ depend on each other one way only, type imports included: output/
-// renders what operations return, so it sits above ops/, and ops/ never prints.
+// The folders of lib/ depend on each other one way only, type imports included; a subfolder
+// (agents/adapters/) belongs to its top-level folder's layer. output/ renders what operations
+// return, so it sits above ops/, and ops/ never prints.
 
 const ALLOWED: Record<string, string[]> = {
   core: [],
@@ -28,18 +29,96 @@ function files(dir: string): string[] {
   });
 }
 
-/** Every relative import: static, dynamic, re-exports and type-only ones alike. */
-const imports = (src: string) =>
-  [...src.matchAll(/^\s*(?:import|export)\s+(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm)]
-    .map((m) => m[1] ?? m[2]!)
-    .filter((s) => s.startsWith('.'));
-
 /** Source text without string literals and comments, so only code is searched. */
 const codeOnly = (src: string) =>
   src
     .replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`/g, "''")
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/\/\/.*$/gm, '');
+
+/** Every relative import, runtime or type-only (import, export ... from, import(), typeof import()). */
+const allImports = (src: string) =>
+  [
+    ...src.matchAll(
+      /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm,
+    ),
+  ]
+    .map((m) => m[1] ?? m[2]!)
+    .filter((s) => s.startsWith('.'));
+
+/** lib's import graph: file -> the lib files it imports (a .js specifier names its .ts source). */
+function importGraph(lib: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files(lib)) {
+    const deps = allImports(readFileSync(file, 'utf8')).map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts')));
+    graph.set(
+      file,
+      [...new Set(deps)].filter((d) => d.startsWith(lib + '/')),
+    );
+  }
+  return graph;
+}
+
+/** One file path per cycle: a depth-first walk reports each back edge as the loop it closes. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const found = new Map<string, string[]>();
+  const visit = (f: string) => {
+    state.set(f, 'open');
+    stack.push(f);
+    for (const d of graph.get(f) ?? []) {
+      if (state.get(d) === 'open') {
+        const loop = stack.slice(stack.indexOf(d));
+        found.set([...loop].sort().join(' '), [...loop, d]);
+      } else if (!state.has(d)) visit(d);
+    }
+    stack.pop();
+    state.set(f, 'done');
+  };
+  for (const f of [...graph.keys()].sort()) if (!state.has(f)) visit(f);
+  return [...found.values()];
+}
+
+t.test('no import cycles between lib files, type-only imports included', async (t) => {
+  const lib = join(ROOT, 'lib');
+  const graph = importGraph(lib);
+  t.ok(graph.size > 50, `read ${graph.size} files`);
+  for (const loop of cycles(graph)) t.fail(`import cycle: ${loop.map((f) => relative(lib, f)).join(' -> ')}`);
+  // The checker itself finds a cycle, type-only edges included.
+  const a = join(lib, 'x/a.ts');
+  const b = join(lib, 'x/b.ts');
+  t.same(
+    cycles(
+      new Map([
+        [a, [b]],
+        [b, [a]],
+      ]),
+    ).length,
+    1,
+    'a two-file cycle is found',
+  );
+  t.same(
+    allImports("import type { A } from './a.js';\nexport { b } from '../b.js';\ntype M = typeof import('./m.js');"),
+    ['./a.js', '../b.js', './m.js'],
+    'type-only imports, re-exports and import() count',
+  );
+});
+
+t.test('agents/adapters/ knows one agent CLI at a time and nothing of runs or the supervisor', async (t) => {
+  const lib = join(ROOT, 'lib');
+  const adapters = join(lib, 'agents', 'adapters');
+  let checked = 0;
+  for (const [file, deps] of importGraph(lib)) {
+    if (!file.startsWith(adapters + '/')) continue;
+    for (const d of deps) {
+      checked++;
+      if (d.startsWith(join(lib, 'agents') + '/') && !d.startsWith(adapters + '/'))
+        t.fail(`${relative(ROOT, file)} must not import ${relative(ROOT, d)}`);
+    }
+  }
+  t.ok(checked > 5, `checked ${checked} imports of agents/adapters/`);
+});
 
 t.test('lib folders depend one way only', async (t) => {
   const lib = join(ROOT, 'lib');
@@ -48,7 +127,7 @@ t.test('lib folders depend one way only', async (t) => {
   let checked = 0;
   for (const file of files(lib)) {
     const from = relative(lib, file).split('/')[0]!;
-    for (const spec of imports(readFileSync(file, 'utf8'))) {
+    for (const spec of allImports(readFileSync(file, 'utf8'))) {
       const target = relative(lib, resolve(dirname(file), spec));
       if (target.startsWith('..')) {
         t.fail(`${relative(ROOT, file)} imports ${spec} outside lib/`);

@@ -2,7 +2,8 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
-import { decodeYaml, encodeYaml, fastDecodeYaml, MAX_DOCUMENT_BYTES, YamlError, type Json } from '../lib/store/yaml.js';
+import { decodeYaml, encodeYaml, fastDecodeYaml, MAX_DOCUMENT_BYTES, YamlError } from '../lib/store/yaml.js';
+import type { Json } from '../lib/core/json.js';
 
 type Obj = { [k: string]: Json };
 

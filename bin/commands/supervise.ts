@@ -10,7 +10,7 @@ export const builder = (y: Argv) => y.positional('run', { type: 'string' });
 
 export const handler = async (a: { run: string }) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');
-  const { supervise } = await import('../../lib/agents/supervisor.js');
+  const { supervise } = await import('../../lib/agents/supervisor/supervisor.js');
   const call = currentCall();
   const app = await openApp({ io: call.io, cwd: resolve(call.cwd), json: false, reconcile: false });
   try {

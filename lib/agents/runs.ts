@@ -1,17 +1,17 @@
-import { mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readBoundedFile, readTail, writeFileAtomicSync } from '../core/fsutil.js';
+import { readJsonFile, readTail, writeFileAtomicSync } from '../core/fsutil.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
-import type { AgentSpec } from './adapter.js';
-import type { Outcome } from './outcome-types.js';
-import type { AgentIdentity } from './kill.js';
+import type { AgentSpec } from './adapters/adapter.js';
+import type { Outcome } from './supervisor/outcome-types.js';
+import type { AgentIdentity } from './supervisor/kill.js';
 import type { WorktreeSnapshot } from '../workspace/ask-snapshot.js';
 
 // Local, never-pushed bookkeeping for turns running on this machine: one directory per
-// run (record, prompt, output log, heartbeat, outcome) and one active marker per task.
-// The task ref stays the truth about status; these files hold what only this host can
-// know (process identities, logs) and let reconcile find its runs without a scan.
+// run (record, prompt, output log, heartbeat, outcome). The task ref stays the truth about
+// status; these files hold what only this host can know (process identities, logs). The
+// marker that lets reconcile find a run without a scan is beside the locks (lib/store/markers.ts).
 
 export type RunKind = 'work' | 'ask';
 
@@ -41,18 +41,8 @@ export interface RunRecord {
   supervisor: ProcIdentity | null;
 }
 
-export interface ActiveMarker {
-  task: string;
-  run: string;
-  kind: 'turn' | 'pair' | 'accept';
-  since: string;
-  owner: ProcIdentity;
-  stash?: string;
-}
-
 export const runsDir = (lazyDir: string) => join(lazyDir, 'runs');
 export const runDir = (lazyDir: string, run: string) => join(runsDir(lazyDir), run);
-export const activeDir = (lazyDir: string) => join(lazyDir, 'active');
 
 export const runFiles = (dir: string) => ({
   record: join(dir, 'run.json'),
@@ -66,13 +56,7 @@ export const runFiles = (dir: string) => ({
 });
 
 /** Run files sit where an agent could reach them: read bounded and from regular files only, like any outside input. */
-function readJson<T>(path: string): T | undefined {
-  try {
-    return JSON.parse(readBoundedFile(path, 64 * 1024 * 1024).toString('utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}
+const readJson = <T>(path: string) => readJsonFile<T>(path, 64 * 1024 * 1024);
 
 export function writeRun(lazyDir: string, rec: RunRecord, prompt?: string): void {
   const dir = runDir(lazyDir, rec.id);
@@ -114,32 +98,4 @@ export function logTail(lazyDir: string, run: string, n = 50): string[] {
   const lines = tail.text.replace(/\n$/, '').split('\n');
   if (tail.cut && lines.length > 1) lines.shift();
   return lines.slice(-n);
-}
-
-export function markActive(lazyDir: string, m: ActiveMarker): void {
-  writeFileAtomicSync(join(activeDir(lazyDir), `${m.task}.json`), JSON.stringify(m));
-}
-
-export function readActive(lazyDir: string, task: string): ActiveMarker | undefined {
-  return readJson<ActiveMarker>(join(activeDir(lazyDir), `${task}.json`));
-}
-
-/** Removes the marker only if it still names this run (a newer run may own it). */
-export function clearActive(lazyDir: string, task: string, run: string): void {
-  const m = readActive(lazyDir, task);
-  if (m && m.run === run) rmSync(join(activeDir(lazyDir), `${task}.json`), { force: true });
-}
-
-/** Every active marker on this machine: reconcile's whole work list. */
-export function listActive(lazyDir: string): ActiveMarker[] {
-  let names: string[];
-  try {
-    names = readdirSync(activeDir(lazyDir));
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n.endsWith('.json'))
-    .map((n) => readJson<ActiveMarker>(join(activeDir(lazyDir), n)))
-    .filter((m): m is ActiveMarker => !!m);
 }

@@ -121,6 +121,15 @@ export function readBoundedFile(path: string, limit: number, what = path): Buffe
   }
 }
 
+/** A JSON file lazy wrote where others could reach it, read bounded; undefined when absent, too large or not JSON. */
+export function readJsonFile<T>(path: string, limit: number): T | undefined {
+  try {
+    return JSON.parse(readBoundedFile(path, limit).toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The last `maxBytes` of a regular file (a log), and whether earlier bytes were left out. */
 export function readTail(path: string, maxBytes: number): { text: string; cut: boolean } {
   const fd = openRegular(path);

@@ -1,4 +1,4 @@
-import type { ChangeView, TurnView } from './fold.js';
+import type { ChangeView, TurnView } from './views.js';
 import type { Status } from './status.js';
 
 // What kind of human attention a task needs, derived from its history. Only tasks

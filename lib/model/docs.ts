@@ -1,12 +1,16 @@
+import type { Json } from '../core/json.js';
 import type { Actor, Person } from '../core/actor.js';
 import type { Status } from './status.js';
-import type { Trigger } from './table.js';
+import type { Trigger } from './triggers.js';
 
 // The YAML documents in a task's tree. Mutable documents (task, sessions) carry the
 // Lamport clock of their last write; entries are append-only files named
 // `<clock>-<id>.yaml` so a merge of two histories is the union of their files.
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+/** Total order of entries: Lamport clock, ties broken by entry id. Never wall-clock time. */
+export function byClock(a: { clock: number; id: string }, b: { clock: number; id: string }): number {
+  return a.clock - b.clock || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
 
 export interface TaskDoc {
   id: string;

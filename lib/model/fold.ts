@@ -1,25 +1,22 @@
-import type { Actor, Person } from '../core/actor.js';
 import { categoryOf, type Category, type Status } from './status.js';
 import { availableActions, canTransition, type Action } from './table.js';
 import { attentionOf, type Attention } from './attention.js';
-import type {
-  DecisionEntry,
-  SessionDoc,
-  StatusEntry,
-  TaskDoc,
-  TaskDocs,
-  TurnEntry,
-  ViolationEntry,
-  Json,
+import type { ChangeView, PendingViolation, TurnView } from './views.js';
+import {
+  byClock,
+  type DecisionEntry,
+  type SessionDoc,
+  type StatusEntry,
+  type TaskDoc,
+  type TaskDocs,
+  type ViolationEntry,
 } from './docs.js';
+import type { Json } from '../core/json.js';
+
+export type { ChangeView, PendingViolation, TurnView } from './views.js';
 
 // Derived state: status, sequence numbers, pending feedback and counters are computed
 // from the append-only entries on every read, never stored.
-
-/** Total order of entries: Lamport clock, ties broken by entry id. Never wall-clock time. */
-export function byClock(a: { clock: number; id: string }, b: { clock: number; id: string }): number {
-  return a.clock - b.clock || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}
 
 export interface Replay {
   status: Status | null;
@@ -60,39 +57,6 @@ export function consecutiveInterruptions(applied: readonly StatusEntry[]): numbe
       n = 0;
   }
   return n;
-}
-
-export interface TurnView {
-  sequence: number;
-  id: string;
-  clock: number;
-  role: TurnEntry['role'];
-  kind: TurnEntry['kind'];
-  actor: Actor;
-  person: Person | null;
-  content: string;
-  timestamp: string;
-  feedback: 'pending' | 'consumed' | null;
-  session: string | null;
-  run: string | null;
-  details: { [k: string]: Json } | null;
-}
-
-export interface ChangeView {
-  id: string;
-  clock: number;
-  status: Status;
-  from: Status | null;
-  trigger: string;
-  actor: Actor;
-  person: Person | null;
-  timestamp: string;
-  reason: string;
-  host: string | null;
-  /** The run a move into or out of working belongs to. */
-  run: string | null;
-  details: { [k: string]: Json } | null;
-  set_aside: boolean;
 }
 
 export interface TaskView extends Omit<TaskDoc, 'clock'> {
@@ -218,14 +182,6 @@ export function lastChange(v: Pick<TaskView, 'changelog'>, status?: Status): Cha
     if (!c.set_aside && (status === undefined || c.status === status)) return c;
   }
   return undefined;
-}
-
-export interface PendingViolation {
-  file: string;
-  run: string;
-  commit: string;
-  base: string;
-  since: string;
 }
 
 /** A file is pending while its latest violation has no decision after it; decisions are sticky. */

@@ -1,5 +1,5 @@
-import { byClock } from './fold.js';
-import type { Json, TaskDocs, TurnEntry } from './docs.js';
+import { byClock, type TaskDocs, type TurnEntry } from './docs.js';
+import type { Json } from '../core/json.js';
 
 // The review package is the `review` detail of a turn that ended with the branch in
 // front of a person: an agent work turn (never an ask, which is not reviewed) or a

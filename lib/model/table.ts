@@ -1,45 +1,15 @@
 import type { Actor } from '../core/actor.js';
 import { STATUSES, TERMINAL, type Status } from './status.js';
 import { notAllowed } from '../core/errors.js';
-import type { TaskView } from './fold.js';
+import { ACTIONS, type Action, type Trigger } from './triggers.js';
 import { isReviewTurn } from './review.js';
+import type { Attention } from './attention.js';
+import type { ChangeView, PendingViolation, TurnView } from './views.js';
 
 // The one transition table. Commands, reconcile, sync's merge replay and
 // available_actions all read it; nothing else decides what may happen next.
 
-/** What a human (or builder/agent) can ask for. */
-export const ACTIONS = [
-  'start',
-  'unblock',
-  'answer',
-  'resume',
-  'ask',
-  'stop',
-  'pair',
-  'accept',
-  'reject',
-  'close',
-  'reopen',
-  'comment',
-  'edit',
-] as const;
-export type Action = (typeof ACTIONS)[number];
-
-/** What the system does on its own. */
-export type Event =
-  | 'turn_complete'
-  | 'turn_failed'
-  | 'turn_crashed'
-  | 'clarify'
-  | 'auto_resume'
-  | 'stale_response'
-  | 'pair_end'
-  | 'stale_pairing'
-  | 'rederive'
-  | 'merge_done'
-  | 'merge_abort'
-  | 'zombie';
-export type Trigger = Action | Event;
+export { ACTIONS, type Action, type Event, type Trigger } from './triggers.js';
 
 interface Edge {
   from: Status;
@@ -112,8 +82,14 @@ export function canTransition(from: Status, to: Status, trigger?: Trigger, actor
 
 const ACTION_SET = new Set<string>(ACTIONS);
 
-/** What a guard reads: the task's own history, never git's or this machine's state. */
-export type Guarded = Pick<TaskView, 'status' | 'attention' | 'pending_violations' | 'turns' | 'changelog'>;
+/** What a guard reads (a TaskView is one): the task's own history, never git's or this machine's state. */
+export interface Guarded {
+  status: Status;
+  attention: Attention | null;
+  pending_violations: PendingViolation[];
+  turns: TurnView[];
+  changelog: ChangeView[];
+}
 
 /** A condition an action needs beyond the status, and the one line that says why it is refused. */
 interface Guard {

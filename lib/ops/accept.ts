@@ -7,7 +7,7 @@ import { assertAllowed } from '../model/table.js';
 import { isActive, isTerminal } from '../model/status.js';
 import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
-import { clearActive, markActive, readActive } from '../agents/runs.js';
+import { clearActive, markActive, readActive } from '../store/markers.js';
 import { recoverAccept } from '../reconcile/accept-recovery.js';
 import { taskBranch } from '../workspace/branch.js';
 import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';

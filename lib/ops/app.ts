@@ -47,7 +47,7 @@ export async function openApp(o: AppOptions): Promise<App> {
 
 /** The reconcile pass every command starts with; cheap (one readdir, and a read per watched target branch) when nothing runs here. */
 export async function reconcileNow(app: App): Promise<void> {
-  const { listActive } = await import('../agents/runs.js');
+  const { listActive } = await import('../store/markers.js');
   const { sweepDue } = await import('../workspace/target-tips.js');
   const sweep = sweepDue(app.repo);
   if (!sweep && listActive(app.repo.lazyDir).length === 0) return;

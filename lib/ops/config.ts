@@ -1,6 +1,6 @@
 import { getPath, keyPath, loadConfig, writeConfig, type Config, type ConfigSnapshot } from '../store/config.js';
 import { trust } from '../store/trust.js';
-import type { Json } from '../model/docs.js';
+import type { Json } from '../core/json.js';
 import type { App } from './app.js';
 
 /** held_back: a shared setting this clone does not obey yet, why, and what is in effect instead. */

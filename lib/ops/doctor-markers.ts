@@ -5,8 +5,9 @@ import { EXIT, LazyError } from '../core/errors.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
 import type { TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
-import { activeDir, clearActive, listActive, readActive, readRun, type ActiveMarker } from '../agents/runs.js';
-import type { Pass } from './doctor-repair.js';
+import { readRun } from '../agents/runs.js';
+import { activeDir, clearActive, listActive, readActive, type ActiveMarker } from '../store/markers.js';
+import { HELD, type Pass } from './doctor-pass.js';
 
 // Active markers (.git/lazy/active) are reconcile's work list. Doctor runs after its own
 // command's reconcile, so a marker still here with no live process of its run is one
@@ -101,9 +102,6 @@ async function endHeldOpen(p: Pass, m: ActiveMarker, why: string): Promise<void>
     { actor: 'system' },
   );
 }
-
-/** Nothing resumes a turn doctor ended: the task waits in the inbox for a human. */
-export const HELD = 'its turn was lost (marked interrupted by lazy doctor): lazy resume continues it';
 
 function unreadableMarkers(lazyDir: string): string[] {
   let names: string[];

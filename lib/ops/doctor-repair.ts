@@ -5,31 +5,23 @@ import { processesIn, thisHost } from '../core/proc.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import { CONFIG_REF, taskRef } from '../store/layout.js';
 import type { RefTip } from '../store/refs.js';
-import { readShared } from '../store/config.js';
+import { readConfigAt } from '../store/config.js';
 import { parseCommit } from '../store/objects.js';
 import { indexedIds } from '../store/listing.js';
 import { danglingTaskCommits, firstValidTip, reflogTaskIds, reflogTips, restoreRef } from '../store/recover.js';
-import { listActive } from '../agents/runs.js';
+import { listActive } from '../store/markers.js';
 import { branchGone, sessionRanHere, taskBranch } from '../workspace/branch.js';
 import { isTerminal } from '../model/status.js';
 import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch } from '../workspace/merge.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import type { App } from './app.js';
-import type { Finding } from './doctor.js';
-import { HELD } from './doctor-markers.js';
+import { HELD, type Pass } from './doctor-pass.js';
 
 // What doctor repairs beyond locks and temp files: damaged lazy refs (restored to their
 // last good tip by compare-and-swap), leftovers of an accept that died after its
 // complete commit, turns whose bookkeeping was deleted, and stashes an accept kept.
 // Each check reports; with --fix it repairs what it can verify and explains the rest.
-
-export interface Pass {
-  app: App;
-  fix: boolean;
-  findings: Finding[];
-  fixed: string[];
-}
 
 /** A task ref that is unreadable, or gone while lazy still knows of the task: back to its newest valid commit. */
 export async function repairTaskRefs(p: Pass, refs: RefTip[], bad: Map<string, LazyError>): Promise<void> {
@@ -91,7 +83,7 @@ async function isRoot(app: App, oid: string): Promise<boolean> {
 export async function repairConfigRef(p: Pass): Promise<void> {
   const { repo, store } = p.app;
   const objects = store.reader.objects;
-  const err = await readShared(repo, objects).then(
+  const err = await readConfigAt(objects).then(
     () => null,
     (e: unknown) => (e instanceof LazyError ? e : null),
   );
@@ -102,7 +94,7 @@ export async function repairConfigRef(p: Pass): Promise<void> {
   let good: string | null = null;
   for (const oid of reflogTips(repo.commonDir, CONFIG_REF).filter((o) => o !== seen)) {
     if (
-      await readShared(repo, objects, oid).then(
+      await readConfigAt(objects, oid).then(
         () => true,
         () => false,
       )

@@ -18,15 +18,9 @@ import {
   repairTaskRefs,
   reportAcceptStashes,
   reportLostBranches,
-  type Pass,
 } from './doctor-repair.js';
+import type { Finding, Pass } from './doctor-pass.js';
 
-export interface Finding {
-  level: 'error' | 'warning' | 'info';
-  code: string;
-  message: string;
-  details: Record<string, unknown>;
-}
 export interface DoctorReport {
   healthy: boolean;
   tasks: number;

@@ -5,7 +5,7 @@ import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
 import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
 import type { App } from './app.js';
-import type { Waiting } from '../agents/waits.js';
+import type { Waiting } from '../agents/supervisor/waits.js';
 
 /** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
 export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'category'> & { waiting?: Waiting };
@@ -36,7 +36,7 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
     out.push(Object.assign(r, { category: categoryOf(r.status as Status) }));
   }
   if (out.some((r) => r.status === 'working')) {
-    const { listWaiting } = await import('../agents/waits.js');
+    const { listWaiting } = await import('../agents/supervisor/waits.js');
     const waits = listWaiting(app.repo.lazyDir);
     for (const r of out) {
       const w = waits.get(r.id);
@@ -75,7 +75,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   let run: ShownTask['run'] = null;
   let waiting: Waiting | null = null;
   if (v.status === 'working')
-    waiting = (await import('../agents/waits.js')).readWaiting(app.repo.lazyDir, id, v.current_run);
+    waiting = (await import('../agents/supervisor/waits.js')).readWaiting(app.repo.lazyDir, id, v.current_run);
   if (runId) {
     const { readRun, logTail, runDir, runFiles } = await import('../agents/runs.js');
     const rec = readRun(app.repo.lazyDir, runId);

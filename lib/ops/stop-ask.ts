@@ -1,7 +1,7 @@
 import { LazyError } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
-import type { Terminated } from '../agents/kill.js';
-import type { Stopped } from './stop.js';
+import type { Terminated } from '../agents/supervisor/kill.js';
+import type { TaskView } from '../model/fold.js';
 import { waitFor } from './wait.js';
 import type { App } from './app.js';
 
@@ -17,7 +17,7 @@ export async function stopAsk(
   app: App,
   id: string,
   o: { from: 'blocked' | 'conflict'; run: string | null; end: (() => Promise<Terminated>) | null },
-): Promise<Stopped> {
+): Promise<Terminated & { task: TaskView; ask: { set_aside: string | null } }> {
   const term: Terminated = o.end ? await o.end() : { signal: 'none', waited_ms: 0 };
   const ended = (v: { status: string; current_run: string | null }) =>
     v.status !== 'working' || v.current_run !== o.run;

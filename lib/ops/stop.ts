@@ -4,7 +4,7 @@ import { thisHost } from '../core/proc.js';
 import { assertAllowed } from '../model/table.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
-import { terminateVerified, type Terminated } from '../agents/kill.js';
+import { terminateVerified, type Terminated } from '../agents/supervisor/kill.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 

@@ -3,8 +3,8 @@ import type { TaskView } from '../model/fold.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
-import { readActive } from '../agents/runs.js';
-import { queuedFeedback } from '../agents/queue.js';
+import { readActive } from '../store/markers.js';
+import { queuedFeedback } from '../agents/supervisor/queue.js';
 
 /** Polls (reconciling each time, so a crashed turn is resumed) until the predicate holds. */
 export async function waitFor(

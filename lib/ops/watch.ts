@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import { isActive } from '../model/status.js';
 import { refreshIndex } from '../store/listing.js';
-import { listActive, logTail, readRun, runDir, runFiles } from '../agents/runs.js';
+import { logTail, readRun, runDir, runFiles } from '../agents/runs.js';
+import { listActive } from '../store/markers.js';
 import { liveness } from '../core/proc.js';
 import { reconcileNow, type App } from './app.js';
 

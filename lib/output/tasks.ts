@@ -1,6 +1,6 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
 import type { ListedTask, ShownTask } from '../ops/query.js';
-import type { Waiting } from '../agents/waits.js';
+import type { Waiting } from '../agents/supervisor/waits.js';
 import { renderReview } from './review.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';

@@ -18,7 +18,7 @@ import {
   type TargetTips,
 } from '../workspace/target-tips.js';
 import { upstreamOf } from '../agents/launch.js';
-import type { ReconcileAction } from './reconcile.js';
+import type { ReconcileAction } from './action.js';
 
 // The merged-branch sweep: a task branch merged into its target by other means (a
 // `git merge` by hand, a merge pulled from the remote) completes the task, recording the

@@ -9,28 +9,20 @@ import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js'
 import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
 import { recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
-import {
-  clearActive,
-  listActive,
-  logTail,
-  readAgentIdentity,
-  readOutcome,
-  readRun,
-  writeOutcome,
-  type ActiveMarker,
-  type RunRecord,
-} from '../agents/runs.js';
-import { recordOutcome } from '../agents/outcome.js';
-import { setAsideAskLeftovers } from '../agents/ask-end.js';
+import { logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type RunRecord } from '../agents/runs.js';
+import { clearActive, listActive, type ActiveMarker } from '../store/markers.js';
+import { recordOutcome } from '../agents/supervisor/outcome.js';
+import { setAsideAskLeftovers } from '../agents/supervisor/ask-end.js';
 import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';
-import type { FailureClass } from '../agents/taxonomy.js';
+import type { FailureClass } from '../agents/adapters/taxonomy.js';
 import { planResume } from '../agents/turns.js';
-import { startQueuedOrNote } from '../agents/queue.js';
-import { clearWaiting } from '../agents/waits.js';
+import { startQueuedOrNote } from '../agents/supervisor/queue.js';
+import { clearWaiting } from '../agents/supervisor/waits.js';
 import { sweepDue } from '../workspace/target-tips.js';
 import { sweepMerged } from './merged-sweep.js';
-import { terminateVerified } from '../agents/kill.js';
-import type { Outcome } from '../agents/outcome-types.js';
+import type { ReconcileAction } from './action.js';
+import { terminateVerified } from '../agents/supervisor/kill.js';
+import type { Outcome } from '../agents/supervisor/outcome-types.js';
 
 // Reconcile runs at the start of every command. There is no daemon: this is where a
 // finished turn is recorded if its supervisor could not, a dead supervisor is noticed,
@@ -43,12 +35,6 @@ export interface ReconcileDeps {
   store: Store;
   cliPath: string;
   config: () => Promise<Config>;
-}
-export interface ReconcileAction {
-  task: string;
-  action: string;
-  detail: string;
-  warn?: boolean;
 }
 
 export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}): Promise<ReconcileAction[]> {

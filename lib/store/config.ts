@@ -1,14 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
-import { usageError, LazyError, EXIT } from '../core/errors.js';
+import { usageError, invalidData, LazyError, EXIT } from '../core/errors.js';
 import type { Signature } from '../core/actor.js';
 import type { Repo } from '../core/repo.js';
-import type { Json } from '../model/docs.js';
+import type { Json } from '../core/json.js';
 import { CONFIG_FILE, CONFIG_REF } from './layout.js';
+import type { Config } from './config-doc.js';
 import { casRef } from './refs.js';
 import { readDoc, writeDoc } from './validate.js';
-import { ObjectWriter } from './writer.js';
+import { ObjectWriter, type CommitFields } from './writer.js';
 import type { ObjectReader } from './objects.js';
 import { parseCommit, parseTree } from './objects.js';
 import { withLock } from './lock.js';
@@ -20,31 +21,7 @@ import { reflogTips } from './recover.js';
 // tasks); per-clone overrides in .git/lazy/config.yaml are never pushed. A read
 // merges the two, local winning.
 
-export type Config = {
-  agent?: string;
-  agents?: Record<
-    string,
-    {
-      command?: string;
-      adapter?: 'claude' | 'codex' | 'command';
-      args?: string;
-      permission_mode?: string;
-      interactive?: string;
-    }
-  >;
-  protected?: string[];
-  worktree_dir?: string;
-  watchdog_ms?: number;
-  stop_grace_ms?: number;
-  retry_base_ms?: number;
-  retry_unreachable_max?: number;
-  retry_transient_max?: number;
-  crash_window_ms?: number;
-  usage_limit_recheck_ms?: number;
-  usage_limit_max_wait_ms?: number;
-  /** In a merged read only: agents defined by shared settings this clone has not trusted. */
-  untrusted?: string[];
-};
+export type { Config } from './config-doc.js';
 
 const INT_KEYS = new Set([
   'watchdog_ms',
@@ -72,35 +49,50 @@ export interface ConfigSnapshot {
   problem?: LazyError;
 }
 
-/** The shared settings at `at` (the ref, or one of its past commits for doctor). */
-export async function readShared(
-  repo: Repo,
+/**
+ * The one reader of shared settings: config.yaml in commit `at` (refs/lazy/config, one of its past commits for
+ * doctor, or a tip a pull brought, which `ref` then names), schema-checked. A failure names the ref, the object
+ * and the file. No such object reads as no settings (`tip` null), unless `required`: then it is refused too.
+ */
+export async function readConfigAt(
   objects: ObjectReader,
   at = CONFIG_REF,
+  opts: { ref?: string; required?: boolean } = {},
 ): Promise<{ config: Config; tip: string | null }> {
+  const ref = opts.ref ?? CONFIG_REF;
   const commit = await objects.read(at);
-  if (!commit) return { config: {}, tip: null };
-  if (commit.type !== 'commit')
-    throw new LazyError('invalid_data', `${CONFIG_REF} points at a ${commit.type}, not a commit`, EXIT.invalidData, {
-      ref: CONFIG_REF,
-      object: commit.oid,
+  if (!commit && !opts.required) return { config: {}, tip: null };
+  if (!commit || commit.type !== 'commit')
+    throw invalidData(`${ref} points at ${commit ? `a ${commit.type}` : 'a missing object'}, not a commit`, {
+      ref,
+      object: commit?.oid ?? at,
       path: '/',
     });
   const tree = await objects.read(parseCommit(commit.data).tree);
-  const entry = tree ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
+  const entry = tree?.type === 'tree' ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
   const blob = entry ? await objects.read(entry.oid) : null;
-  if (!blob)
-    throw new LazyError('invalid_data', `${CONFIG_REF} has no ${CONFIG_FILE}`, EXIT.invalidData, {
-      ref: CONFIG_REF,
-      object: commit.oid,
+  if (!blob || blob.type !== 'blob')
+    throw invalidData(`${ref} has no ${CONFIG_FILE}`, { ref, object: commit.oid, file: CONFIG_FILE, path: '/' });
+  if (blob.oversize)
+    throw invalidData(`${ref}:${CONFIG_FILE} is ${blob.oversize} bytes, larger than any document lazy reads`, {
+      ref,
+      object: blob.oid,
+      file: CONFIG_FILE,
       path: '/',
     });
   const config = await readDoc<Config>('config', blob.data.toString('utf8'), {
-    ref: CONFIG_REF,
+    ref,
     object: blob.oid,
     file: CONFIG_FILE,
   });
   return { config, tip: commit.oid };
+}
+
+/** One commit of the shared settings: `doc` as its config.yaml. */
+export async function commitConfig(repo: Repo, doc: Config, c: CommitFields): Promise<string> {
+  const w = new ObjectWriter(repo.commonDir);
+  const blob = await w.blob(writeDoc('config', doc, { ref: CONFIG_REF, file: CONFIG_FILE }));
+  return w.writeTreeCommit(new Map([[CONFIG_FILE, { blob }]]), c);
 }
 
 async function readLocal(repo: Repo): Promise<Config> {
@@ -123,10 +115,10 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
   // Damaged shared settings must not stop every command, nor switch protection off: the
   // last version that reads (from the reflog) applies, else the defaults.
   let problem: LazyError | undefined;
-  const sharedRead = readShared(repo, objects).catch(async (e: unknown) => {
+  const sharedRead = readConfigAt(objects).catch(async (e: unknown) => {
     if (!(e instanceof LazyError) || e.exitCode !== EXIT.invalidData) throw e;
     for (const oid of reflogTips(repo.commonDir, CONFIG_REF)) {
-      const last = await readShared(repo, objects, oid).catch(() => null);
+      const last = await readConfigAt(objects, oid).catch(() => null);
       if (last) {
         problem = new LazyError(
           e.code,
@@ -220,16 +212,12 @@ export async function writeConfig(
   }
   return withLock(repo.lazyDir, 'config', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
-      const { config, tip } = await readShared(repo, objects);
+      const { config, tip } = await readConfigAt(objects);
       const wasTrusted = isTrusted(repo, config);
       const safety = isSafetyKey(path[0]!);
       const next = setPath(config, path, json);
-      const w = new ObjectWriter(repo.commonDir);
-      const blob = await w.blob(writeDoc('config', next, { ref: CONFIG_REF, file: CONFIG_FILE }));
-      const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
       const what = value === undefined ? `unset ${key}` : `set ${key}`;
-      const commit = await w.commit({
-        tree,
+      const commit = await commitConfig(repo, next, {
         parents: tip ? [tip] : [],
         message: `lazy: config ${what}\n\nLazy-Op: config\n`,
         author: await person(),

@@ -7,12 +7,11 @@ import type { EntryKind, TaskDoc } from '../model/docs.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import { Draft, creationDraft, type Ctx } from './draft.js';
 import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
-import { ObjectWriter, type TreeItem } from './writer.js';
+import { ObjectWriter, type Entries } from './writer.js';
 import { casRef } from './refs.js';
 import { withLock } from './lock.js';
 import { ENTRY_DIRS, entryName, sessionName, SESSIONS_DIR, TASK_ENTRY_LIMIT, TASK_FILE, taskRef } from './layout.js';
 import { ENTRY_SCHEMA, writeDoc, type DocKind } from './validate.js';
-import type { TreeEntry } from './objects.js';
 
 // The write protocol. Under the task's lock: read the tip, plan the mutation against
 // the folded state, write objects, then move the ref with compare-and-swap from the
@@ -169,10 +168,10 @@ export class Store {
     const blob = (kind: DocKind, file: string, doc: object) => w.blob(writeDoc(kind, doc, { ref, file }));
     const snap: TreeSnapshot = read?.snap ?? { tree: '', root: [], dirs: new Map() };
 
-    const dirAdds = new Map<string, Promise<TreeEntry>[]>();
+    const dirAdds = new Map<string, Promise<[string, string]>[]>();
     const add = (dir: string, name: string, oid: Promise<string>) => {
       const list = dirAdds.get(dir) ?? [];
-      list.push(oid.then((o) => ({ mode: '100644', name, oid: o })));
+      list.push(oid.then((o) => [name, o]));
       dirAdds.set(dir, list);
     };
     const entries: [EntryKind, { clock: number; id: string }[]][] = [
@@ -190,27 +189,20 @@ export class Store {
     const taskDoc = draft.task ?? (creating ? draft.docs.task : undefined);
     const taskOid = taskDoc ? blob('task', TASK_FILE, taskDoc) : undefined;
 
-    const rootItems = new Map<string, TreeItem>();
-    for (const e of snap.root) {
-      rootItems.set(e.name, {
-        mode: e.mode === '40000' ? '040000' : '100644',
-        path: e.name,
-        oid: e.oid,
-        type: e.mode === '40000' ? 'tree' : 'blob',
-      });
-    }
-    await Promise.all(
-      [...dirAdds].map(async ([dir, adds]) => {
-        const merged = new Map((snap.dirs.get(dir) ?? []).map((e) => [e.name, e]));
-        for (const e of await Promise.all(adds)) merged.set(e.name, e); // sessions are replaced; entries are new names
-        const oid = await w.tree(
-          [...merged.values()].map((e) => ({ mode: '100644', path: e.name, oid: e.oid, type: 'blob' })),
-        );
-        rootItems.set(dir, { mode: '040000', path: dir, oid, type: 'tree' });
-      }),
+    // Unchanged folders keep their tree; a changed one is its old files plus the new ones.
+    const root: Entries = new Map(
+      snap.root.map((e) => [e.name, e.mode === '40000' ? { tree: e.oid } : { blob: e.oid }]),
     );
-    if (taskOid) rootItems.set(TASK_FILE, { mode: '100644', path: TASK_FILE, oid: await taskOid, type: 'blob' });
-    const tree = await w.tree([...rootItems.values()]);
-    return w.commit({ tree, parents: read ? [read.docs.tip] : [], message: draft.commitMessage(), author: sig });
+    for (const [dir, adds] of dirAdds) {
+      const merged: Entries = new Map((snap.dirs.get(dir) ?? []).map((e) => [e.name, { blob: e.oid }]));
+      for (const [name, oid] of await Promise.all(adds)) merged.set(name, { blob: oid }); // sessions are replaced; entries are new names
+      root.set(dir, merged);
+    }
+    if (taskOid) root.set(TASK_FILE, { blob: await taskOid });
+    return w.writeTreeCommit(root, {
+      parents: read ? [read.docs.tip] : [],
+      message: draft.commitMessage(),
+      author: sig,
+    });
   }
 }

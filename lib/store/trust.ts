@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../core/fsutil.js';
 import type { Repo } from '../core/repo.js';
-import type { Config } from './config.js';
+import type { Config } from './config-doc.js';
 import { safetyOf, type Safety } from './safety.js';
 
 // Shared settings arrive from the remote with every pull. Agent settings are command

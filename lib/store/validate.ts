@@ -2,7 +2,8 @@ import * as validators from '#validators';
 import type { Validator } from '#validators';
 import { invalidData, LazyError } from '../core/errors.js';
 import { decodeYaml, encodeYaml, YamlError } from './yaml.js';
-import type { EntryKind, Json } from '../model/docs.js';
+import type { EntryKind } from '../model/docs.js';
+import type { Json } from '../core/json.js';
 
 // Invariant: no document is committed or believed without passing its schema.
 

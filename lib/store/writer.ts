@@ -26,11 +26,21 @@ const atomicFs = {
   },
 };
 
-export interface TreeItem {
+interface TreeItem {
   mode: '100644' | '040000';
   path: string;
   oid: string;
   type: 'blob' | 'tree';
+}
+
+/** What a tree holds, by name: a blob, a tree already written, or the entries of a subtree to write. */
+export type Entries = Map<string, { blob: string } | { tree: string } | Entries>;
+
+export interface CommitFields {
+  parents: string[];
+  message: string;
+  author: Signature;
+  committer?: Signature;
 }
 
 export class ObjectWriter {
@@ -41,18 +51,25 @@ export class ObjectWriter {
     return g.writeBlob({ fs: atomicFs, gitdir: this.gitdir, blob: Buffer.from(content, 'utf8') });
   }
 
-  async tree(entries: TreeItem[]): Promise<string> {
-    const g = await loadIso();
-    return g.writeTree({ fs: atomicFs, gitdir: this.gitdir, tree: entries });
+  /** The one way lazy builds a commit: its trees first (an empty subtree is left out, as git does), then the commit. */
+  async writeTreeCommit(root: Entries, c: CommitFields): Promise<string> {
+    return this.commit({ ...c, tree: await this.tree(root) });
   }
 
-  async commit(c: {
-    tree: string;
-    parents: string[];
-    message: string;
-    author: Signature;
-    committer?: Signature;
-  }): Promise<string> {
+  private async tree(entries: Entries): Promise<string> {
+    const items = await Promise.all(
+      [...entries].map(async ([path, e]): Promise<TreeItem | null> => {
+        if (e instanceof Map) return e.size ? { mode: '040000', path, oid: await this.tree(e), type: 'tree' } : null;
+        return 'tree' in e
+          ? { mode: '040000', path, oid: e.tree, type: 'tree' }
+          : { mode: '100644', path, oid: e.blob, type: 'blob' };
+      }),
+    );
+    const g = await loadIso();
+    return g.writeTree({ fs: atomicFs, gitdir: this.gitdir, tree: items.filter((i): i is TreeItem => !!i) });
+  }
+
+  private async commit(c: CommitFields & { tree: string }): Promise<string> {
     const g = await loadIso();
     return g.writeCommit({
       fs: atomicFs,

@@ -5,8 +5,7 @@
 // cheaper than the `yaml` package); any other text goes to the `yaml` package,
 // which stays the authority on what a document means.
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
-
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+import type { Json } from '../core/json.js';
 
 export class YamlError extends Error {
   line?: number;

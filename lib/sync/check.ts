@@ -1,10 +1,7 @@
-import { LazyError, invalidData } from '../core/errors.js';
+import { LazyError } from '../core/errors.js';
 import { isTaskId } from '../core/ids.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
-import { CONFIG_FILE, CONFIG_REF, ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT, TASKS_NS } from '../store/layout.js';
-import { parseCommit, parseTree, type ObjectReader } from '../store/objects.js';
-import { readDoc } from '../store/validate.js';
-import type { Json } from '../model/docs.js';
+import { CONFIG_REF, ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT, TASKS_NS } from '../store/layout.js';
 import { maxClock } from '../model/fold.js';
 
 // What may travel between clones, checked the same way in both directions: a pull
@@ -65,31 +62,3 @@ export async function checkTasks(reader: TaskReader, list: Candidate[]): Promise
 }
 
 export const isRejected = (r: TaskRead | Rejected): r is Rejected => 'reason' in r;
-
-/** The shared config at a commit, schema-checked; a failure says which ref, object and key. */
-export async function readConfigAt(objects: ObjectReader, commit: string, ref: string): Promise<Record<string, Json>> {
-  const c = await objects.read(commit);
-  if (!c || c.type !== 'commit')
-    throw invalidData(`${ref} points at ${c ? `a ${c.type}` : 'a missing object'}, not a commit`, {
-      ref,
-      object: commit,
-      path: '/',
-    });
-  const tree = await objects.read(parseCommit(c.data).tree);
-  const entry = tree?.type === 'tree' ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
-  const blob = entry ? await objects.read(entry.oid) : null;
-  if (!blob || blob.type !== 'blob')
-    throw invalidData(`${ref} has no ${CONFIG_FILE}`, { ref, object: c.oid, file: CONFIG_FILE, path: '/' });
-  if (blob.oversize)
-    throw invalidData(`${ref}:${CONFIG_FILE} is ${blob.oversize} bytes, larger than any document lazy reads`, {
-      ref,
-      object: blob.oid,
-      file: CONFIG_FILE,
-      path: '/',
-    });
-  return readDoc<Record<string, Json>>('config', blob.data.toString('utf8'), {
-    ref,
-    object: blob.oid,
-    file: CONFIG_FILE,
-  });
-}

@@ -2,18 +2,15 @@ import { git } from '../core/git.js';
 import { LazyError } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 import type { Signature } from '../core/actor.js';
-import type { Json } from '../model/docs.js';
-import { CONFIG_FILE, CONFIG_REF } from '../store/layout.js';
+import type { Json } from '../core/json.js';
+import { CONFIG_REF } from '../store/layout.js';
 import type { ObjectReader } from '../store/objects.js';
-import { writeDoc } from '../store/validate.js';
-import { ObjectWriter } from '../store/writer.js';
 import { casRef } from '../store/refs.js';
 import { withLock } from '../store/lock.js';
 import { readTrust, record } from '../store/trust.js';
 import { applySafety, union } from '../store/safety.js';
-import type { Config } from '../store/config.js';
+import { commitConfig, readConfigAt, type Config } from '../store/config.js';
 import { merge3 } from './merge-docs.js';
-import { readConfigAt } from './check.js';
 
 // refs/lazy/config travels like a task: fast-forward when one side is ahead, otherwise
 // a deterministic key-by-key three-way merge of config.yaml. A refusal says why.
@@ -48,6 +45,10 @@ function unflatten(flat: Record<string, Json>): Record<string, Json> {
   return out;
 }
 
+/** A tip that travels must hold settings: a missing object is refused like a damaged one. */
+const readSettings = async (objects: ObjectReader, at: string, ref: string) =>
+  (await readConfigAt(objects, at, { ref, required: true })).config as Record<string, Json>;
+
 const raced = {
   outcome: 'rejected',
   reason: `${CONFIG_REF} changed during the pull; pull again to merge it`,
@@ -67,7 +68,7 @@ export async function mergeConfig(
   if (!theirs) return { outcome: 'absent' };
   if (theirs === ours) return { outcome: 'unchanged' };
   try {
-    const remoteDoc = await readConfigAt(objects, theirs, tracking);
+    const remoteDoc = await readSettings(objects, theirs, tracking);
     const base = ours
       ? (await git(['merge-base', ours, theirs], { cwd: repo.cwd, allowFail: true })).stdout.trim() || null
       : null;
@@ -75,7 +76,7 @@ export async function mergeConfig(
     // A fast-forward may move past a broken local config (it repairs it); a merge needs it whole.
     const ff = !ours || base === ours;
     const localDoc = ours
-      ? await readConfigAt(objects, ours, CONFIG_REF).catch((e): Record<string, Json> => {
+      ? await readSettings(objects, ours, CONFIG_REF).catch((e): Record<string, Json> => {
           if (ff) return {};
           throw e;
         })
@@ -83,7 +84,7 @@ export async function mergeConfig(
     let next = theirs;
     let result = remoteDoc;
     if (!ff) {
-      const baseDoc = base ? await readConfigAt(objects, base, CONFIG_REF).catch(() => undefined) : undefined;
+      const baseDoc = base ? await readSettings(objects, base, CONFIG_REF).catch(() => undefined) : undefined;
       const [x, y] = ours < theirs ? [localDoc, remoteDoc] : [remoteDoc, localDoc];
       result = unflatten(merge3(baseDoc ? flatten(baseDoc) : undefined, flatten(x), flatten(y), 'config').doc);
       next = await writeMerge(repo, ours, theirs, result);
@@ -109,13 +110,9 @@ export async function mergeConfig(
   }
 }
 
-async function writeMerge(repo: Repo, ours: string, theirs: string, merged: Record<string, Json>): Promise<string> {
-  const w = new ObjectWriter(repo.commonDir);
-  const blob = await w.blob(writeDoc('config', merged, { ref: CONFIG_REF, file: CONFIG_FILE }));
-  const tree = await w.tree([{ mode: '100644', path: CONFIG_FILE, oid: blob, type: 'blob' }]);
+function writeMerge(repo: Repo, ours: string, theirs: string, merged: Record<string, Json>): Promise<string> {
   const sig: Signature = { name: 'lazy', email: 'lazy@merge.invalid', timestamp: 0, timezoneOffset: 0 };
-  return w.commit({
-    tree,
+  return commitConfig(repo, merged as Config, {
     parents: [ours, theirs].sort(),
     message: 'lazy: merge config (system)\n\nLazy-Op: merge\n',
     author: sig,

@@ -1,4 +1,5 @@
-import type { Json, TaskDoc, SessionDoc } from '../model/docs.js';
+import type { TaskDoc, SessionDoc } from '../model/docs.js';
+import type { Json } from '../core/json.js';
 import type { TaskRead } from '../store/read.js';
 import type { TreeEntry } from '../store/objects.js';
 import { SESSIONS_DIR, ENTRY_DIRS, TASK_FILE } from '../store/layout.js';

@@ -5,7 +5,8 @@ import { fetchObjects, pushLazy, remoteTips, type PushLine } from './remote.js';
 import { mergeRemote, type MergeReport } from './pull.js';
 import { CONFIG_REF, TASKS_NS } from '../store/layout.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
-import { checkTasks, isRejected, readConfigAt, refusedName, type Rejected } from './check.js';
+import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
+import { readConfigAt } from '../store/config.js';
 
 // pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/* that a
 // pull would take; sync = pull then push, again while someone pushed meanwhile.
@@ -82,7 +83,7 @@ async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult)
     const refused = refusedName(ref);
     if (refused) out.skipped.push(refused);
     else if (ref === CONFIG_REF) {
-      const bad = await readConfigAt(d.reader.objects, oid, ref).then(
+      const bad = await readConfigAt(d.reader.objects, oid, { ref, required: true }).then(
         () => null,
         (e: Error & { details?: Record<string, unknown> }) => ({
           id: ref,

@@ -3,7 +3,7 @@ import type { Signature } from '../core/actor.js';
 import type { TaskDocs, SessionDoc } from '../model/docs.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import type { TaskRead, TaskReader } from '../store/read.js';
-import { ObjectWriter, type TreeItem } from '../store/writer.js';
+import { ObjectWriter, type Entries } from '../store/writer.js';
 import { writeDoc } from '../store/validate.js';
 import { parseCommit } from '../store/objects.js';
 import { SESSIONS_DIR, taskRef } from '../store/layout.js';
@@ -32,18 +32,12 @@ export async function writeMergeCommit(
     dir.set(r.name, oid);
     files.set(r.dir, dir);
   }
-  const root: TreeItem[] = [...(files.get('') ?? [])].map(([name, oid]) => ({
-    mode: '100644',
-    path: name,
-    oid,
-    type: 'blob',
-  }));
+  const root: Entries = new Map();
   for (const [dir, entries] of files) {
-    if (dir === '' || entries.size === 0) continue;
-    const oid = await w.tree([...entries].map(([name, o]) => ({ mode: '100644', path: name, oid: o, type: 'blob' })));
-    root.push({ mode: '040000', path: dir, oid, type: 'tree' });
+    const blobs: Entries = new Map([...entries].map(([name, oid]) => [name, { blob: oid }]));
+    if (dir === '') for (const [name, b] of blobs) root.set(name, b);
+    else root.set(dir, blobs);
   }
-  const tree = await w.tree(root);
   const [ca, cb] = await Promise.all([reader.objects.read(a.docs.tip), reader.objects.read(b.docs.tip)]);
   const when = Math.max(
     commitTime(ca ? parseCommit(ca.data).committer : ''),
@@ -78,7 +72,7 @@ export async function writeMergeCommit(
     `Lazy-Status: ${view.status}`,
     '',
   ].join('\n');
-  const tip = await w.commit({ tree, parents, message, author: sig, committer: sig });
+  const tip = await w.writeTreeCommit(root, { parents, message, author: sig, committer: sig });
   return { tip, view: { ...view, tip } };
 }
 

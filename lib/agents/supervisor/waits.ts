@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readBoundedFile, writeFileAtomicSync } from '../core/fsutil.js';
+import { readJsonFile, writeFileAtomicSync } from '../../core/fsutil.js';
 
 // A turn waiting for the agent's usage window to reopen: the supervisor sleeps and records
 // the fact here, one file per task, so `show` and `list` of any process can say so. Local
@@ -21,13 +21,7 @@ export interface Waiting {
 export const waitsDir = (lazyDir: string) => join(lazyDir, 'waits');
 const fileOf = (lazyDir: string, task: string) => join(waitsDir(lazyDir), `${task}.json`);
 
-function read(path: string): Waiting | undefined {
-  try {
-    return JSON.parse(readBoundedFile(path, 64 * 1024).toString('utf8')) as Waiting;
-  } catch {
-    return undefined;
-  }
-}
+const read = (path: string) => readJsonFile<Waiting>(path, 64 * 1024);
 
 /** The wait of this task's run, if that run is waiting. */
 export function readWaiting(lazyDir: string, task: string, run: string | null): Waiting | null {

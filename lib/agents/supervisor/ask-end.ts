@@ -1,7 +1,7 @@
-import type { Store } from '../store/store.js';
-import { setAsideSince } from '../workspace/ask-snapshot.js';
+import type { Store } from '../../store/store.js';
+import { setAsideSince } from '../../workspace/ask-snapshot.js';
 import type { Outcome } from './outcome-types.js';
-import type { RunRecord } from './runs.js';
+import type { RunRecord } from '../runs.js';
 
 // Invariant: an ask commits nothing and leaves nothing. However it ends (an answer, a
 // failure, a stop, the watchdog, a crash found by reconcile), whatever it left in the

@@ -1,4 +1,12 @@
-import { bootId, environHas, groupMembers, liveness, signalGroup, thisHost, type ProcIdentity } from '../core/proc.js';
+import {
+  bootId,
+  environHas,
+  groupMembers,
+  liveness,
+  signalGroup,
+  thisHost,
+  type ProcIdentity,
+} from '../../core/proc.js';
 
 // Ending an agent's processes. The agent runs as the leader of its own process group, and
 // everything it starts stays in that group unless it escapes on purpose; so a turn ends

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, fstatSync, openSync, renameSync, writeSync } from 'node:fs';
-import { writeFileAtomicSync } from '../core/fsutil.js';
-import { identityOf, signalGroup } from '../core/proc.js';
-import type { Adapter, AgentSpec, StreamState, TurnInput } from './adapter.js';
-import { classOfErrorMessage } from './taxonomy.js';
+import { writeFileAtomicSync } from '../../core/fsutil.js';
+import { identityOf, signalGroup } from '../../core/proc.js';
+import type { Adapter, AgentSpec, StreamState, TurnInput } from '../adapters/adapter.js';
+import { classOfErrorMessage } from '../adapters/taxonomy.js';
 import { endGroup } from './kill.js';
-import { env } from '../core/env.js';
+import { env } from '../../core/env.js';
 
 // One launch of the agent process: output to the run log and through the adapter's
 // parser, a watchdog on forward progress, and the user's stop request honoured with

@@ -1,6 +1,6 @@
-import type { Json } from '../model/docs.js';
-import type { FailureClass } from './taxonomy.js';
-import type { SetAside } from '../workspace/ask-snapshot.js';
+import type { Json } from '../../core/json.js';
+import type { FailureClass } from '../adapters/taxonomy.js';
+import type { SetAside } from '../../workspace/ask-snapshot.js';
 
 // What a run ended with, written once to the run directory before it is recorded in
 // the task ref, so whoever records it (the supervisor or a later reconcile) records

@@ -1,4 +1,4 @@
-import type { Json } from '../model/docs.js';
+import type { Json } from '../../core/json.js';
 import type { Classified } from './taxonomy.js';
 
 // One interface for every agent: how to launch and resume it, how to read what it

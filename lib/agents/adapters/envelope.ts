@@ -1,4 +1,4 @@
-import { readBoundedFile, ReadRefused } from '../core/fsutil.js';
+import { readBoundedFile, ReadRefused } from '../../core/fsutil.js';
 import { envelope as validateEnvelope } from '#validators';
 
 // The result envelope an agent may write to $LAZY_RESULT. A malformed one is evidence

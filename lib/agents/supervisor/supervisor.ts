@@ -1,33 +1,24 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Store } from '../store/store.js';
-import type { Config } from '../store/config.js';
-import type { Repo } from '../core/repo.js';
+import type { Store } from '../../store/store.js';
+import type { Config } from '../../store/config.js';
+import type { Repo } from '../../core/repo.js';
 import { startQueuedOrNote } from './queue.js';
-import { selfIdentity } from '../core/proc.js';
-import { commitAll, headOf, mergeUpstream, type MergeResult } from '../workspace/worktree.js';
-import { branchDiff, branchViolations } from '../workspace/review.js';
-import { protectedPoints } from '../model/fold.js';
-import { ADAPTERS } from './registry.js';
-import type { StreamState } from './adapter.js';
-import { readEnvelope } from './envelope.js';
+import { selfIdentity } from '../../core/proc.js';
+import { commitAll, headOf, mergeUpstream, type MergeResult } from '../../workspace/worktree.js';
+import { branchDiff, branchViolations } from '../../workspace/review.js';
+import { protectedPoints } from '../../model/fold.js';
+import { ADAPTERS } from '../adapters/registry.js';
+import type { StreamState } from '../adapters/adapter.js';
+import { readEnvelope } from '../adapters/envelope.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { setAsideAskLeftovers } from './ask-end.js';
-import {
-  clearActive,
-  logTail,
-  readRun,
-  runDir,
-  runFiles,
-  touch,
-  writeOutcome,
-  writeRun,
-  type RunRecord,
-} from './runs.js';
-import { resultPathOf } from './launch.js';
+import { logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from '../runs.js';
+import { clearActive } from '../../store/markers.js';
+import { resultPathOf } from '../launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
 
 // The per-turn supervisor (`lazy __supervise <run>`): a short-lived detached process that

@@ -1,4 +1,4 @@
-import type { FailureClass } from './taxonomy.js';
+import type { FailureClass } from '../adapters/taxonomy.js';
 
 // The only place retry cadence is decided: a pure function of the failures so far.
 // Transients are paced 5 s, 10 s, 20 s, 40 s, then every 60 s; the crash-loop detector

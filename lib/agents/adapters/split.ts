@@ -1,4 +1,4 @@
-import { usageError } from '../core/errors.js';
+import { usageError } from '../../core/errors.js';
 
 // Splits a configured command line into argv the way a POSIX shell would tokenise it
 // (quotes, backslashes, whitespace), without ever running a shell: no expansion, no

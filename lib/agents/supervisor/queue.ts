@@ -1,10 +1,10 @@
-import type { Repo } from '../core/repo.js';
-import { EXIT, LazyError } from '../core/errors.js';
-import type { Store } from '../store/store.js';
-import type { Config } from '../store/config.js';
-import { lastChange, type TaskView, type TurnView } from '../model/fold.js';
-import { launchTurn, type Launched } from './launch.js';
-import { planQueued } from './turns.js';
+import type { Repo } from '../../core/repo.js';
+import { EXIT, LazyError } from '../../core/errors.js';
+import type { Store } from '../../store/store.js';
+import type { Config } from '../../store/config.js';
+import { lastChange, type TaskView, type TurnView } from '../../model/fold.js';
+import { launchTurn, type Launched } from '../launch.js';
+import { planQueued } from '../turns.js';
 
 // Feedback given while the agent works is queued: `lazy unblock` on a working task
 // records it as pending, and the end of the running turn starts the next turn with it.

@@ -1,9 +1,9 @@
-import type { Store } from '../store/store.js';
-import type { Draft } from '../store/draft.js';
-import { parkStatus } from '../model/park.js';
-import type { Json } from '../model/docs.js';
+import type { Store } from '../../store/store.js';
+import type { Draft } from '../../store/draft.js';
+import { parkStatus } from '../../model/park.js';
+import type { Json } from '../../core/json.js';
 import type { Outcome } from './outcome-types.js';
-import type { RunRecord } from './runs.js';
+import type { RunRecord } from '../runs.js';
 
 // Records a run's outcome in the task ref. The supervisor calls this when the agent
 // ends; reconcile calls it for a supervisor that died after writing outcome.json.

@@ -1,0 +1,37 @@
+// What may move a task: the actions people (or builders and agents) ask for and the events
+// the system raises. The vocabulary of the transition table (table.ts), apart from it so the
+// documents that record a trigger (docs.ts) need not import the table.
+
+/** What a human (or builder/agent) can ask for. */
+export const ACTIONS = [
+  'start',
+  'unblock',
+  'answer',
+  'resume',
+  'ask',
+  'stop',
+  'pair',
+  'accept',
+  'reject',
+  'close',
+  'reopen',
+  'comment',
+  'edit',
+] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** What the system does on its own. */
+export type Event =
+  | 'turn_complete'
+  | 'turn_failed'
+  | 'turn_crashed'
+  | 'clarify'
+  | 'auto_resume'
+  | 'stale_response'
+  | 'pair_end'
+  | 'stale_pairing'
+  | 'rederive'
+  | 'merge_done'
+  | 'merge_abort'
+  | 'zombie';
+export type Trigger = Action | Event;

@@ -1,0 +1,50 @@
+import type { Actor, Person } from '../core/actor.js';
+import type { Json } from '../core/json.js';
+import type { Status } from './status.js';
+import type { TurnEntry } from './docs.js';
+
+// How one turn, one status change and one pending protected file read once folded: what
+// the fold (fold.ts) builds and attention and the table's guards read. Apart from fold.ts
+// so that neither attention.ts nor table.ts imports the module that imports them.
+
+export interface TurnView {
+  sequence: number;
+  id: string;
+  clock: number;
+  role: TurnEntry['role'];
+  kind: TurnEntry['kind'];
+  actor: Actor;
+  person: Person | null;
+  content: string;
+  timestamp: string;
+  feedback: 'pending' | 'consumed' | null;
+  session: string | null;
+  run: string | null;
+  details: { [k: string]: Json } | null;
+}
+
+export interface ChangeView {
+  id: string;
+  clock: number;
+  status: Status;
+  from: Status | null;
+  trigger: string;
+  actor: Actor;
+  person: Person | null;
+  timestamp: string;
+  reason: string;
+  host: string | null;
+  /** The run a move into or out of working belongs to. */
+  run: string | null;
+  details: { [k: string]: Json } | null;
+  set_aside: boolean;
+}
+
+/** A protected file a turn touched that still waits for an approve or revert decision. */
+export interface PendingViolation {
+  file: string;
+  run: string;
+  commit: string;
+  base: string;
+  since: string;
+}

@@ -1,0 +1,29 @@
+// The settings document's shape (config.yaml: shared in refs/lazy/config, per clone in
+// .git/lazy/config.yaml). Its reader (config.ts), trust.ts and safety.ts all name it; it
+// lives apart so that none of them imports another back.
+
+export type Config = {
+  agent?: string;
+  agents?: Record<
+    string,
+    {
+      command?: string;
+      adapter?: 'claude' | 'codex' | 'command';
+      args?: string;
+      permission_mode?: string;
+      interactive?: string;
+    }
+  >;
+  protected?: string[];
+  worktree_dir?: string;
+  watchdog_ms?: number;
+  stop_grace_ms?: number;
+  retry_base_ms?: number;
+  retry_unreachable_max?: number;
+  retry_transient_max?: number;
+  crash_window_ms?: number;
+  usage_limit_recheck_ms?: number;
+  usage_limit_max_wait_ms?: number;
+  /** In a merged read only: agents defined by shared settings this clone has not trusted. */
+  untrusted?: string[];
+};
