@@ -1,7 +1,8 @@
 import t from 'tap';
-import { feedbackBlock, resumeContext, type PreviousEnd } from '../../lib/agents/prompt.js';
+import { commentsBlock, feedbackBlock, resumeContext, type PreviousEnd } from '../../lib/agents/prompt.js';
+import type { TurnEntry } from '../../lib/model/docs.js';
 import { foldTask } from '../../lib/model/fold.js';
-import { docs, turn } from '../helpers/docs.js';
+import { docs, turn, view, walk } from '../helpers/docs.js';
 
 // The prompt blocks a resumed turn is built from: why the agent is resumed, truthfully (a
 // stop is never called a crash), and feedback re-delivered verbatim (reference
@@ -62,5 +63,36 @@ t.test('feedbackBlock: the newest verbatim, then every older one, oldest first',
     feedbackBlock([tv(2, 'first'), tv(3, 'second'), tv(5, 'third')], 'Lead:'),
     'Lead:\n\nthird\n\n(2 older feedback messages are also pending and were not acted on: #2, #3. Consider them too. Verbatim, oldest first:)\n\n#2:\nfirst\n\n#3:\nsecond',
     'a queue is never collapsed',
+  );
+});
+
+t.test('commentsBlock: human comments since the previous launch, each in exactly one prompt', async (t) => {
+  const launched = walk(['working', 'start'], ['blocked', 'turn_complete'], ['working', 'unblock']); // clocks 1..4
+  const rows: [pins: string, turns: TurnEntry[], seqs: number[]][] = [
+    ['no comment, nothing said', [], []],
+    ['a comment between the two launches reaches this prompt', [turn(3, 'human', 'comment', { clock: 3 })], [1]],
+    [
+      'a comment before the previous launch already reached that one',
+      [turn(1, 'human', 'comment', { id: 'early001', clock: 1 })],
+      [],
+    ],
+    ['a comment after this launch waits for the next', [turn(5, 'human', 'comment')], []],
+    ["the agent's own comment is not the human's", [turn(3, 'human', 'comment', { actor: 'agent' })], []],
+    ['a system comment is not the human’s', [turn(3, 'human', 'comment', { actor: 'system' })], []],
+    ['a builder comment arrives on the human channel', [turn(3, 'human', 'comment', { actor: 'builder' })], [1]],
+    ['feedback is not a comment', [turn(3, 'human', 'feedback')], []],
+  ];
+  for (const [pins, turns, seqs] of rows) {
+    const text = commentsBlock(view({ changelog: launched, turns }));
+    const found = [...text.matchAll(/--- comment #(\d+)/g)].map((m) => Number(m[1]));
+    t.same(found, seqs, pins);
+  }
+  const text = commentsBlock(
+    view({ changelog: launched, turns: [turn(3, 'human', 'comment', { actor: 'builder', content: 'use  redis\n' })] }),
+  );
+  t.equal(
+    text,
+    `Comments from the human since your last turn (1), verbatim; they are for your information, take them into account:\n\n--- comment #1 by builder (human channel) at ${turn(3, 'human', 'comment').timestamp}:\nuse  redis\n`,
+    'verbatim, with who wrote it and when',
   );
 });
