@@ -26,7 +26,7 @@ export function feedbackBlock(pending: TurnView[], lead: string): string {
   if (!newest) return '';
   const older = pending.slice(0, -1);
   const more = older.length
-    ? `\n\n(${older.length} older feedback message${older.length > 1 ? 's are' : ' is'} also pending and was not acted on: ${older.map((t) => `#${t.sequence}`).join(', ')}. Consider them too. Verbatim, oldest first:)${older.map((t) => `\n\n#${t.sequence}:\n${t.content}`).join('')}`
+    ? `\n\n(${older.length} older feedback message${older.length > 1 ? 's are also pending and were' : ' is also pending and was'} not acted on: ${older.map((t) => `#${t.sequence}`).join(', ')}. Consider them too. Verbatim, oldest first:)${older.map((t) => `\n\n#${t.sequence}:\n${t.content}`).join('')}`
     : '';
   return `${lead}\n\n${newest.content}${more}`;
 }

@@ -28,14 +28,18 @@ export function planDecisions(v: TaskView, f: DecisionFlags, action: 'unblock' |
   const both = (f.approve ?? []).filter((p) => (f.revert ?? []).includes(p));
   if (both.length) throw usageError(`a file cannot be both approved and reverted: ${both.join(', ')}`);
   // Naming a file that is already decided (or never violated) is accepted and changes nothing.
+  // A file named explicitly wins over --approve-all/--revert-all, whichever way it goes.
   const out: Planned[] = [];
   for (const [file] of pending) {
-    const d =
-      f.approve?.includes(file) || f.approveAll
-        ? 'approve'
-        : f.revert?.includes(file) || f.revertAll
-          ? 'revert'
-          : undefined;
+    const d = f.approve?.includes(file)
+      ? 'approve'
+      : f.revert?.includes(file)
+        ? 'revert'
+        : f.approveAll
+          ? 'approve'
+          : f.revertAll
+            ? 'revert'
+            : undefined;
     if (d) out.push({ file, decision: d });
   }
   const undecided = [...pending.keys()].filter((file) => !out.some((o) => o.file === file));

@@ -126,11 +126,11 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
   };
 }
 
-/** A crashed turn on this machine that the next reconcile will resume (not stopped, breaker intact, nothing to decide). */
-export function willAutoResume(v: TaskView): boolean {
+/** A crashed turn on this machine (`host`) that the next reconcile will resume (not stopped, breaker intact, nothing to decide). */
+export function willAutoResume(v: TaskView, host: string = thisHost()): boolean {
   if (v.status !== 'interrupted') return false;
   const last = lastChange(v);
-  if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== thisHost())) return false;
+  if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== host)) return false;
   return (
     v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last)
   );

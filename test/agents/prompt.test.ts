@@ -1,0 +1,98 @@
+import t from 'tap';
+import { commentsBlock, feedbackBlock, resumeContext, type PreviousEnd } from '../../lib/agents/prompt.js';
+import type { TurnEntry } from '../../lib/model/docs.js';
+import { foldTask } from '../../lib/model/fold.js';
+import { docs, turn, view, walk } from '../helpers/docs.js';
+
+// The prompt blocks a resumed turn is built from: why the agent is resumed, truthfully (a
+// stop is never called a crash), and feedback re-delivered verbatim (reference
+// lazy-state-machine.md, 7b: the newest verbatim, older pending items counted, a queue never
+// collapsed).
+
+t.test('resumeContext: one row per way the last turn ended', async (t) => {
+  const prev = (more: Partial<PreviousEnd> = {}): PreviousEnd => ({
+    stopped: false,
+    turn: 4,
+    cls: 'transient_overload',
+    reason: '529 overloaded',
+    exit_code: 1,
+    signal: null,
+    ...more,
+  });
+  const rows: [pins: string, dirty: boolean, upstream: string | null, p: PreviousEnd, expected: string][] = [
+    [
+      'a crash, clean, upstream merged',
+      false,
+      'main',
+      prev(),
+      "You are being resumed after a crash. Upstream (main) has been merged into your branch since your last turn. Don't assume your previous state is intact — verify before continuing.\n\nPrevious failure (#4):\n- class: transient_overload\n- reason: 529 overloaded\n- exit code 1",
+    ],
+    [
+      'a crash, clean, nothing to merge, a signal and no turn number',
+      false,
+      null,
+      prev({ turn: null, exit_code: null, signal: 'SIGKILL' }),
+      "You are being resumed after a crash. Don't assume your previous state is intact — verify before continuing.\n\nPrevious failure:\n- class: transient_overload\n- reason: 529 overloaded\n- signal SIGKILL",
+    ],
+    [
+      'a crash with neither exit code nor signal',
+      true,
+      null,
+      prev({ exit_code: null }),
+      'You are being resumed after a crash. There are uncommitted changes in your worktree from your interrupted turn. Review them, decide what to keep, commit or discard, then continue your work.\n\nPrevious failure (#4):\n- class: transient_overload\n- reason: 529 overloaded',
+    ],
+    [
+      'a stop',
+      false,
+      'main',
+      prev({ stopped: true }),
+      "You are being resumed after the user stopped your previous turn (#4) with lazy stop. It did not crash or fail. Upstream (main) has been merged into your branch since your last turn. Don't assume your previous state is intact — verify before continuing.",
+    ],
+  ];
+  for (const [pins, dirty, upstream, p, expected] of rows) t.equal(resumeContext(dirty, upstream, p), expected, pins);
+});
+
+t.test('feedbackBlock: the newest verbatim, then every older one, oldest first', async (t) => {
+  const tv = (seq: number, content: string) => ({
+    ...foldTask(docs({ turns: [turn(2, 'human', 'feedback', { content })] })).turns[0]!,
+    sequence: seq,
+  });
+  t.equal(feedbackBlock([], 'Lead:'), '', 'nothing pending, nothing said');
+  t.equal(feedbackBlock([tv(3, 'only')], 'Lead:'), 'Lead:\n\nonly', 'one message');
+  t.equal(
+    feedbackBlock([tv(2, 'first'), tv(3, 'second'), tv(5, 'third')], 'Lead:'),
+    'Lead:\n\nthird\n\n(2 older feedback messages are also pending and were not acted on: #2, #3. Consider them too. Verbatim, oldest first:)\n\n#2:\nfirst\n\n#3:\nsecond',
+    'a queue is never collapsed',
+  );
+});
+
+t.test('commentsBlock: human comments since the previous launch, each in exactly one prompt', async (t) => {
+  const launched = walk(['working', 'start'], ['blocked', 'turn_complete'], ['working', 'unblock']); // clocks 1..4
+  const rows: [pins: string, turns: TurnEntry[], seqs: number[]][] = [
+    ['no comment, nothing said', [], []],
+    ['a comment between the two launches reaches this prompt', [turn(3, 'human', 'comment', { clock: 3 })], [1]],
+    [
+      'a comment before the previous launch already reached that one',
+      [turn(1, 'human', 'comment', { id: 'early001', clock: 1 })],
+      [],
+    ],
+    ['a comment after this launch waits for the next', [turn(5, 'human', 'comment')], []],
+    ["the agent's own comment is not the human's", [turn(3, 'human', 'comment', { actor: 'agent' })], []],
+    ['a system comment is not the human’s', [turn(3, 'human', 'comment', { actor: 'system' })], []],
+    ['a builder comment arrives on the human channel', [turn(3, 'human', 'comment', { actor: 'builder' })], [1]],
+    ['feedback is not a comment', [turn(3, 'human', 'feedback')], []],
+  ];
+  for (const [pins, turns, seqs] of rows) {
+    const text = commentsBlock(view({ changelog: launched, turns }));
+    const found = [...text.matchAll(/--- comment #(\d+)/g)].map((m) => Number(m[1]));
+    t.same(found, seqs, pins);
+  }
+  const text = commentsBlock(
+    view({ changelog: launched, turns: [turn(3, 'human', 'comment', { actor: 'builder', content: 'use  redis\n' })] }),
+  );
+  t.equal(
+    text,
+    `Comments from the human since your last turn (1), verbatim; they are for your information, take them into account:\n\n--- comment #1 by builder (human channel) at ${turn(3, 'human', 'comment').timestamp}:\nuse  redis\n`,
+    'verbatim, with who wrote it and when',
+  );
+});

@@ -1,0 +1,474 @@
+import t from 'tap';
+import { STATUSES, type Status, categoryOf } from '../../lib/model/status.js';
+import {
+  canTransition,
+  statusActions,
+  availableActions,
+  assertAllowed,
+  tableSignature,
+  EDGES,
+  ACTIONS,
+  type Action,
+  type Guarded,
+  type Trigger,
+} from '../../lib/model/table.js';
+import type { TaskDocs } from '../../lib/model/docs.js';
+import type { TaskView } from '../../lib/model/fold.js';
+import { REVIEW, change, decision, turn, view, violation, walk } from '../helpers/docs.js';
+
+// The expected table, transcribed independently from the reference state machine
+// (submitted is a forge status lazy does not have).
+const ALLOWED: Record<Status, Status[]> = {
+  backlog: ['working', 'abandoned', 'zombie'],
+  working: ['blocked', 'conflict', 'interrupted', 'zombie'],
+  // No blocked → backlog migration: lazy never had unstarted tasks parked in blocked, and
+  // a blocked task without a session (a clarify question, a failed launch) must stay in view.
+  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie'],
+  conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
+  interrupted: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
+  pairing: ['blocked', 'conflict', 'zombie'],
+  merging: ['complete', 'blocked', 'conflict', 'zombie'],
+  zombie: ['complete'],
+  complete: ['blocked', 'backlog'],
+  abandoned: ['backlog', 'blocked'],
+};
+
+t.test('every allowed and every refused transition', async (t) => {
+  let allowed = 0;
+  let refused = 0;
+  for (const from of STATUSES) {
+    for (const to of STATUSES) {
+      const expected = ALLOWED[from].includes(to);
+      const actor = to === 'zombie' ? 'system' : 'human';
+      t.equal(
+        canTransition(from, to, undefined, actor),
+        expected,
+        `${from} → ${to} ${expected ? 'allowed' : 'refused'}`,
+      );
+      expected ? allowed++ : refused++;
+    }
+  }
+  t.equal(allowed + refused, 100);
+  t.equal(EDGES.length, allowed, 'the table has exactly the expected edges');
+});
+
+t.test('zombie is reachable only by the system actor', async (t) => {
+  for (const from of STATUSES.filter((s) => ALLOWED[s].includes('zombie'))) {
+    for (const actor of ['human', 'builder', 'agent', 'supervisor'] as const) {
+      t.notOk(canTransition(from, 'zombie', 'zombie', actor), `${actor} cannot move ${from} → zombie`);
+    }
+    t.ok(canTransition(from, 'zombie', 'zombie', 'system'), `system can move ${from} → zombie`);
+  }
+});
+
+t.test('terminal statuses are frozen except for reopen', async (t) => {
+  for (const s of ['complete', 'abandoned'] as const) {
+    t.same(statusActions(s), ['reopen'], `${s} offers only reopen`);
+    t.equal(categoryOf(s), 'terminal');
+  }
+});
+
+t.test('categories', async (t) => {
+  t.same(
+    STATUSES.filter((s) => categoryOf(s) === 'active'),
+    ['working', 'pairing', 'interrupted', 'merging'],
+  );
+  t.same(
+    STATUSES.filter((s) => categoryOf(s) === 'blocked'),
+    ['blocked', 'conflict'],
+  );
+  t.same(
+    STATUSES.filter((s) => categoryOf(s) === null),
+    ['backlog', 'zombie'],
+  );
+});
+
+t.test('available actions are derived from the edges', async (t) => {
+  t.same(statusActions('backlog'), ['start', 'close', 'comment', 'edit']);
+  t.same(statusActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
+  t.same(statusActions('blocked'), [
+    'unblock',
+    'answer',
+    'ask',
+    'pair',
+    'accept',
+    'reject',
+    'close',
+    'comment',
+    'edit',
+  ]);
+  t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
+  t.same(statusActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
+  // merging and zombie belong to an accept and the system: nothing but accept (which waits for the merge) applies.
+  t.same(statusActions('merging'), ['accept']);
+  t.same(statusActions('zombie'), []);
+  // Every action except the status-neutral ones appears on at least one edge.
+  for (const a of ACTIONS.filter((a) => a !== 'comment' && a !== 'edit')) {
+    t.ok(
+      EDGES.some((e) => e.on.includes(a)),
+      `${a} drives some transition`,
+    );
+  }
+});
+
+// ---------------------------------------------------------------------------------------
+// The reference state machine (shared/reference/lazy-state-machine.md, "Valid State
+// Transitions"), one row per transition and trigger it names, in our trigger vocabulary.
+// Each row pins that the edge exists AND that this trigger drives it.
+
+type Row = [from: Status, to: Status, trigger: Trigger, pins: string];
+
+const REFERENCE_ALLOWED: Row[] = [
+  ['backlog', 'working', 'start', 'lazy start creates the session and launches the agent'],
+  ['backlog', 'abandoned', 'close', 'lazy close cancels a task before it starts'],
+  ['working', 'blocked', 'turn_complete', 'an agent turn completes'],
+  ['working', 'blocked', 'turn_failed', 'an unrecoverable agent failure blocks (not auto-resumed)'],
+  ['working', 'conflict', 'turn_complete', 'a turn that completes with file permission violations'],
+  ['working', 'interrupted', 'turn_crashed', 'the agent dies without its response'],
+  ['blocked', 'working', 'unblock', 'lazy unblock gives feedback'],
+  ['blocked', 'working', 'ask', 'lazy ask runs a status-neutral turn from blocked'],
+  ['blocked', 'conflict', 'rederive', 'a park re-derives the label and finds pending violations'],
+  ['blocked', 'pairing', 'pair', 'lazy pair from blocked'],
+  ['blocked', 'merging', 'accept', 'lazy accept begins the merge'],
+  ['blocked', 'abandoned', 'reject', 'lazy reject'],
+  ['blocked', 'abandoned', 'close', 'lazy close'],
+  ['conflict', 'working', 'unblock', 'lazy unblock to fix violations'],
+  ['conflict', 'working', 'ask', 'lazy ask runs from conflict too'],
+  ['conflict', 'blocked', 'rederive', 'a park after every violation was decided'],
+  ['conflict', 'pairing', 'pair', 'lazy pair to work on violations'],
+  ['conflict', 'abandoned', 'reject', 'lazy reject from conflict'],
+  ['conflict', 'abandoned', 'close', 'lazy close from conflict'],
+  ['interrupted', 'working', 'auto_resume', 'auto-resume while the circuit breaker allows'],
+  ['interrupted', 'working', 'resume', 'lazy resume'],
+  ['interrupted', 'working', 'unblock', 'lazy unblock from interrupted'],
+  ['interrupted', 'working', 'stale_response', 'the stale-completed-response sweep routes through working'],
+  ['interrupted', 'pairing', 'pair', 'lazy pair investigates a crash'],
+  ['interrupted', 'abandoned', 'reject', 'lazy reject from interrupted'],
+  ['interrupted', 'abandoned', 'close', 'lazy close from interrupted'],
+  ['pairing', 'blocked', 'pair_end', 'the pairing session ends'],
+  ['pairing', 'blocked', 'stale_pairing', 'the stale pairing sweep'],
+  ['pairing', 'conflict', 'pair_end', 'pairing ends while a decision is still owed'],
+  ['pairing', 'conflict', 'stale_pairing', 'the stale pairing sweep while a decision is owed'],
+  ['merging', 'complete', 'accept', 'lazy accept: the merge succeeds'],
+  ['merging', 'complete', 'merge_done', 'the reconciler finds the merge completed'],
+  ['merging', 'blocked', 'merge_abort', 'an aborted merge of a task that was blocked'],
+  ['merging', 'conflict', 'merge_abort', 'an aborted merge restores conflict, its true prior status'],
+  ['zombie', 'complete', 'merge_done', 'the merged-branch sweep completes a zombie'],
+  ['complete', 'blocked', 'reopen', 'lazy reopen of an accepted task'],
+  ['complete', 'backlog', 'reopen', 'lazy reopen of an accepted task with no session'],
+  ['abandoned', 'backlog', 'reopen', 'lazy reopen of a task with no agent work'],
+  ['abandoned', 'blocked', 'reopen', 'lazy reopen of a task with agent work'],
+];
+
+// The NOTEs of the reference: transitions it forbids outright.
+const REFERENCE_REFUSED: [from: Status, to: Status, pins: string][] = [
+  ['working', 'pairing', 'working cannot pair: the agent is running'],
+  ['working', 'abandoned', 'working cannot be abandoned: the agent is running'],
+  ['blocked', 'complete', 'blocked must go through merging to complete'],
+  ['interrupted', 'merging', 'interrupted cannot merge: review first'],
+  ['interrupted', 'complete', 'interrupted cannot complete: review first'],
+  ['merging', 'abandoned', 'a merge succeeds or fails back; it is never abandoned'],
+  ['complete', 'zombie', 'terminal statuses cannot become zombie'],
+  ['abandoned', 'zombie', 'terminal statuses cannot become zombie'],
+  ['zombie', 'blocked', 'zombie only completes'],
+];
+
+t.test('reference: every transition it lists, on the trigger it names', async (t) => {
+  for (const [from, to, trigger, pins] of REFERENCE_ALLOWED) {
+    t.ok(canTransition(from, to, trigger, 'system'), `${from} → ${to} on ${trigger}: ${pins}`);
+  }
+});
+
+t.test('reference: the transitions its notes forbid', async (t) => {
+  for (const [from, to, pins] of REFERENCE_REFUSED) {
+    t.notOk(canTransition(from, to), `${from} → ${to} refused: ${pins}`);
+  }
+});
+
+t.test('reference: any non-terminal status may become zombie, by the system only', async (t) => {
+  for (const from of STATUSES) {
+    const terminal = from === 'complete' || from === 'abandoned';
+    t.equal(
+      canTransition(from, 'zombie', 'zombie', 'system'),
+      !terminal && from !== 'zombie',
+      `${from} → zombie ${terminal ? 'refused (terminal)' : 'allowed for system'}`,
+    );
+    t.notOk(canTransition(from, 'zombie', 'zombie', 'human'), `${from} → zombie refused for a human`);
+  }
+});
+
+// Where our table deliberately differs from the reference, the row is OUR behaviour and
+// its comment names the difference.
+const DIFFERENCES: [from: Status, to: Status, trigger: Trigger | undefined, expected: boolean, pins: string][] = [
+  // Difference: the reference migrates a blocked task with no session to backlog; lazy never parks unstarted work in blocked.
+  ['blocked', 'backlog', undefined, false, 'no blocked → backlog migration'],
+  // Difference: the reference's pre-accept turn restores conflict from working on accept; lazy has no pre-accept turn.
+  ['working', 'conflict', 'accept', false, 'accept never moves a working task'],
+  // Difference: accept from conflict records a decision on every pending file first (→ blocked), then merges.
+  ['conflict', 'blocked', 'accept', true, 'accept leaves conflict through its decisions'],
+  // Difference (lazy addition): lazy stop ends a turn, parking it or returning an ask to where it was.
+  ['working', 'blocked', 'stop', true, 'stop parks a working task as blocked'],
+  ['working', 'conflict', 'stop', true, 'stop parks a working task as conflict'],
+  ['working', 'interrupted', 'stop', true, 'stop interrupts a working turn'],
+  // Difference (lazy addition): a start without an acceptance criterion parks as blocked to ask for one.
+  ['working', 'blocked', 'clarify', true, 'clarify parks a task that needs an acceptance criterion'],
+  // Difference (lazy addition): answer is its own action, for a pending decision.
+  ['blocked', 'working', 'answer', true, 'answer resumes a blocked task'],
+  // Difference (lazy addition): an auto-resume that cannot launch blocks with its reason.
+  ['interrupted', 'blocked', 'turn_failed', true, 'a failed relaunch blocks an interrupted task'],
+  // Difference: the reference has a submitted status for forge merges; lazy merges locally and has none.
+  ['merging', 'blocked', 'accept', false, 'an accept never fails a merge back by itself (merge_abort does)'],
+];
+
+t.test('our deliberate differences from the reference table', async (t) => {
+  for (const [from, to, trigger, expected, pins] of DIFFERENCES) {
+    t.equal(
+      canTransition(from, to, trigger, 'human'),
+      expected,
+      `${from} → ${to}${trigger ? ` on ${trigger}` : ''}: ${pins}`,
+    );
+  }
+  t.notOk((STATUSES as readonly string[]).includes('submitted'), 'no submitted status');
+});
+
+t.test('a trigger drives only the edges that name it', async (t) => {
+  const rows: [Status, Status, Trigger, string][] = [
+    ['backlog', 'working', 'unblock', 'unblock does not start a backlog task'],
+    ['blocked', 'working', 'resume', 'resume is for interrupted tasks only'],
+    ['interrupted', 'working', 'answer', 'answer is for a blocked decision only'],
+    ['blocked', 'merging', 'merge_done', 'only accept begins a merge'],
+    ['pairing', 'blocked', 'stop', 'stop does not end a pairing session'],
+    ['working', 'blocked', 'turn_crashed', 'a crash interrupts, it never blocks'],
+    ['working', 'interrupted', 'turn_failed', 'a classified failure blocks, it never interrupts'],
+    ['complete', 'blocked', 'unblock', 'only reopen leaves complete'],
+    ['zombie', 'complete', 'accept', 'only the merged-branch sweep completes a zombie'],
+  ];
+  for (const [from, to, trigger, pins] of rows) {
+    t.ok(canTransition(from, to), `${from} → ${to} exists on some trigger`);
+    t.notOk(canTransition(from, to, trigger, 'system'), `${from} → ${to} refused on ${trigger}: ${pins}`);
+  }
+});
+
+// The reference's "Human Actions": the statuses each command acts from.
+const ACTION_FROM: [Action, Status[], string][] = [
+  ['start', ['backlog'], 'lazy start: backlog → working'],
+  // Difference (lazy addition): unblock on working queues feedback for the next turn.
+  [
+    'unblock',
+    ['working', 'blocked', 'conflict', 'interrupted'],
+    'lazy unblock: blocked|conflict|interrupted → working',
+  ],
+  ['answer', ['blocked'], 'answer: a blocked task with a pending decision'],
+  ['resume', ['interrupted'], 'lazy resume: interrupted → working'],
+  ['ask', ['blocked', 'conflict'], 'lazy ask: blocked|conflict, status-neutral'],
+  ['stop', ['working'], 'lazy stop: a running turn'],
+  ['pair', ['blocked', 'conflict', 'interrupted'], 'lazy pair: blocked|conflict|interrupted → pairing'],
+  // Difference: accept from conflict (decisions first); a stranded merge is recovered by accept-recovery, not by reject/close/unblock.
+  ['accept', ['blocked', 'conflict', 'merging'], 'lazy accept: blocked|merging → merging → complete'],
+  ['reject', ['blocked', 'conflict', 'interrupted'], 'lazy reject: → abandoned'],
+  ['close', ['backlog', 'blocked', 'conflict', 'interrupted'], 'lazy close: → abandoned'],
+  ['reopen', ['complete', 'abandoned'], 'lazy reopen: complete|abandoned → blocked|backlog'],
+  ['comment', ['backlog', 'working', 'blocked', 'conflict', 'pairing', 'interrupted'], 'comment changes no status'],
+  ['edit', ['backlog', 'working', 'blocked', 'conflict', 'pairing', 'interrupted'], 'edit changes no status'],
+];
+
+t.test('reference: the statuses each human action applies from', async (t) => {
+  t.same(
+    ACTION_FROM.map(([a]) => a),
+    [...ACTIONS],
+    'every action has a row',
+  );
+  for (const [action, from, pins] of ACTION_FROM) {
+    t.same(
+      STATUSES.filter((s) => statusActions(s).includes(action)),
+      from,
+      `${action} from ${from.join('|')}: ${pins}`,
+    );
+  }
+});
+
+// firstmate-lifecycle.md and vincent-task-lifecycle.md name other vocabularies; where
+// they state a rule lazy keeps or changes, the row is ours.
+t.test('reference (firstmate, vincent): lifecycle rules in our vocabulary', async (t) => {
+  // Difference: firstmate's terminal states cannot be reopened; lazy reopens both terminals.
+  t.ok(canTransition('complete', 'blocked', 'reopen'), 'a completed task can be reopened');
+  t.ok(canTransition('abandoned', 'backlog', 'reopen'), 'a cancelled task can be reopened');
+  // Difference: firstmate's review_ready → completed is direct; lazy's accept always goes through merging.
+  t.notOk(canTransition('blocked', 'complete'), 'accept goes through merging');
+  // Difference: firstmate requeues a running task whose worker is gone; lazy interrupts it instead.
+  t.notOk(canTransition('working', 'backlog'), 'no running → queued');
+  t.ok(canTransition('working', 'interrupted', 'turn_crashed'), 'a lost worker interrupts the task');
+  // firstmate: request changes (review_ready → running) is lazy unblock.
+  t.ok(canTransition('blocked', 'working', 'unblock'), 'request changes runs the agent again');
+  // firstmate: answering a decision moves the task back to running.
+  t.ok(canTransition('blocked', 'working', 'answer'), 'an answer runs the agent again');
+  // firstmate: cancel from any non-terminal resting state; vincent: blocked is a resting state, not a failure.
+  for (const s of ['backlog', 'blocked', 'conflict', 'interrupted'] as const)
+    t.ok(canTransition(s, 'abandoned', 'close'), `${s} can be cancelled`);
+  // firstmate: completed has no way out but (in lazy) reopen; vincent: an invalid action is refused (409, our exit 4).
+  t.same(statusActions('complete'), ['reopen']);
+});
+
+// ---------------------------------------------------------------------------------------
+// Guards: conditions an action needs beyond the status (GUARDS), read by availableActions
+// and assertAllowed alike.
+
+const blocked = (more: Partial<TaskDocs> = {}): TaskView =>
+  view({ changelog: walk(['working', 'start'], ['blocked', 'turn_complete']), ...more });
+
+t.test('guard decision_pending: answer needs a pending decision', async (t) => {
+  const rows: [string, Guarded, boolean][] = [
+    ['a clarify question is a decision', view({ changelog: walk(['working', 'start'], ['blocked', 'clarify']) }), true],
+    ['an agent question is a decision', blocked({ turns: [turn(2, 'agent', 'question')] }), true],
+    ['an agent result is a review, not a decision', blocked({ turns: [turn(2, 'agent', 'result')] }), false],
+    [
+      'an answered question is no longer pending',
+      blocked({ turns: [turn(2, 'agent', 'question'), turn(3, 'human', 'answer')] }),
+      false,
+    ],
+    [
+      'a failed turn is a failure, not a decision',
+      view({ changelog: walk(['working', 'start'], ['blocked', 'turn_failed']) }),
+      false,
+    ],
+  ];
+  for (const [pins, v, expected] of rows) {
+    t.equal(availableActions(v).includes('answer'), expected, `answer ${expected ? 'offered' : 'withheld'}: ${pins}`);
+    if (expected) t.doesNotThrow(() => assertAllowed('answer', v), pins);
+    else
+      t.throws(
+        () => assertAllowed('answer', v),
+        { code: 'action_not_allowed', exitCode: 4, details: { guard: 'decision_pending' } },
+        pins,
+      );
+  }
+});
+
+t.test('guard no_pending_violations: resume refuses while protected files await a decision', async (t) => {
+  const crashed = walk(['working', 'start'], ['interrupted', 'turn_crashed']);
+  const clean = view({ changelog: crashed });
+  t.ok(availableActions(clean).includes('resume'), 'a crash with nothing to decide resumes');
+  const pending = view({ changelog: crashed, violations: [violation(3, 'b.lock'), violation(4, 'a.lock')] });
+  t.notOk(availableActions(pending).includes('resume'), 'resume withheld while a.lock and b.lock are pending');
+  t.ok(availableActions(pending).includes('unblock'), 'unblock, which carries decisions, stays offered');
+  t.throws(() => assertAllowed('resume', pending), {
+    code: 'action_not_allowed',
+    message: /protected files \(a\.lock, b\.lock\).*--approve-file\/--revert-file/,
+    details: { guard: 'no_pending_violations', pending_files: ['a.lock', 'b.lock'], status: 'interrupted' },
+  });
+  const decided = view({
+    changelog: crashed,
+    violations: [violation(3, 'a.lock')],
+    decisions: [decision(5, 'a.lock', 'approve')],
+  });
+  t.ok(availableActions(decided).includes('resume'), 'a decided file no longer holds resume back');
+});
+
+t.test('guard reviewed: accept merges only work a person has had in front of them', async (t) => {
+  const accepted = walk(
+    ['working', 'start'],
+    ['blocked', 'turn_complete'],
+    ['merging', 'accept'],
+    ['complete', 'accept'],
+    ['blocked', 'reopen'],
+  ); // clocks 1..6
+  const rows: [string, Partial<TaskDocs>, boolean][] = [
+    ['a work turn that left a review', { turns: [turn(3, 'agent', 'result', { details: REVIEW })] }, true],
+    ['no work turn at all', {}, false],
+    ['a work turn without a review (a failed turn)', { turns: [turn(3, 'agent', 'error')] }, false],
+    [
+      'a later failed turn hides an earlier review',
+      { turns: [turn(3, 'agent', 'result', { details: REVIEW }), turn(5, 'agent', 'error')] },
+      false,
+    ],
+    [
+      'an ask after reviewed work is not work',
+      {
+        turns: [
+          turn(3, 'agent', 'result', { details: REVIEW }),
+          turn(5, 'agent', 'result', { details: { ...REVIEW, mode: 'ask' } }),
+        ],
+      },
+      true,
+    ],
+    [
+      'an ask never reviews work by itself',
+      { turns: [turn(3, 'agent', 'result', { details: { ...REVIEW, mode: 'ask' } })] },
+      false,
+    ],
+    ['a pairing session that left a review', { turns: [turn(3, 'human', 'pair', { details: REVIEW })] }, true],
+    [
+      'a human turn after the review is not work',
+      { turns: [turn(3, 'agent', 'result', { details: REVIEW }), turn(5, 'human', 'feedback')] },
+      true,
+    ],
+    [
+      'a review head that is not a full commit id',
+      { turns: [turn(3, 'agent', 'result', { details: { review: { head: 'abc123' } } })] },
+      false,
+    ],
+    [
+      'a review from before the last accept',
+      { changelog: accepted, turns: [turn(3, 'agent', 'result', { details: REVIEW })] },
+      false,
+    ],
+    [
+      'a review after the reopen',
+      {
+        changelog: accepted,
+        turns: [turn(3, 'agent', 'result', { details: REVIEW }), turn(7, 'agent', 'result', { details: REVIEW })],
+      },
+      true,
+    ],
+    [
+      'an accept a merge set aside is no accept',
+      {
+        changelog: [
+          ...walk(['working', 'start'], ['blocked', 'turn_complete']),
+          change(4, 'merging', 'complete', 'accept'),
+        ],
+        turns: [turn(3, 'agent', 'result', { details: REVIEW })],
+      },
+      true,
+    ],
+  ];
+  for (const [pins, more, expected] of rows) {
+    const v: Guarded = { ...blocked(more), status: 'blocked' };
+    t.equal(availableActions(v).includes('accept'), expected, `accept ${expected ? 'offered' : 'withheld'}: ${pins}`);
+    if (!expected)
+      t.throws(() => assertAllowed('accept', v), { details: { guard: 'reviewed' }, message: /reviewed work/ }, pins);
+  }
+});
+
+t.test('assertAllowed: the same test available_actions makes, as an exit-4 error', async (t) => {
+  const v = view();
+  t.doesNotThrow(() => assertAllowed('start', v), 'start from backlog');
+  t.throws(() => assertAllowed('accept', v), {
+    code: 'action_not_allowed',
+    exitCode: 4,
+    message: 'cannot accept a task that is backlog; available actions: start, close, comment, edit',
+    details: { action: 'accept', status: 'backlog', available_actions: ['start', 'close', 'comment', 'edit'] },
+  });
+  t.throws(() => assertAllowed('accept', v, 'told why'), { message: 'told why' }, 'a caller may name the reason');
+  const zombie: Guarded = { ...v, status: 'zombie' };
+  t.throws(() => assertAllowed('comment', zombie), { message: /available actions: none/ }, 'zombie allows nothing');
+  t.throws(
+    () => assertAllowed('edit', { ...v, status: 'merging' }),
+    { code: 'action_not_allowed' },
+    'an accept owns merging',
+  );
+});
+
+t.test('availableActions: unguarded statuses share the memoized list; guarded ones filter it', async (t) => {
+  const v = view();
+  t.equal(availableActions(v), statusActions('backlog'), 'backlog has no guarded action: the same array');
+  const b = blocked();
+  t.not(availableActions(b), statusActions('blocked'), 'blocked has guards: a filtered copy');
+  t.same(availableActions(b), ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'], 'no answer, no accept');
+  t.same(b.available_actions, availableActions(b), 'the fold carries exactly available_actions');
+});
+
+t.test('tableSignature: a stable key of the table and its guards', async (t) => {
+  t.match(tableSignature(), /^[0-9a-z]+$/);
+  t.equal(tableSignature(), tableSignature(), 'deterministic');
+});
