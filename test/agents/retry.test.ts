@@ -1,6 +1,6 @@
 import t from 'tap';
-import { decide, delayFor, usageWait, DEFAULT_RETRY, type Attempt, type Decision } from '../../lib/agents/retry.js';
-import type { FailureClass } from '../../lib/agents/taxonomy.js';
+import { decide, delayFor, usageWait, DEFAULT_RETRY, type Attempt, type Decision } from '../../lib/agents/supervisor/retry.js';
+import type { FailureClass } from '../../lib/agents/adapters/taxonomy.js';
 
 // The retry ladder: a pure function of the failures so far. Reference
 // (lazy-state-machine.md, "Retry pacing"): transients are paced 5 s → 10 s → 20 s → 40 s →

@@ -6,7 +6,7 @@ import {
   isoFromEpoch,
   oneLine,
   type FailureClass,
-} from '../../lib/agents/taxonomy.js';
+} from '../../lib/agents/adapters/taxonomy.js';
 
 // The failure taxonomy: a closed vocabulary, mapped from structured signals only.
 // Reference (lazy-state-machine.md, "The taxonomy"): a classifier that does not recognise

@@ -1,6 +1,6 @@
 import t from 'tap';
+import { byClock } from '../../lib/model/docs.js';
 import {
-  byClock,
   consecutiveInterruptions,
   foldTask,
   lastChange,
