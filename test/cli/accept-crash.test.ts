@@ -1,7 +1,7 @@
 import t from 'tap';
-import { agentSandbox } from './helpers/agent.js';
-import { gitSync, LAZY } from './helpers/env.js';
-import { background } from './helpers/procs.js';
+import { agentSandbox } from '../helpers/agent.js';
+import { gitSync, LAZY } from '../helpers/env.js';
+import { background } from '../helpers/procs.js';
 
 // SIGKILL of accept at each phase. Each phase is narrated before it runs; with
 // LAZY_PHASE_DELAY_MS the kill lands after the narration and before the phase's work.

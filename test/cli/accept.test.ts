@@ -1,0 +1,44 @@
+import t from 'tap';
+import { agentSandbox } from '../helpers/agent.js';
+import { gitSync, LAZY } from '../helpers/env.js';
+import { background } from '../helpers/procs.js';
+
+async function reviewed(box: Awaited<ReturnType<typeof agentSandbox>>) {
+  const id = await box.l.create('add work', '--accept', 'done');
+  await box.l('start', id);
+  const w = await box.l.json('wait', id, '--timeout', '30');
+  if (w.value.status !== 'blocked') throw new Error(`not blocked: ${JSON.stringify(w.value).slice(0, 300)}`);
+  return id;
+}
+
+t.test('two concurrent accepts merge exactly once', async (t) => {
+  const box = await agentSandbox();
+  const { sb } = box;
+  t.teardown(sb.cleanup);
+  const id = await reviewed(box);
+  // Slowed phases keep the first accept under the lock while the second starts.
+  const run = () =>
+    new Promise<{ code: number | null; out: string }>((res) => {
+      const c = background(process.execPath, [LAZY, 'accept', id, '--yes', '--json'], {
+        cwd: sb.dir,
+        env: { ...sb.env, LAZY_PHASE_DELAY_MS: '500' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.on('close', (code) => res({ code, out }));
+    });
+  const done = await Promise.all([run(), run()]);
+  const reports = done.map((r) => ({ code: r.code, value: JSON.parse(r.out) }));
+  const merged = reports.filter((r) => r.code === 0 && r.value.already_accepted === false);
+  t.equal(merged.length, 1, 'exactly one accept merged');
+  // The other waited for the lock and reports the merge; on a machine so loaded that it
+  // started only after the first had finished, it is refused like any accept of a complete task.
+  const other = reports.find((r) => r !== merged[0])!;
+  if (other.code === 0) t.equal(other.value.already_accepted, true, 'the second reports it was already accepted');
+  else t.same([other.code, other.value.error.details.status], [4, 'complete'], 'the second found it complete');
+  const merges = gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main'])
+    .split('\n')
+    .filter((s) => s.startsWith('Accept task'));
+  t.equal(merges.length, 1, 'one squash commit');
+});
