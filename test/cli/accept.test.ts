@@ -1,9 +1,13 @@
 import t from 'tap';
-import { agentSandbox } from '../helpers/agent.js';
-import { gitSync, LAZY } from '../helpers/env.js';
+import { agentSandbox, type AgentBox } from '../helpers/agent.js';
+import { gitSync, SLOW_ACCEPT } from '../helpers/env.js';
 import { background } from '../helpers/procs.js';
 
-async function reviewed(box: Awaited<ReturnType<typeof agentSandbox>>) {
+// The CLI contract of accept that needs real processes: two accepts of one task started at
+// once, each its own process, merge exactly once. The behaviour of each step is tested
+// in-process in test/ops/accept.test.ts; real SIGKILLs in test/cli/accept-crash.test.ts.
+
+async function reviewed(box: AgentBox) {
   const id = await box.l.create('add work', '--accept', 'done');
   await box.l('start', id);
   const w = await box.l.json('wait', id, '--timeout', '30');
@@ -16,12 +20,12 @@ t.test('two concurrent accepts merge exactly once', async (t) => {
   const { sb } = box;
   t.teardown(sb.cleanup);
   const id = await reviewed(box);
-  // Slowed phases keep the first accept under the lock while the second starts.
+  // Slowed steps keep the first accept under the lock while the second starts.
   const run = () =>
     new Promise<{ code: number | null; out: string }>((res) => {
-      const c = background(process.execPath, [LAZY, 'accept', id, '--yes', '--json'], {
+      const c = background(process.execPath, [SLOW_ACCEPT, '500', 'accept', id, '--yes', '--json'], {
         cwd: sb.dir,
-        env: { ...sb.env, LAZY_PHASE_DELAY_MS: '500' },
+        env: sb.env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
