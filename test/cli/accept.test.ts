@@ -1,6 +1,8 @@
 import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { agentSandbox, type AgentBox } from '../helpers/agent.js';
-import { gitSync, SLOW_ACCEPT } from '../helpers/env.js';
+import { gitSync, ROOT, SLOW_ACCEPT } from '../helpers/env.js';
 import { background } from '../helpers/procs.js';
 
 // The CLI contract of accept that needs real processes: two accepts of one task started at
@@ -45,4 +47,10 @@ t.test('two concurrent accepts merge exactly once', async (t) => {
     .split('\n')
     .filter((s) => s.startsWith('Accept task'));
   t.equal(merges.length, 1, 'one squash commit');
+});
+
+t.test('the pause between steps is an option of the port only: the built CLI reads no environment hook', async (t) => {
+  const bundle = readFileSync(join(ROOT, 'dist', 'cli.cjs'), 'utf8');
+  t.notMatch(bundle, /PHASE_DELAY|STEP_DELAY/, 'no test hook in the shipped code');
+  t.match(bundle, /stepDelayMs:\s*0\b/, 'the real port never pauses');
 });
