@@ -30,7 +30,8 @@ export async function assertReviewed(app: App, v: TaskView, target: string, work
     .split('\n')
     .filter(Boolean);
   const what = reviewed
-    ? `${branch} moved since it was reviewed: the review shows ${reviewed.head.slice(0, 10)}, the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}`
+    ? `${branch} moved since it was reviewed: the review shows ${reviewed.head.slice(0, 10)}, ` +
+      `the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}`
     : `no review covers the ${count} commit(s) on ${branch}`;
   const todo =
     `see them with lazy diff ${v.id}; then lazy unblock ${v.id} -m "…" for a turn whose review covers them` +
@@ -76,7 +77,8 @@ export async function assertDecided(
     'accept',
     view.status,
     view.available_actions,
-    `the squash would land protected files nobody decided on: ${files.join(', ')}; decide with lazy accept ${v.id} --approve-file/--revert-file (or --approve-all/--revert-all)`,
+    `the squash would land protected files nobody decided on: ${files.join(', ')}; ` +
+      `decide with lazy accept ${v.id} --approve-file/--revert-file (or --approve-all/--revert-all)`,
     { pending_files: files },
   );
 }

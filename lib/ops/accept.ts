@@ -26,7 +26,7 @@ import type { App } from './app.js';
 // carries that rule out (lib/reconcile/accept-recovery.ts). A step that fails is settled by
 // the same rule, so every abort leaves the task in the status it really had, or complete.
 
-/** What a step may change; everything else it only reads. */
+/** What a step may change; everything else it only reads. (The active marker is the runner's bookkeeping.) */
 export type Touch = 'task ref' | 'task branch' | 'task worktree' | 'target branch' | 'target checkout';
 
 export interface AcceptStep {
@@ -37,36 +37,45 @@ export interface AcceptStep {
   run(a: Accepting): Promise<void>;
 }
 
-// The test of each step is in test/ops/accept.test.ts (`preflight: …`, `squash-merge: …`,
-// `verify: …`, `clean up: …`), beside the table-wide ones ("each step changes only what its
-// entry says it may touch", "a step that fails is settled by its own ifKilled"). A real
-// SIGKILL inside each step: test/cli/accept-crash.test.ts.
+// Tests: each step's own are in test/ops/accept.test.ts, named after it (`preflight: …`,
+// `squash-merge: …`, `verify: …`, `clean up: …`); the table's are there too ("the table: each
+// step changes only what its entry says it may touch", "the table: a step that fails is
+// settled by its own ifKilled"); a real SIGKILL inside each step: test/cli/accept-crash.test.ts.
 export const ACCEPT_STEPS: readonly AcceptStep[] = [
   {
-    // Refuses, changing nothing, unless the task may land as reviewed and decided (decisions
-    // given on the command line are recorded, reverts committed); then claims it: merging.
+    // Refuses, changing nothing, unless the task may land as it was reviewed and decided:
+    // decisions given on the command line are recorded, reverts committed on the task branch.
+    // Then claims the task: the marker is written and the task reads merging.
+    // Tests: "preflight: the claim names the step…", "preflight: a dirty task worktree…",
+    // "preflight: subtasks stack on the parent branch…".
     label: 'preflight',
     touches: ['task ref', 'task branch', 'task worktree'],
     ifKilled: 'restore', // nothing has moved the target yet
     run: preflight,
   },
   {
-    // Moves the target to the squash commit: by compare-and-swap, or by a fast-forward in the
-    // checkout that has it, whose uncommitted work is stashed and restored.
+    // Moves the target to the squash commit, by compare-and-swap or by a fast-forward in the
+    // checkout that has it (its uncommitted work stashed and restored); planned again if the
+    // target moved meanwhile. A target that keeps moving or now conflicts aborts (task ref).
+    // Tests: "squash-merge: a dirty target checkout…", "…a stash that cannot be restored…",
+    // "…a target that moved meanwhile…", "…a target that now conflicts…".
     label: 'squash-merge into the target',
     touches: ['task ref', 'target branch', 'target checkout'],
     ifKilled: 'settle', // the target may or may not have moved
     run: squashMerge,
   },
   {
-    // The target must hold the squash commit before anything is removed.
+    // The target must hold the squash commit before anything is removed; else it aborts.
+    // Tests: "verify: a target that does not hold the squash commit…".
     label: 'verify the target moved',
     touches: ['task ref'],
     ifKilled: 'settle',
     run: verify,
   },
   {
-    // Records complete, then removes the worktree and the branch (what stays is a warning).
+    // Records complete (the session's outcome: accepted), then removes the worktree and the
+    // branch; what cannot be removed, or a stash that could not be restored, is a warning.
+    // Tests: "accept squash-merges exactly the task…", "clean up: what cannot be removed…".
     label: 'clean up branch and worktree',
     touches: ['task ref', 'task branch', 'task worktree'],
     ifKilled: 'settle',

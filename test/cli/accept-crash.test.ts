@@ -12,7 +12,7 @@ import { ACCEPT_STEPS } from '../../lib/ops/accept.js';
 // command leaves the task consistent with the target, by the rule the step's entry names
 // (its marker carries it): merged exactly once and complete, or not merged and back in blocked.
 
-const PHASES: [string, 'blocked' | 'complete'][] = [
+const STEPS: [string, 'blocked' | 'complete'][] = [
   ['preflight', 'blocked'],
   ['squash-merge into the target', 'blocked'],
   ['verify the target moved', 'complete'],
@@ -21,13 +21,13 @@ const PHASES: [string, 'blocked' | 'complete'][] = [
 
 t.test('one kill per step of the table', async (t) => {
   t.same(
-    PHASES.map(([phase]) => phase),
+    STEPS.map(([step]) => step),
     ACCEPT_STEPS.map((s) => s.label),
   );
 });
 
-for (const [phase, expected] of PHASES) {
-  t.test(`SIGKILL during "${phase}"`, async (t) => {
+for (const [step, expected] of STEPS) {
+  t.test(`SIGKILL during "${step}"`, async (t) => {
     const box = await agentSandbox();
     const { sb, l } = box;
     t.teardown(sb.cleanup);
@@ -43,24 +43,24 @@ for (const [phase, expected] of PHASES) {
       let out = '';
       c.stdout.on('data', (d) => {
         out += d;
-        if (out.includes(`accept: ${phase}`)) c.kill('SIGKILL');
+        if (out.includes(`accept: ${step}`)) c.kill('SIGKILL');
       });
       c.on('close', (_code, signal) => res(signal ?? 'exited'));
     });
     t.equal(killedAt, 'SIGKILL');
     // The dead accept's marker names the step it died in and that step's rule, from the table.
     const marker = join(sb.dir, '.git', 'lazy', 'active', `${id}.json`);
-    const step = ACCEPT_STEPS.find((s) => s.label === phase)!;
+    const entry = ACCEPT_STEPS.find((s) => s.label === step)!;
     const m = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) : null;
-    if (phase === 'preflight') t.equal(m, null, 'killed before the claim: no marker');
-    else t.same([m?.step, m?.if_killed], [step.label, step.ifKilled], 'the marker names the step and its rule');
+    if (step === 'preflight') t.equal(m, null, 'killed before the claim: no marker');
+    else t.same([m?.step, m?.if_killed], [entry.label, entry.ifKilled], 'the marker names the step and its rule');
     const v = (await l.json('show', id)).value;
     t.equal(v.status, expected, `the next command leaves it ${expected}`);
     const merges = gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main'])
       .split('\n')
       .filter((s) => s.startsWith(`Accept task ${id}`));
     t.equal(merges.length, expected === 'complete' ? 1 : 0, 'the target agrees with the status');
-    if (expected === 'complete' && phase === 'verify the target moved') {
+    if (expected === 'complete' && step === 'verify the target moved') {
       t.same(
         v.changelog.slice(-3).map((c: any) => [c.status, c.actor]),
         [
@@ -71,7 +71,7 @@ for (const [phase, expected] of PHASES) {
         'recovered through zombie by the system actor',
       );
     }
-    if (phase === 'squash-merge into the target') {
+    if (step === 'squash-merge into the target') {
       t.same(
         v.changelog.slice(-2).map((c: any) => [c.status, c.trigger, c.actor]),
         [

@@ -89,7 +89,7 @@ t.test('accept squash-merges exactly the task into its base, then cleans up', as
   t.match(
     r.run.stderr,
     /accept: preflight\naccept: squash-merge into the target\naccept: verify the target moved\naccept: clean up branch and worktree/,
-    'a plain line per phase when not on a terminal (stderr under --json)',
+    'a plain line per step when not on a terminal (stderr under --json)',
   );
   const again = await l.json('accept', id, '--yes');
   t.equal(again.run.code, 4, 'accepting a complete task is refused');
