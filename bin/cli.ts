@@ -41,6 +41,9 @@ import { usageError } from '../lib/core/errors.js';
 
 declare const LAZY_VERSION: string;
 
+/** The real port, for entry points that adjust it before calling main() (test/fixtures/slow-accept.cjs). */
+export { processCall };
+
 const COMMANDS = [
   init,
   create,

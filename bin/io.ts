@@ -12,7 +12,7 @@ import type { Call } from './call.js';
 // The real port, over this process's streams and environment. Tests build theirs with
 // the same narration and warning formats (test/helpers/inproc.ts).
 
-/** Phase narration: "[2/4] label…" on a terminal, one plain line per phase otherwise (stderr under --json). */
+/** Step narration: "[2/4] label…" on a terminal, one plain line per step otherwise (stderr under --json). */
 export const narrator =
   (json: boolean, tty: boolean, out: (t: string) => void, err: (t: string) => void) =>
   (i: number, n: number, label: string) => {
@@ -35,7 +35,7 @@ export function processIo(json: boolean): Io {
     // Supervisors are started through the entry point this command came in by.
     env: { ...process.env, LAZY_CLI: process.env.LAZY_CLI ?? process.argv[1] },
     outOpen: stdoutOpen,
-    stepDelayMs: Number(process.env.LAZY_PHASE_DELAY_MS) || 0,
+    stepDelayMs: 0,
   };
 }
 

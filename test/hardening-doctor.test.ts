@@ -3,7 +3,7 @@ import { existsSync, readdirSync, rmSync, utimesSync, writeFileSync, mkdirSync, 
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { background } from './helpers/procs.js';
-import { sandbox, cli, gitSync, LAZY, type Sandbox } from './helpers/env.js';
+import { sandbox, cli, gitSync, LAZY, SLOW_ACCEPT, type Sandbox } from './helpers/env.js';
 import { agentSandbox, eventually, readJson, runDirOf } from './helpers/agent.js';
 import { cloneTask } from './helpers/plant.js';
 
@@ -239,9 +239,9 @@ t.test(
 /** Runs accept and SIGKILLs it as it announces `phase`. */
 function killAcceptAt(sb: Sandbox, id: string, phase: string): Promise<string> {
   return new Promise((res) => {
-    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+    const c = background(process.execPath, [SLOW_ACCEPT, '1500', 'accept', id, '--yes'], {
       cwd: sb.dir,
-      env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' },
+      env: sb.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -2,7 +2,7 @@ import t from 'tap';
 import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually } from './helpers/agent.js';
-import { cli, gitSync, LAZY } from './helpers/env.js';
+import { cli, gitSync, SLOW_ACCEPT } from './helpers/env.js';
 import { team } from './helpers/team.js';
 import { plantTree, readTaskFiles, withId } from './helpers/plant.js';
 import { background } from './helpers/procs.js';
@@ -28,9 +28,9 @@ t.test('a killed re-accept is never mistaken for the earlier accept of the same 
   await l('wait', id, '--timeout', '30');
   const branchTip = gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim();
   await new Promise<void>((res) => {
-    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+    const c = background(process.execPath, [SLOW_ACCEPT, '3000', 'accept', id, '--yes'], {
       cwd: sb.dir,
-      env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' },
+      env: sb.env,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     c.stdout.on('data', (d) => {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually } from './helpers/agent.js';
-import { gitSync, LAZY } from './helpers/env.js';
+import { gitSync, SLOW_ACCEPT } from './helpers/env.js';
 import { background } from './helpers/procs.js';
 
 t.test('a task with no criterion launches no agent: the clarification round trip', async (t) => {
@@ -148,9 +148,9 @@ t.test('an accept killed with its marker lost shows in the inbox as a merge nobo
   await l('start', id);
   await l('wait', id, '--timeout', '30');
   await new Promise<void>((res) => {
-    const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+    const c = background(process.execPath, [SLOW_ACCEPT, '3000', 'accept', id, '--yes'], {
       cwd: sb.dir,
-      env: { ...sb.env, LAZY_PHASE_DELAY_MS: '3000' },
+      env: sb.env,
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     c.stdout.on('data', (d) => {

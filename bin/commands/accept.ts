@@ -30,7 +30,6 @@ export const handler = (a: Args) =>
       return acceptTask(app, String(a.id), {
         decisions: { approve: a.approveFile, revert: a.revertFile, approveAll: a.approveAll, revertAll: a.revertAll },
         confirm: a.yes ? undefined : app.io.confirm,
-        narrate: app.io.narrate,
       });
     },
     renderAccepted,

@@ -3,14 +3,16 @@ import { LazyError, EXIT, notAllowed } from '../core/errors.js';
 import { randomId } from '../core/ids.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
+import { isActive, isTerminal } from '../model/status.js';
+import { refreshIndex } from '../store/listing.js';
 import { reviewedHead } from '../model/review.js';
 import { taskBranch } from '../workspace/branch.js';
-import { revParse } from '../workspace/worktree.js';
+import { dirtyFiles, revParse } from '../workspace/worktree.js';
 import { mergeBase, undecidedChanges } from '../workspace/review.js';
 import type { App } from './app.js';
 
-// What lands is what was reviewed: the two checks accept makes under the task's lock
-// before anything moves.
+// What lands is what was reviewed, from a clean worktree, at the right place in the task
+// tree: the checks accept's preflight makes under the task's lock before anything moves.
 
 /** Accept merges the head the review recorded; a branch that moved since needs a new review. */
 export async function assertReviewed(app: App, v: TaskView, target: string, worktree: string): Promise<void> {
@@ -28,7 +30,8 @@ export async function assertReviewed(app: App, v: TaskView, target: string, work
     .split('\n')
     .filter(Boolean);
   const what = reviewed
-    ? `${branch} moved since it was reviewed: the review shows ${reviewed.head.slice(0, 10)}, the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}`
+    ? `${branch} moved since it was reviewed: the review shows ${reviewed.head.slice(0, 10)}, ` +
+      `the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}`
     : `no review covers the ${count} commit(s) on ${branch}`;
   const todo =
     `see them with lazy diff ${v.id}; then lazy unblock ${v.id} -m "…" for a turn whose review covers them` +
@@ -74,7 +77,8 @@ export async function assertDecided(
     'accept',
     view.status,
     view.available_actions,
-    `the squash would land protected files nobody decided on: ${files.join(', ')}; decide with lazy accept ${v.id} --approve-file/--revert-file (or --approve-all/--revert-all)`,
+    `the squash would land protected files nobody decided on: ${files.join(', ')}; ` +
+      `decide with lazy accept ${v.id} --approve-file/--revert-file (or --approve-all/--revert-all)`,
     { pending_files: files },
   );
 }
@@ -104,4 +108,41 @@ async function onlySubtaskAccepts(
     if (view?.parent !== id || landed !== sha) return false;
   }
   return true;
+}
+
+/** A parent may not take a child while it is active; a parent may not be merged while children are open. */
+export async function assertFamily(app: App, v: TaskView): Promise<void> {
+  if (v.parent) {
+    const parent = await app.store.view(v.parent);
+    if (isActive(parent.status))
+      throw notAllowed(
+        'accept',
+        v.status,
+        v.available_actions,
+        `the parent task ${parent.id} is ${parent.status}; a subtask cannot be merged into a live worktree`,
+        { parent: parent.id, parent_status: parent.status },
+      );
+  }
+  const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  const open = rows.filter((r) => r.parent === v.id && !isTerminal(r.status)).map((r) => r.id);
+  if (open.length)
+    throw notAllowed(
+      'accept',
+      v.status,
+      v.available_actions,
+      `task ${v.id} has open subtasks (${open.join(', ')}); ` +
+        'accept or close them first, since accepting removes the branch they build on',
+      { children: open },
+    );
+}
+
+/** What lands is what the branch holds: uncommitted changes in the task worktree refuse the accept. */
+export async function assertClean(v: TaskView, worktree: string): Promise<void> {
+  const dirty = await dirtyFiles(worktree).catch(() => []);
+  if (!dirty.length) return;
+  const files = `${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ', …' : ''}`;
+  throw notAllowed('accept', v.status, v.available_actions, `the task worktree has uncommitted changes: ${files}`, {
+    worktree,
+    files: dirty,
+  });
 }

@@ -115,7 +115,7 @@ export async function runDemo(opts: {
       `lazy wait ${task.id} && lazy show ${task.id}`,
       r.show(await showTask(app, task.id)).split('\n\nbase:')[0]!,
     );
-    const accepted = await acceptTask(app, task.id, {});
+    const accepted = await acceptTask(app, task.id, { quiet: true });
     step('Accept: squash-merge into main', `lazy accept ${task.id} --yes`, r.accepted(accepted));
     const mainLog = (await git(['log', '--format=%h %s', '-3', 'main'], { cwd: dir })).stdout.trim();
     step('main now holds the work', 'git log --oneline main', mainLog);

@@ -5,11 +5,25 @@ import { lastChange } from '../model/fold.js';
 import { taskBranch } from '../workspace/branch.js';
 import { removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, findAccepted } from '../workspace/merge.js';
+import type { ActiveMarker } from '../store/markers.js';
 
 // Finishing or rolling back an accept that stopped midway (its process died, or a git
 // step failed under it). The merging entry records the target and the target's tip when
 // the merge began, so only a squash commit made by this accept counts as landed, never
 // one from an earlier accept of the same task.
+
+/**
+ * What is done with an accept that died (or failed) inside a step. Each step of ACCEPT_STEPS
+ * (lib/ops/accept.ts) names its rule, and the accept's active marker carries the rule of the
+ * step it is in, for whoever finds it dead: reconcile, or the next accept of the task.
+ * - restore: nothing has moved the target yet; the task goes back to the status it had.
+ * - settle: the target decides. Holding this accept's squash commit, the task completes
+ *   (zombie → complete, system actor) and its worktree and branch go; else it is restored.
+ */
+export type AfterKill = NonNullable<ActiveMarker['if_killed']>;
+
+/** The rule an accept's marker carries; settle, which is always safe, when it names none. */
+export const afterKill = (m: ActiveMarker | undefined): AfterKill => (m?.kind === 'accept' && m.if_killed) || 'settle';
 
 export type Recovery =
   | { outcome: 'completed'; commit: string }
@@ -21,7 +35,7 @@ export async function recoverAccept(
   store: Store,
   config: () => Promise<Config>,
   id: string,
-  o: { locked: boolean },
+  o: { locked: boolean; rule: AfterKill },
 ): Promise<Recovery> {
   const v = await store.view(id);
   if (v.status !== 'merging') return { outcome: 'not-merging' };
@@ -29,7 +43,7 @@ export async function recoverAccept(
   const target = String(entry?.details?.target ?? '');
   const since = typeof entry?.details?.target_old === 'string' ? entry.details.target_old : undefined;
   const restore = entry?.details?.restore === 'conflict' ? 'conflict' : 'blocked';
-  const commit = target ? await findAccepted(repo.cwd, target, id, since) : null;
+  const commit = o.rule === 'settle' && target ? await findAccepted(repo.cwd, target, id, since) : null;
   const mutate = o.locked ? store.mutateUnlocked.bind(store) : store.mutate.bind(store);
   await mutate(
     id,

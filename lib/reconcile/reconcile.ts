@@ -7,7 +7,7 @@ import type { Config } from '../store/config.js';
 import { parkStatus } from '../model/park.js';
 import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
 import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
-import { recoverAccept } from './accept-recovery.js';
+import { afterKill, recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type RunRecord } from '../agents/runs.js';
 import { clearActive, listActive, type ActiveMarker } from '../store/markers.js';
@@ -224,10 +224,11 @@ async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: Reco
   actions.push({ task: m.task, action: 'unpaired', detail: 'stale pairing session' });
 }
 
-/** An accept whose process died: finish it or roll it back (see accept-recovery.ts). */
+/** An accept whose process died: finished or rolled back by the rule of the step it died in (accept-recovery.ts). */
 async function reconcileAccept(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
   if (!dead(m.owner)) return;
-  const r = await recoverAccept(deps.repo, deps.store, deps.config, m.task, { locked: false });
+  const rule = afterKill(m);
+  const r = await recoverAccept(deps.repo, deps.store, deps.config, m.task, { locked: false, rule });
   if (r.outcome === 'completed')
     actions.push({ task: m.task, action: 'completed', detail: `a stopped accept had merged ${r.commit.slice(0, 10)}` });
   if (r.outcome === 'restored')

@@ -14,6 +14,9 @@ export interface ActiveMarker {
   since: string;
   owner: ProcIdentity;
   stash?: string;
+  /** accept: the step it is in (lib/ops/accept.ts), and that step's rule if it dies there (accept-recovery.ts). */
+  step?: string;
+  if_killed?: 'restore' | 'settle';
 }
 
 export const activeDir = (lazyDir: string) => join(lazyDir, 'active');

@@ -1,5 +1,12 @@
 import t from 'tap';
-import { decide, delayFor, usageWait, DEFAULT_RETRY, type Attempt, type Decision } from '../../lib/agents/supervisor/retry.js';
+import {
+  decide,
+  delayFor,
+  usageWait,
+  DEFAULT_RETRY,
+  type Attempt,
+  type Decision,
+} from '../../lib/agents/supervisor/retry.js';
 import type { FailureClass } from '../../lib/agents/adapters/taxonomy.js';
 
 // The retry ladder: a pure function of the failures so far. Reference

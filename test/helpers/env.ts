@@ -5,11 +5,14 @@ import { spawnSync } from 'node:child_process';
 import { background, exited, trackFolder } from './procs.js';
 import { fileURLToPath } from 'node:url';
 import { inproc } from './inproc.js';
+import type { Io } from '../../lib/core/io.js';
 
 // Real git repositories in temporary folders, and the built CLI spawned as a user would.
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
 export const LAZY = join(ROOT, 'bin', 'lazy.cjs');
+/** `node SLOW_ACCEPT <delay-ms> accept <id> …`: a real lazy process whose accept pauses before each step. */
+export const SLOW_ACCEPT = join(ROOT, 'test', 'fixtures', 'slow-accept.cjs');
 
 /** A hermetic git environment: no user or system config, a fixed identity. */
 export function testEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -71,6 +74,8 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv;
   input?: string | Buffer;
   timeoutMs?: number;
+  /** In-process runs only: parts of the port to replace (see InprocOptions.io). */
+  io?: Partial<Io>;
 }
 
 /**
@@ -79,7 +84,7 @@ export interface RunOptions {
  * processes) use lazySpawn.
  */
 export function lazy(args: string[], o: RunOptions): Promise<Run> {
-  return inproc(args, { cwd: o.cwd, env: o.env, input: o.input, cliPath: LAZY });
+  return inproc(args, { cwd: o.cwd, env: o.env, input: o.input, cliPath: LAZY, io: o.io });
 }
 
 /** Spawns the built CLI; stdin is always closed (empty unless input is given). */

@@ -1,7 +1,7 @@
 import { main } from '../../bin/cli.js';
 import { narrator } from '../../bin/io.js';
 import type { Call } from '../../bin/call.js';
-import { systemClock } from '../../lib/core/io.js';
+import { systemClock, type Io } from '../../lib/core/io.js';
 import { warnLine } from '../../lib/output/emit.js';
 
 // Commands run in this process through main(), with a recording port: the same parser,
@@ -21,6 +21,8 @@ export interface InprocOptions {
   input?: string | Buffer;
   /** Entry point the detached supervisor is started through (the built CLI). */
   cliPath: string;
+  /** Parts of the port to replace: e.g. stepDelayMs (accept pauses between its steps) or the clock. */
+  io?: Partial<Io>;
 }
 
 export async function inproc(args: string[], o: InprocOptions): Promise<Recorded> {
@@ -44,8 +46,8 @@ export async function inproc(args: string[], o: InprocOptions): Promise<Recorded
       clock: systemClock,
       env: { ...o.env, LAZY_CLI: o.cliPath },
       outOpen: () => true,
-      // The spawned CLI's test hook, mapped onto the port's option.
-      stepDelayMs: Number(o.env.LAZY_PHASE_DELAY_MS) || 0,
+      stepDelayMs: 0,
+      ...o.io,
     },
   };
   const code = await main(args, call);

@@ -1,22 +1,33 @@
 import t from 'tap';
-import { agentSandbox } from './helpers/agent.js';
-import { gitSync, LAZY } from './helpers/env.js';
-import { background } from './helpers/procs.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentSandbox } from '../helpers/agent.js';
+import { gitSync, SLOW_ACCEPT } from '../helpers/env.js';
+import { background } from '../helpers/procs.js';
+import { ACCEPT_STEPS } from '../../lib/ops/accept.js';
 
-// SIGKILL of accept at each phase. Each phase is narrated before it runs; with
-// LAZY_PHASE_DELAY_MS the kill lands after the narration and before the phase's work.
-// Whatever the phase, the next command leaves the task consistent with the target:
-// merged exactly once and complete, or not merged and back in blocked.
+// SIGKILL of a real accept process in each step of ACCEPT_STEPS (lib/ops/accept.ts). Each
+// step is narrated before it runs; the fixture sets the port's pause between steps, so the
+// kill lands after the narration and before the step's work. Whatever the step, the next
+// command leaves the task consistent with the target, by the rule the step's entry names
+// (its marker carries it): merged exactly once and complete, or not merged and back in blocked.
 
-const PHASES: [string, 'blocked' | 'complete'][] = [
+const STEPS: [string, 'blocked' | 'complete'][] = [
   ['preflight', 'blocked'],
   ['squash-merge into the target', 'blocked'],
   ['verify the target moved', 'complete'],
   ['clean up branch and worktree', 'complete'],
 ];
 
-for (const [phase, expected] of PHASES) {
-  t.test(`SIGKILL during "${phase}"`, async (t) => {
+t.test('one kill per step of the table', async (t) => {
+  t.same(
+    STEPS.map(([step]) => step),
+    ACCEPT_STEPS.map((s) => s.label),
+  );
+});
+
+for (const [step, expected] of STEPS) {
+  t.test(`SIGKILL during "${step}"`, async (t) => {
     const box = await agentSandbox();
     const { sb, l } = box;
     t.teardown(sb.cleanup);
@@ -24,26 +35,32 @@ for (const [phase, expected] of PHASES) {
     await l('start', id);
     await l('wait', id, '--timeout', '30');
     const killedAt = await new Promise<string>((res) => {
-      const c = background(process.execPath, [LAZY, 'accept', id, '--yes'], {
+      const c = background(process.execPath, [SLOW_ACCEPT, '1500', 'accept', id, '--yes'], {
         cwd: sb.dir,
-        env: { ...sb.env, LAZY_PHASE_DELAY_MS: '1500' },
+        env: sb.env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';
       c.stdout.on('data', (d) => {
         out += d;
-        if (out.includes(`accept: ${phase}`)) c.kill('SIGKILL');
+        if (out.includes(`accept: ${step}`)) c.kill('SIGKILL');
       });
       c.on('close', (_code, signal) => res(signal ?? 'exited'));
     });
     t.equal(killedAt, 'SIGKILL');
+    // The dead accept's marker names the step it died in and that step's rule, from the table.
+    const marker = join(sb.dir, '.git', 'lazy', 'active', `${id}.json`);
+    const entry = ACCEPT_STEPS.find((s) => s.label === step)!;
+    const m = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) : null;
+    if (step === 'preflight') t.equal(m, null, 'killed before the claim: no marker');
+    else t.same([m?.step, m?.if_killed], [entry.label, entry.ifKilled], 'the marker names the step and its rule');
     const v = (await l.json('show', id)).value;
     t.equal(v.status, expected, `the next command leaves it ${expected}`);
     const merges = gitSync(sb.dir, sb.env, ['log', '--format=%s', 'main'])
       .split('\n')
       .filter((s) => s.startsWith(`Accept task ${id}`));
     t.equal(merges.length, expected === 'complete' ? 1 : 0, 'the target agrees with the status');
-    if (expected === 'complete' && phase === 'verify the target moved') {
+    if (expected === 'complete' && step === 'verify the target moved') {
       t.same(
         v.changelog.slice(-3).map((c: any) => [c.status, c.actor]),
         [
@@ -54,7 +71,7 @@ for (const [phase, expected] of PHASES) {
         'recovered through zombie by the system actor',
       );
     }
-    if (phase === 'squash-merge into the target') {
+    if (step === 'squash-merge into the target') {
       t.same(
         v.changelog.slice(-2).map((c: any) => [c.status, c.trigger, c.actor]),
         [
