@@ -1,4 +1,4 @@
-import { LazyError, EXIT, notAllowed } from '../core/errors.js';
+import { notAllowed, timeout } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
@@ -21,7 +21,7 @@ export async function waitFor(
     await o.onTick?.(v);
     if (o.until(v)) return v;
     if (Date.now() >= deadline) {
-      throw new LazyError('timeout', `task ${id} is still ${v.status} after ${o.timeoutS} s`, EXIT.busy, {
+      throw timeout(`task ${id} is still ${v.status} after ${o.timeoutS} s`, {
         status: v.status,
         available_actions: v.available_actions,
       });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
-import { usageError, LazyError, EXIT } from '../core/errors.js';
+import { usageError, LazyError, EXIT, contention, invalidData } from '../core/errors.js';
 import type { Signature } from '../core/actor.js';
 import type { Repo } from '../core/repo.js';
 import type { Json } from '../model/docs.js';
@@ -81,7 +81,7 @@ export async function readShared(
   const commit = await objects.read(at);
   if (!commit) return { config: {}, tip: null };
   if (commit.type !== 'commit')
-    throw new LazyError('invalid_data', `${CONFIG_REF} points at a ${commit.type}, not a commit`, EXIT.invalidData, {
+    throw invalidData(`${CONFIG_REF} points at a ${commit.type}, not a commit`, {
       ref: CONFIG_REF,
       object: commit.oid,
       path: '/',
@@ -90,7 +90,7 @@ export async function readShared(
   const entry = tree ? parseTree(tree.data).find((e) => e.name === CONFIG_FILE) : undefined;
   const blob = entry ? await objects.read(entry.oid) : null;
   if (!blob)
-    throw new LazyError('invalid_data', `${CONFIG_REF} has no ${CONFIG_FILE}`, EXIT.invalidData, {
+    throw invalidData(`${CONFIG_REF} has no ${CONFIG_FILE}`, {
       ref: CONFIG_REF,
       object: commit.oid,
       path: '/',
@@ -128,16 +128,11 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
     for (const oid of reflogTips(repo.commonDir, CONFIG_REF)) {
       const last = await readShared(repo, objects, oid).catch(() => null);
       if (last) {
-        problem = new LazyError(
-          e.code,
-          `${e.message}: using its last good version ${oid.slice(0, 10)}`,
-          e.exitCode,
-          e.details,
-        );
+        problem = e.reworded(`${e.message}: using its last good version ${oid.slice(0, 10)}`);
         return { config: last.config, tip: null };
       }
     }
-    problem = new LazyError(e.code, `${e.message}: using the defaults and local settings`, e.exitCode, e.details);
+    problem = e.reworded(`${e.message}: using the defaults and local settings`);
     return { config: {} as Config, tip: null };
   });
   const [{ config: shared, tip }, local] = await Promise.all([sharedRead, readLocal(repo)]);
@@ -241,6 +236,6 @@ export async function writeConfig(
         return next;
       }
     }
-    throw new LazyError('contention', 'the shared config kept changing under this write; try again', EXIT.busy);
+    throw contention('the shared config kept changing under this write; try again');
   });
 }
