@@ -1,4 +1,4 @@
-import { LazyError, EXIT, busy, notAllowed } from '../core/errors.js';
+import { aborted, busy, mergeConflict, mergeFailed, noTarget, notAllowed, unexpected } from '../core/errors.js';
 import { identityOf, liveness, type ProcIdentity } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { withLock } from '../store/lock.js';
@@ -64,7 +64,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     !isTerminal(before.status) &&
     !(await o.confirm(`Squash-merge ${taskBranch(id)} into ${targetOf(before) ?? '?'}?`))
   ) {
-    throw new LazyError('aborted', 'accept aborted: nothing was changed', EXIT.notAllowed, {
+    throw aborted('accept aborted: nothing was changed', {
       status: before.status,
       available_actions: before.available_actions,
     });
@@ -95,12 +95,7 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     await phase(0);
     assertAllowed('accept', v);
     if (!target)
-      throw new LazyError(
-        'no_target',
-        `task ${id} has no branch to merge into (created on a detached HEAD)`,
-        EXIT.notAllowed,
-        { status: v.status },
-      );
+      throw noTarget(`task ${id} has no branch to merge into (created on a detached HEAD)`, { status: v.status });
     const branch = taskBranch(id);
     if (!(await branchExists(app.repo, branch)))
       throw notAllowed(
@@ -128,10 +123,8 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
     const message = `Accept task ${id}: ${v.goal}\n\nLazy-Task: ${id}\n`;
     let plan = await planSquash(app.repo.cwd, target, branch, message);
     if (plan.kind === 'conflict') {
-      throw new LazyError(
-        'merge_conflict',
+      throw mergeConflict(
         `${branch} does not merge cleanly into ${target} (${plan.files.join(', ') || plan.detail}); unblock the task so the agent merges ${target} first`,
-        EXIT.notAllowed,
         { status: v.status, available_actions: v.available_actions, files: plan.files },
       );
     }
@@ -169,23 +162,16 @@ export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {})
           restore,
           plan.kind === 'conflict' ? 'the target moved and now conflicts' : `could not move ${target}`,
         );
-        throw new LazyError(
-          'merge_failed',
-          `accept aborted: ${target} kept moving or now conflicts; the task is ${restore} again`,
-          EXIT.notAllowed,
-          { status: restore, available_actions: (await app.store.view(id)).available_actions },
-        );
+        throw mergeFailed(`accept aborted: ${target} kept moving or now conflicts; the task is ${restore} again`, {
+          status: restore,
+          available_actions: (await app.store.view(id)).available_actions,
+        });
       }
       await phase(2);
       const commit = plan.kind === 'ok' ? plan.commit : null;
       if (commit && !(await isAncestor(app.repo.cwd, commit, target))) {
         await abort(app, id, restore, `${target} does not contain the squash commit`);
-        throw new LazyError(
-          'merge_failed',
-          `accept aborted: ${target} does not contain the squash commit`,
-          EXIT.unexpected,
-          { commit },
-        );
+        throw unexpected(`accept aborted: ${target} does not contain the squash commit`, { commit }, 'merge_failed');
       }
       await phase(3);
       const { view: task } = await app.store.mutateUnlocked(id, 'accept', (d) => {
