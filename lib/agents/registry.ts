@@ -16,7 +16,8 @@ export function resolveAgent(config: Config, name: string | null | undefined): A
   const agentName = name ?? config.agent ?? DEFAULT_AGENT;
   if (config.untrusted?.includes(agentName)) {
     throw untrustedConfig(
-      `the shared settings for agent '${agentName}' (refs/lazy/config) have not been trusted on this clone; review them with lazy config list, then run lazy config trust`,
+      `the shared settings for agent '${agentName}' (refs/lazy/config) have not been trusted on this clone; ` +
+        `review them with lazy config list, then run lazy config trust`,
       { agent: agentName, hint: 'lazy config list; lazy config trust' },
     );
   }

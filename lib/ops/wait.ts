@@ -30,7 +30,10 @@ export async function waitFor(
   }
 }
 
-/** Working, crashed in a way the next reconcile resumes, or parked with queued feedback about to start: still the same piece of work. */
+/**
+ * Working, crashed in a way the next reconcile resumes, or parked with
+ * queued feedback about to start: still the same piece of work.
+ */
 export const inProgress = (app: App, v: TaskView) =>
   v.status === 'working' ||
   ((willAutoResume(v) || (v.status === 'blocked' && queuedFeedback(v).length > 0)) &&

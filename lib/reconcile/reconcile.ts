@@ -140,7 +140,9 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
   };
 }
 
-/** A crashed turn on this machine that the next reconcile will resume (not stopped, breaker intact, nothing to decide). */
+/**
+ * A crashed turn on this machine that the next reconcile will resume (not stopped, breaker intact, nothing to decide).
+ */
 export function willAutoResume(v: TaskView): boolean {
   if (v.status !== 'interrupted') return false;
   const last = lastChange(v);
@@ -185,7 +187,9 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
   }
 }
 
-/** Invariant: a crash the next command cannot resume is never silent; it blocks with failure attention and the reason. */
+/**
+ * Invariant: a crash the next command cannot resume is never silent; it blocks with failure attention and the reason.
+ */
 async function blockUnlaunchable(
   store: Store,
   id: string,

@@ -41,7 +41,8 @@ function checkEntryLimit(op: string, read: TaskRead, draft: Draft): void {
   if (after <= TASK_ENTRY_LIMIT) return;
   const status = draft.view.status;
   throw taskFull(
-    `task ${draft.docs.id} holds ${held} entries; one task holds at most ${TASK_ENTRY_LIMIT}, so it takes no more comments or turns. Accept, close or reject it, and continue in a new task`,
+    `task ${draft.docs.id} holds ${held} entries; one task holds at most ${TASK_ENTRY_LIMIT}, ` +
+      `so it takes no more comments or turns. Accept, close or reject it, and continue in a new task`,
     {
       action: op,
       status,

@@ -114,7 +114,8 @@ async function staleIndexLock(cwd: string, cause: unknown): Promise<Error | null
   const lock = gitDir && join(gitDir, 'index.lock');
   if (!lock || !existsSync(lock)) return null;
   return indexLocked(
-    `could not commit in ${cwd}: ${lock} exists (left by a git process that died?); remove it if no git command is running there`,
+    `could not commit in ${cwd}: ${lock} exists (left by a git process that died?); ` +
+      `remove it if no git command is running there`,
     { worktree: cwd, lock, cause: (cause as Error).message },
   );
 }
