@@ -181,8 +181,7 @@ async function launchAttempt(t: Turn, attempt: number, sessionId: string | null)
 
 /** The decision per attempt result, in the order they are checked. */
 async function judgeAttempt(t: Turn, { r, state }: Launched, common: Common, history: Attempt[]): Promise<Step> {
-  const interrupt = (reason: string, userStopped?: true) =>
-    interruptedOutcome(common, reason, r, logTail(t.ctx.lazyDir, t.rec.id, 50), userStopped);
+  const interrupt = (reason: string, userStopped?: true) => interruptedOutcome(t, common, r, reason, userStopped);
   if (r.stopped) return { end: interrupt('stopped by the user', true) };
   if (r.watchdog) {
     const s = Math.round((t.ctx.config.watchdog_ms ?? 1_800_000) / 1000);
@@ -245,12 +244,7 @@ async function normalEnd(t: Turn, common: Common, { r, state }: Launched): Promi
   const env = readEnvelope(t.resultPath);
   rmSync(t.resultPath, { force: true });
   if (env.kind === 'malformed')
-    return interruptedOutcome(
-      common,
-      `the agent broke its result contract: ${env.error}`,
-      r,
-      logTail(t.ctx.lazyDir, t.rec.id, 50),
-    );
+    return interruptedOutcome(t, common, r, `the agent broke its result contract: ${env.error}`);
   const finished = await finishWork(t.rec, t.note);
   if (env.kind === 'ok') return envelopeOutcome(common, finished, env.envelope);
   const text = t.adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)';
@@ -278,7 +272,9 @@ function commonOf(t: Turn, attempt: number, sessionId: string | null, state: Str
   };
 }
 
-function interruptedOutcome(c: Common, reason: string, r: AttemptResult, logs: string[], userStopped?: true): Outcome {
+/** An interruption carries the agent's exit, its signal and the log's last 50 lines. */
+function interruptedOutcome(t: Turn, c: Common, r: AttemptResult, reason: string, userStopped?: true): Outcome {
+  const logs = logTail(t.ctx.lazyDir, t.rec.id, 50);
   const at = new Date().toISOString();
   const interrupt = { reason, exit_code: r.exitCode, signal: r.signal, logs, at, user_stopped: userStopped };
   return { ...c, kind: 'interrupted', summary: reason, interrupt };
