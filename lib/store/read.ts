@@ -6,8 +6,10 @@ import { ENTRY_DIRS, parseEntryName, SESSIONS_DIR, TASK_FILE, taskRef } from './
 import { ENTRY_SCHEMA, readDoc, type DocKind } from './validate.js';
 
 // Reads task trees in four rounds (commits, root trees, subtrees, blobs), every task in
-// each round, through one cat-file process. Every document is schema-checked; a bad task
-// becomes an error value naming ref, object and path, and never stops the others.
+// each round, through one cat-file process; then parses every document at once. Each
+// round is a batch (one read for all tasks) and a judge per task, a plain function of
+// what the task asked for and got. Every document is schema-checked; a bad task becomes
+// an error value naming ref, object and path, and never stops the others.
 
 export interface TreeSnapshot {
   tree: string;
@@ -36,12 +38,45 @@ interface Committed extends Source {
 interface Treed extends Committed {
   snap: TreeSnapshot;
 }
+/** One document of a task, read in round 4. */
+interface DocBlob {
+  ref: string;
+  file: string;
+  oid: string;
+  data?: Buffer;
+}
+/** After round 4: every document's bytes. */
+interface Loaded extends Treed {
+  blobs: DocBlob[];
+}
 /** Each round's value per task: the next stage, or why this task cannot be read. */
 type Stage<T> = T | LazyError;
+/** The objects a task asked a round for, in the order asked (null: not in the repository). */
+type Got = (GitObject | null)[];
 type Collected = Omit<TaskDocs, 'id' | 'tip' | 'task'> & { task?: TaskDoc };
 
-const bad = (s: Source, message: string, details: Record<string, unknown>) =>
+const bad = (s: { ref: string }, message: string, details: Record<string, unknown>) =>
   invalidData(`${s.ref}: ${message}`, { ref: s.ref, ...details });
+
+/**
+ * One batch over every task still readable: each names what it wants, `fetch` gets all of it
+ * at once (one cat-file round, or every parse), and `judge` decides each task from its own
+ * share. A task that failed earlier passes through.
+ */
+async function batch<T, W, R, U>(
+  tasks: readonly Stage<T>[],
+  wants: (t: T) => W[],
+  fetch: (all: W[]) => Promise<R[]>,
+  judge: (t: T, wanted: W[], got: R[]) => Stage<U>,
+): Promise<Stage<U>[]> {
+  const wanted = tasks.map((t) => (t instanceof LazyError ? [] : wants(t)));
+  const got = await fetch(wanted.flat());
+  let at = 0;
+  return tasks.map((t, i) => {
+    const mine = got.slice(at, (at += wanted[i]!.length));
+    return t instanceof LazyError ? t : judge(t, wanted[i]!, mine);
+  });
+}
 
 export class TaskReader {
   readonly objects: ObjectReader;
@@ -64,37 +99,20 @@ export class TaskReader {
   async readMany(
     list: readonly { id: string; tip: string; ref?: string }[],
   ): Promise<Map<string, TaskRead | LazyError>> {
+    const read = (all: { oid: string }[]) => this.objects.readMany(all.map((w) => w.oid));
     const sources: Source[] = list.map((t) => ({ id: t.id, ref: t.ref ?? taskRef(t.id), tip: t.tip }));
-    const commits = await this.round(sources, (s) => [s.tip], commitOf);
-    const roots = await this.round(commits, (c) => [c.tree], rootOf);
-    const trees = await this.round(roots, subtreeOids, subtreesOf);
-    const read = await this.round(trees, blobOids, docsOf);
-    return new Map(read.map((r, i) => [sources[i]!.id, r]));
-  }
-
-  /**
-   * One cat-file round: every task still readable names the objects it needs, all are read
-   * in one batch, and each task judges its own; a task that failed earlier passes through.
-   */
-  private async round<T, U>(
-    tasks: readonly Stage<T>[],
-    wants: (t: T) => string[],
-    judge: (t: T, objs: (GitObject | null)[]) => Stage<U> | Promise<Stage<U>>,
-  ): Promise<Stage<U>[]> {
-    const wanted = tasks.map((t) => (t instanceof LazyError ? [] : wants(t)));
-    const objs = await this.objects.readMany(wanted.flat());
-    let at = 0;
-    return Promise.all(
-      tasks.map((t, i) => {
-        const mine = objs.slice(at, (at += wanted[i]!.length));
-        return t instanceof LazyError ? t : judge(t, mine);
-      }),
-    );
+    // Four cat-file rounds (every task in each), then one parse of every document.
+    const commits = await batch(sources, (s) => [{ oid: s.tip }], read, commitOf);
+    const roots = await batch(commits, (c) => [{ oid: c.tree }], read, rootOf);
+    const trees = await batch(roots, subtrees, read, subtreesOf);
+    const loaded = await batch(trees, blobsOf, read, blobsIn);
+    const tasks = await batch(loaded, (l) => l.blobs, parseAll, docsOf);
+    return new Map(tasks.map((r, i) => [sources[i]!.id, r]));
   }
 }
 
 /** Round 1: the tip is a commit; its oid and tree are what the next rounds read. */
-function commitOf(s: Source, [c]: (GitObject | null)[]): Stage<Committed> {
+function commitOf(s: Source, _: unknown, [c]: Got): Stage<Committed> {
   if (!c) return notFound(`no task '${s.id}'`, { id: s.id });
   if (c.type !== 'commit' || c.oversize)
     return bad(s, c.oversize ? `its commit is ${c.oversize} bytes` : `points at a ${c.type}, not a commit`, {
@@ -104,7 +122,7 @@ function commitOf(s: Source, [c]: (GitObject | null)[]): Stage<Committed> {
 }
 
 /** Round 2: the root tree holds task.yaml and only the known directories. */
-function rootOf(c: Committed, [t]: (GitObject | null)[]): Stage<Treed> {
+function rootOf(c: Committed, _: unknown, [t]: Got): Stage<Treed> {
   if (!t || t.type !== 'tree' || t.oversize)
     return bad(c, t?.oversize ? `its tree is ${t.oversize} bytes` : 'commit tree is missing', { object: c.tree });
   try {
@@ -122,13 +140,13 @@ function rootOf(c: Committed, [t]: (GitObject | null)[]): Stage<Treed> {
 }
 
 const subtrees = (t: Treed) => t.snap.root.filter((e) => e.mode === '40000');
-const subtreeOids = (t: Treed) => subtrees(t).map((e) => e.oid);
 
 /** Round 3: each directory holds only files named as its entries are. */
-function subtreesOf(t: Treed, objs: (GitObject | null)[]): Stage<Treed> {
+function subtreesOf(t: Treed, subs: TreeEntry[], got: Got): Stage<Treed> {
   const dirs = new Map<string, TreeEntry[]>();
-  for (const [i, e] of subtrees(t).entries()) {
-    const o = objs[i];
+  for (let i = 0; i < subs.length; i++) {
+    const e = subs[i]!;
+    const o = got[i];
     if (!o || o.type !== 'tree' || o.oversize)
       return bad(t, o?.oversize ? `${e.name}/ is ${o.oversize} bytes` : `${e.name}/ is missing`, {
         object: e.oid,
@@ -156,20 +174,19 @@ function subtreesOf(t: Treed, objs: (GitObject | null)[]): Stage<Treed> {
 }
 
 /** The documents of a task: task.yaml first, then every directory's files. */
-const blobsOf = (t: Treed) => [
-  { file: TASK_FILE, oid: t.snap.root.find((e) => e.name === TASK_FILE)!.oid },
-  ...[...t.snap.dirs].flatMap(([dir, entries]) => entries.map((x) => ({ file: `${dir}/${x.name}`, oid: x.oid }))),
+const blobsOf = (t: Treed): DocBlob[] => [
+  { ref: t.ref, file: TASK_FILE, oid: t.snap.root.find((e) => e.name === TASK_FILE)!.oid },
+  ...[...t.snap.dirs].flatMap(([dir, entries]) =>
+    entries.map((x) => ({ ref: t.ref, file: `${dir}/${x.name}`, oid: x.oid })),
+  ),
 ];
-const blobOids = (t: Treed) => blobsOf(t).map((b) => b.oid);
 
-/**
- * Round 4: every document is present, within the size limit and valid, and together they
- * name their own task and hold its creation entry. The first failure in blob order is the task's error.
- */
-async function docsOf(t: Treed, objs: (GitObject | null)[]): Promise<Stage<TaskRead>> {
-  const blobs = blobsOf(t);
-  for (const [i, b] of blobs.entries()) {
-    const o = objs[i];
+/** Round 4: every document is present and within the size limit. */
+function blobsIn(t: Treed, blobs: DocBlob[], got: Got): Stage<Loaded> {
+  const loaded: DocBlob[] = [];
+  for (let i = 0; i < blobs.length; i++) {
+    const b = blobs[i]!;
+    const o = got[i];
     if (!o || o.type !== 'blob') return bad(t, `${b.file} is missing`, { object: b.oid, file: b.file });
     if (o.oversize)
       return bad(t, `${b.file} is ${o.oversize} bytes, larger than any document lazy reads`, {
@@ -177,12 +194,50 @@ async function docsOf(t: Treed, objs: (GitObject | null)[]): Promise<Stage<TaskR
         file: b.file,
         path: '/',
       });
+    loaded.push({ ...b, data: o.data });
   }
-  const parsed = await Promise.all(blobs.map((b, i) => parseBlob(t, b, objs[i]!.data)));
-  const failed = parsed.find((p) => p instanceof LazyError);
-  if (failed) return failed;
+  return { ...t, blobs: loaded };
+}
+
+type Parsed =
+  | { kind: 'task'; doc: { id: string } }
+  | { kind: 'session'; doc: { id: string } }
+  | { kind: 'entry'; dir: EntryKind; doc: { id: string; clock: number } };
+
+const parseAll = (blobs: DocBlob[]) => Promise.all(blobs.map(parseBlob));
+
+/** One document, schema-checked; a session's or entry's file name must match its content. */
+async function parseBlob(b: DocBlob): Promise<Stage<Parsed>> {
+  const where = { ref: b.ref, object: b.oid, file: b.file };
+  const dir = b.file.includes('/') ? b.file.slice(0, b.file.indexOf('/')) : '';
+  const kind: DocKind = dir === '' ? 'task' : dir === SESSIONS_DIR ? 'session' : ENTRY_SCHEMA[dir as EntryKind];
+  try {
+    const doc = await readDoc<{ id: string; clock: number }>(kind, b.data!.toString('utf8'), where);
+    const name = b.file.slice(dir.length + 1);
+    if (kind === 'task') return { kind: 'task', doc };
+    if (kind === 'session') {
+      if (name === `${doc.id}.yaml`) return { kind: 'session', doc };
+      return invalidData(`${b.ref}:${b.file} holds session ${doc.id}`, { ...where, path: '/id' });
+    }
+    const named = parseEntryName(name);
+    if (named && named.id === doc.id && named.clock === doc.clock) return { kind: 'entry', dir: dir as EntryKind, doc };
+    return invalidData(`${b.ref}:${b.file} does not match its id/clock (${doc.id}@${doc.clock})`, {
+      ...where,
+      path: '/id',
+    });
+  } catch (e) {
+    return e instanceof LazyError ? e : invalidData(String(e), where);
+  }
+}
+
+/**
+ * The documents, valid each, and together naming their own task and holding its creation
+ * entry. The first failure in blob order is the task's error.
+ */
+function docsOf(t: Loaded, _: unknown, parsed: Stage<Parsed>[]): Stage<TaskRead> {
   const d: Collected = { sessions: [], turns: [], changelog: [], violations: [], decisions: [] };
-  for (const p of parsed as Parsed[]) {
+  for (const p of parsed) {
+    if (p instanceof LazyError) return p;
     if (p.kind === 'task') d.task = p.doc as unknown as TaskDoc;
     else if (p.kind === 'session') d.sessions.push(p.doc as unknown as SessionDoc);
     else (d[p.dir] as unknown[]).push(p.doc);
@@ -191,33 +246,4 @@ async function docsOf(t: Treed, objs: (GitObject | null)[]): Promise<Stage<TaskR
   if (replayStatus(d.changelog).status === null)
     return bad(t, 'has no creation entry in changelog/', { file: 'changelog', path: '/' });
   return { docs: { ...d, id: t.id, tip: t.tip, task: d.task! }, snap: t.snap };
-}
-
-type Parsed =
-  | { kind: 'task'; doc: { id: string } }
-  | { kind: 'session'; doc: { id: string } }
-  | { kind: 'entry'; dir: EntryKind; doc: { id: string; clock: number } };
-
-/** One document, schema-checked; a session's or entry's file name must match its content. */
-async function parseBlob(t: Treed, b: { file: string; oid: string }, data: Buffer): Promise<Stage<Parsed>> {
-  const where = { ref: t.ref, object: b.oid, file: b.file };
-  const dir = b.file.includes('/') ? b.file.slice(0, b.file.indexOf('/')) : '';
-  const kind: DocKind = dir === '' ? 'task' : dir === SESSIONS_DIR ? 'session' : ENTRY_SCHEMA[dir as EntryKind];
-  try {
-    const doc = await readDoc<{ id: string; clock: number }>(kind, data.toString('utf8'), where);
-    const name = b.file.slice(dir.length + 1);
-    if (kind === 'task') return { kind: 'task', doc };
-    if (kind === 'session') {
-      if (name === `${doc.id}.yaml`) return { kind: 'session', doc };
-      return invalidData(`${t.ref}:${b.file} holds session ${doc.id}`, { ...where, path: '/id' });
-    }
-    const named = parseEntryName(name);
-    if (named && named.id === doc.id && named.clock === doc.clock) return { kind: 'entry', dir: dir as EntryKind, doc };
-    return invalidData(`${t.ref}:${b.file} does not match its id/clock (${doc.id}@${doc.clock})`, {
-      ...where,
-      path: '/id',
-    });
-  } catch (e) {
-    return e instanceof LazyError ? e : invalidData(String(e), where);
-  }
 }
