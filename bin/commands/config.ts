@@ -11,7 +11,9 @@ export const builder = (y: Argv) =>
     .positional('key', {
       type: 'string',
       describe:
-        'agent, agents.<name>.command|adapter|args|permission_mode|interactive, protected, worktree_dir, watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms, usage_limit_recheck_ms, usage_limit_max_wait_ms',
+        'agent, agents.<name>.command|adapter|args|permission_mode|interactive, protected, worktree_dir, ' +
+        'watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms, ' +
+        'usage_limit_recheck_ms, usage_limit_max_wait_ms',
     })
     .positional('value', { type: 'string' })
     .option('local', { type: 'boolean', describe: 'this clone only (.git/lazy/config.yaml, never pushed)' });

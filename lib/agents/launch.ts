@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { identityOf, nodeBinary, selfIdentity, thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
-import { EXIT, LazyError, external } from '../core/errors.js';
+import { EXIT, LazyError, agentMissing, baseBranchMissing } from '../core/errors.js';
 import type { FailureClass } from './adapters/taxonomy.js';
 import type { Actor } from '../core/actor.js';
 import type { Store } from '../store/store.js';
@@ -71,17 +71,16 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
   const before = await store.view(input.id);
   const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
   if (!resolveExecutable(agent.command[0]!, env().PATH)) {
-    throw external(
-      'agent_missing',
-      `the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`,
-      { agent: agent.name, program: agent.command[0] },
-    );
+    throw agentMissing(`the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`, {
+      agent: agent.name,
+      program: agent.command[0],
+    });
   }
   const upstream = upstreamOf(before, 'main');
   const path = worktreePath(repo, input.id, input.config.worktree_dir);
   const baseCommit = await revParse(repo.cwd, upstream);
   if (!baseCommit)
-    throw external('base_branch_missing', `the branch this task builds on, '${upstream}', does not exist`, {
+    throw baseBranchMissing(`the branch this task builds on, '${upstream}', does not exist`, {
       branch: upstream,
     });
   watchTarget(repo, upstream, baseCommit);

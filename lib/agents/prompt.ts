@@ -20,14 +20,19 @@ export function taskPrompt(v: Pick<TaskView, 'goal' | 'prompt' | 'acceptance'>):
   return parts.join('\n\n');
 }
 
-/** The newest pending feedback verbatim, then the older pending items, each verbatim too (a queue is never collapsed). */
+/**
+ * The newest pending feedback verbatim, then the older pending items, each verbatim too (a queue is never collapsed).
+ */
 export function feedbackBlock(pending: TurnView[], lead: string): string {
   const newest = pending.at(-1);
   if (!newest) return '';
   const older = pending.slice(0, -1);
-  const more = older.length
-    ? `\n\n(${older.length} older feedback message${older.length > 1 ? 's are also pending and were' : ' is also pending and was'} not acted on: ${older.map((t) => `#${t.sequence}`).join(', ')}. Consider them too. Verbatim, oldest first:)${older.map((t) => `\n\n#${t.sequence}:\n${t.content}`).join('')}`
-    : '';
+  if (!older.length) return `${lead}\n\n${newest.content}`;
+  const are = older.length > 1 ? 's are' : ' is';
+  const numbers = older.map((t) => `#${t.sequence}`).join(', ');
+  const more =
+    `\n\n(${older.length} older feedback message${are} also pending and ${older.length > 1 ? 'were' : 'was'} not acted on: ${numbers}. ` +
+    `Consider them too. Verbatim, oldest first:)${older.map((t) => `\n\n#${t.sequence}:\n${t.content}`).join('')}`;
   return `${lead}\n\n${newest.content}${more}`;
 }
 
@@ -49,7 +54,8 @@ export function commentsBlock(v: Pick<TaskView, 'turns' | 'changelog'>): string 
   const who = (t: TurnView) =>
     `${t.actor === 'human' ? 'human' : `${t.actor} (human channel)`}${t.person?.name ? ` ${t.person.name}` : ''}`;
   return [
-    `Comments from the human since your last turn (${comments.length}), verbatim; they are for your information, take them into account:`,
+    `Comments from the human since your last turn (${comments.length}), verbatim; they are for your information, ` +
+      `take them into account:`,
     ...comments.map((t) => `--- comment #${t.sequence} by ${who(t)} at ${t.timestamp}:\n${t.content}`),
   ].join('\n\n');
 }
@@ -64,15 +70,20 @@ export interface PreviousEnd {
   signal: string | null;
 }
 
-/** Why the agent is resumed, truthfully (a stop is never called a crash), the previous failure, and its worktree's state. */
+/**
+ * Why the agent is resumed, truthfully (a stop is never called a
+ * crash), the previous failure, and its worktree's state.
+ */
 export function resumeContext(dirty: boolean, upstream: string | null, prev: PreviousEnd): string {
   const turn = prev.turn ? ` (#${prev.turn})` : '';
   const lead = prev.stopped
     ? `You are being resumed after the user stopped your previous turn${turn} with lazy stop. It did not crash or fail.`
     : 'You are being resumed after a crash.';
+  const merged = upstream ? ` Upstream (${upstream}) has been merged into your branch since your last turn.` : '';
   const state = dirty
-    ? ' There are uncommitted changes in your worktree from your interrupted turn. Review them, decide what to keep, commit or discard, then continue your work.'
-    : `${upstream ? ` Upstream (${upstream}) has been merged into your branch since your last turn.` : ''} Don't assume your previous state is intact — verify before continuing.`;
+    ? ' There are uncommitted changes in your worktree from your interrupted turn.' +
+      ' Review them, decide what to keep, commit or discard, then continue your work.'
+    : `${merged} Don't assume your previous state is intact — verify before continuing.`;
   if (prev.stopped) return lead + state;
   const exit = [prev.exit_code !== null && `exit code ${prev.exit_code}`, prev.signal && `signal ${prev.signal}`]
     .filter(Boolean)
@@ -91,7 +102,12 @@ Previous failure${turn}:
 
 /** Why lazy did not merge the upstream before this turn (the worktree was dirty). */
 export function upstreamSkippedNote(s: UpstreamSkipped): string {
-  return `Note: lazy did not merge ${s.branch} into your branch before this turn, because ${s.reason} (${s.files.join(', ')}${s.more ? `, and ${s.more} more` : ''}). Your branch may be behind ${s.branch}; commit or discard those changes, and merge ${s.branch} yourself if your work needs it.`;
+  const files = `${s.files.join(', ')}${s.more ? `, and ${s.more} more` : ''}`;
+  return (
+    `Note: lazy did not merge ${s.branch} into your branch before this turn, because ${s.reason} (${files}). ` +
+    `Your branch may be behind ${s.branch}; commit or discard those changes, ` +
+    `and merge ${s.branch} yourself if your work needs it.`
+  );
 }
 
 export interface UpstreamSkipped {

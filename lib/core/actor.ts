@@ -1,5 +1,5 @@
 import { git } from './git.js';
-import { external, usageError } from './errors.js';
+import { usageError, gitIdentityMissing } from './errors.js';
 import { env } from './env.js';
 
 // Provenance: who pressed the button (the actor channel) and which person's git
@@ -32,8 +32,7 @@ export async function gitPerson(cwd: string): Promise<Signature> {
   const r = await git(['var', 'GIT_AUTHOR_IDENT'], { cwd, allowFail: true });
   const m = /^(.*) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(r.stdout.trim());
   if (r.code !== 0 || !m) {
-    throw external(
-      'git_identity_missing',
+    throw gitIdentityMissing(
       'git has no author identity: set user.name and user.email (git config --global user.name "…")',
       { stderr: r.stderr.trim() },
     );

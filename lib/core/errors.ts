@@ -1,5 +1,6 @@
-// Every failure lazy reports maps to one of these classes. The exit code and the
-// snake_case code are the contract callers script against (see README "Exit codes").
+// Every failure lazy reports has one snake_case code, and every code one exit code: the
+// contract callers script against. ERROR_EXIT is the one code→exit table; README "Exit codes"
+// is law, and test/core/errors.test.ts pins this table against it.
 
 export const EXIT = {
   ok: 0,
@@ -12,64 +13,132 @@ export const EXIT = {
   external: 7,
 } as const;
 
+export type Exit = (typeof EXIT)[keyof typeof EXIT];
+
+export const ERROR_EXIT = {
+  unexpected: EXIT.unexpected,
+  id_exhausted: EXIT.unexpected,
+  usage: EXIT.usage,
+  not_a_repository: EXIT.usage,
+  untrusted_config: EXIT.usage,
+  task_not_found: EXIT.notFound,
+  ambiguous_id: EXIT.notFound,
+  action_not_allowed: EXIT.notAllowed,
+  aborted: EXIT.notAllowed,
+  no_target: EXIT.notAllowed,
+  merge_conflict: EXIT.notAllowed,
+  merge_failed: EXIT.notAllowed,
+  unreviewed_head: EXIT.notAllowed,
+  task_full: EXIT.notAllowed,
+  busy: EXIT.busy,
+  timeout: EXIT.busy,
+  contention: EXIT.busy,
+  invalid_data: EXIT.invalidData,
+  git_missing: EXIT.external,
+  git_failed: EXIT.external,
+  git_identity_missing: EXIT.external,
+  agent_missing: EXIT.external,
+  base_branch_missing: EXIT.external,
+  worktree_mismatch: EXIT.external,
+  index_locked: EXIT.external,
+  fetch_failed: EXIT.external,
+  push_failed: EXIT.external,
+} as const satisfies Record<string, Exit>;
+
+export type ErrorCode = keyof typeof ERROR_EXIT;
+
 export type Details = Record<string, unknown>;
 
 export class LazyError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly exitCode: number;
   readonly details: Details;
-  constructor(code: string, message: string, exitCode: number, details: Details = {}) {
+  /** The exit comes from ERROR_EXIT; only `unexpected()` overrides it (a broken invariant is exit 1). */
+  constructor(code: ErrorCode, message: string, details: Details = {}, exitCode: Exit = ERROR_EXIT[code]) {
     super(message);
     this.code = code;
     this.exitCode = exitCode;
     this.details = details;
   }
+
+  /** The same error (code, exit, details) told with another message. */
+  reworded(message: string): LazyError {
+    return new LazyError(this.code, message, this.details, this.exitCode as Exit);
+  }
 }
 
-export const usageError = (message: string, details: Details = {}) =>
-  new LazyError('usage', message, EXIT.usage, details);
+/** A factory names the code it raises, so a test can check every code has one. */
+type Factory<A extends unknown[]> = ((...args: A) => LazyError) & { readonly code: ErrorCode };
 
-export const notFound = (message: string, details: Details = {}) =>
-  new LazyError('task_not_found', message, EXIT.notFound, details);
+function factory<A extends unknown[]>(code: ErrorCode, make: (...args: A) => LazyError): Factory<A> {
+  return Object.assign(make, { code });
+}
 
-export const ambiguous = (prefix: string, candidates: string[]) =>
-  new LazyError(
-    'ambiguous_id',
-    `id prefix '${prefix}' matches ${candidates.length} tasks: ${candidates.join(', ')}`,
-    EXIT.notFound,
-    { prefix, candidates },
-  );
+/** The plain factory of a code: a message and its details. */
+const plain = (code: ErrorCode) =>
+  factory(code, (message: string, details: Details = {}) => new LazyError(code, message, details));
 
-export const notAllowed = (
-  action: string,
-  status: string,
-  available: string[],
-  message?: string,
-  details: Details = {},
-) =>
-  new LazyError(
-    'action_not_allowed',
-    message ?? `cannot ${action} a task that is ${status}; available actions: ${available.join(', ') || 'none'}`,
-    EXIT.notAllowed,
-    { action, status, available_actions: available, ...details },
-  );
+/**
+ * An invariant broke: exit 1 whatever the code. Without a code it is `unexpected`; with one it
+ * keeps the name of what broke (accept's "target does not contain the squash commit").
+ */
+export const unexpected = factory(
+  'unexpected',
+  (message: string, details: Details = {}, code: ErrorCode = 'unexpected') =>
+    new LazyError(code, message, details, EXIT.unexpected),
+);
+export const idExhausted = plain('id_exhausted');
 
-export const busy = (message: string, details: Details = {}) => new LazyError('busy', message, EXIT.busy, details);
+export const usageError = plain('usage');
+export const notARepository = plain('not_a_repository');
+export const untrustedConfig = plain('untrusted_config');
 
-export const invalidData = (message: string, details: Details = {}) =>
-  new LazyError('invalid_data', message, EXIT.invalidData, details);
+export const notFound = plain('task_not_found');
+export const ambiguous = factory(
+  'ambiguous_id',
+  (prefix: string, candidates: string[]) =>
+    new LazyError(
+      'ambiguous_id',
+      `id prefix '${prefix}' matches ${candidates.length} tasks: ${candidates.join(', ')}`,
+      { prefix, candidates },
+    ),
+);
 
-export const external = (code: string, message: string, details: Details = {}) =>
-  new LazyError(code, message, EXIT.external, details);
+export const notAllowed = factory(
+  'action_not_allowed',
+  (action: string, status: string, available: string[], message?: string, details: Details = {}) =>
+    new LazyError(
+      'action_not_allowed',
+      message ?? `cannot ${action} a task that is ${status}; available actions: ${available.join(', ') || 'none'}`,
+      { action, status, available_actions: available, ...details },
+    ),
+);
+export const aborted = plain('aborted');
+export const noTarget = plain('no_target');
+export const mergeConflict = plain('merge_conflict');
+export const mergeFailed = plain('merge_failed');
+export const unreviewedHead = plain('unreviewed_head');
+export const taskFull = plain('task_full');
+
+export const busy = plain('busy');
+export const timeout = plain('timeout');
+export const contention = plain('contention');
+
+export const invalidData = plain('invalid_data');
+
+export const gitMissing = plain('git_missing');
+export const gitFailed = plain('git_failed');
+export const gitIdentityMissing = plain('git_identity_missing');
+export const agentMissing = plain('agent_missing');
+export const baseBranchMissing = plain('base_branch_missing');
+export const worktreeMismatch = plain('worktree_mismatch');
+export const indexLocked = plain('index_locked');
+export const fetchFailed = plain('fetch_failed');
+export const pushFailed = plain('push_failed');
 
 /** Normalises anything thrown into a LazyError; unknown errors are exit 1. */
 export function asLazyError(err: unknown): LazyError {
   if (err instanceof LazyError) return err;
   const e = err as NodeJS.ErrnoException;
-  return new LazyError(
-    'unexpected',
-    e?.message ?? String(err),
-    EXIT.unexpected,
-    e?.stack ? { stack: e.stack.split('\n').slice(0, 6).join('\n') } : {},
-  );
+  return unexpected(e?.message ?? String(err), e?.stack ? { stack: e.stack.split('\n').slice(0, 6).join('\n') } : {});
 }

@@ -147,7 +147,10 @@ export function readTail(path: string, maxBytes: number): { text: string; cut: b
 /** The most text one human input may hold (a prompt, a comment, feedback): stored documents stay small. */
 export const MAX_TEXT_BYTES = 512 * 1024;
 
-/** Human text from an open descriptor (stdin) or a path; more than MAX_TEXT_BYTES, or not a regular file, is a usage error. */
+/**
+ * Human text from an open descriptor (stdin) or a path; more than
+ * MAX_TEXT_BYTES, or not a regular file, is a usage error.
+ */
 export function readTextInput(source: number | string, what: string): string {
   try {
     const data =
@@ -157,10 +160,8 @@ export function readTextInput(source: number | string, what: string): string {
     return data.toString('utf8');
   } catch (e) {
     if (e instanceof ReadRefused) {
-      throw usageError(
-        `${e.message}${e.reason === 'too_large' ? '. Put long material in a file in the repository and refer to it' : ''}`,
-        { limit: MAX_TEXT_BYTES },
-      );
+      const hint = e.reason === 'too_large' ? '. Put long material in a file in the repository and refer to it' : '';
+      throw usageError(`${e.message}${hint}`, { limit: MAX_TEXT_BYTES });
     }
     throw e;
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { external } from './errors.js';
+import { gitFailed, gitMissing } from './errors.js';
 import { env } from './env.js';
 
 // A thin promise wrapper over child_process.spawn for the git CLI. Hot paths (reads,
@@ -38,8 +38,8 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
     child.on('error', (e: NodeJS.ErrnoException) => {
       reject(
         e.code === 'ENOENT'
-          ? external('git_missing', 'git is not installed or not on PATH')
-          : external('git_failed', `could not run git: ${e.message}`),
+          ? gitMissing('git is not installed or not on PATH')
+          : gitFailed(`could not run git: ${e.message}`),
       );
     });
     child.on('close', (code) => {
@@ -50,7 +50,7 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
       };
       if (result.code !== 0 && !opts.allowFail) {
         reject(
-          external('git_failed', `git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`, {
+          gitFailed(`git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`, {
             args,
             exit_code: result.code,
             stderr: result.stderr.trim(),

@@ -1,7 +1,7 @@
 import { statSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve, isAbsolute } from 'node:path';
 import { git } from './git.js';
-import { LazyError, EXIT } from './errors.js';
+import { notARepository } from './errors.js';
 import { env } from './env.js';
 
 // Where the repository lives. Task refs and lazy's local state belong to the common
@@ -67,7 +67,7 @@ export async function openRepo(cwd: string): Promise<Repo> {
   }
   const r = await git(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-dir'], { cwd, allowFail: true });
   if (r.code !== 0) {
-    throw new LazyError('not_a_repository', `not inside a git repository: ${cwd}`, EXIT.usage, { cwd });
+    throw notARepository(`not inside a git repository: ${cwd}`, { cwd });
   }
   const [top, common, own] = r.stdout.trim().split('\n');
   const commonDir = resolve(cwd, common!);

@@ -71,7 +71,10 @@ export function heldCrash(last: Pick<ChangeView, 'trigger' | 'details'>): string
   if (typeof last.details?.held === 'string') return last.details.held; // lazy doctor ended a lost turn
   const files = last.details?.upstream_conflict;
   if (!Array.isArray(files)) return null;
-  return `crashed while fixing a conflicting upstream merge${files.length ? ` (${files.join(', ')})` : ''}: not resumed automatically; look at the merge in the worktree, then lazy resume`;
+  return (
+    `crashed while fixing a conflicting upstream merge${files.length ? ` (${files.join(', ')})` : ''}: ` +
+    `not resumed automatically; look at the merge in the worktree, then lazy resume`
+  );
 }
 
 /** The agent's question, when its latest turn asked one and nothing has answered it yet. */

@@ -63,7 +63,10 @@ export const EDGES: readonly Edge[] = [
   edge('abandoned', 'blocked', 'reopen'),
 ];
 
-/** Actions that change no status, allowed while a task rests or an agent or person works on it (not while an accept owns it). */
+/**
+ * Actions that change no status, allowed while a task rests or an
+ * agent or person works on it (not while an accept owns it).
+ */
 const NEUTRAL: readonly Action[] = ['comment', 'edit'];
 const NEUTRAL_IN: readonly Status[] = STATUSES.filter(
   (s) => !TERMINAL.includes(s) && s !== 'merging' && s !== 'zombie',
@@ -109,14 +112,17 @@ const GUARDS: Partial<Record<Action, Guard>> = {
     name: 'no_pending_violations',
     holds: (v) => v.pending_violations.length === 0,
     reason: (v) =>
-      `resume cannot decide on protected files (${v.pending_violations.map((p) => p.file).join(', ')}); use lazy unblock with --approve-file/--revert-file`,
+      `resume cannot decide on protected files (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
+      `use lazy unblock with --approve-file/--revert-file`,
     details: (v) => ({ pending_files: v.pending_violations.map((p) => p.file) }),
   },
   accept: {
     name: 'reviewed',
     holds: reviewedWork,
     reason: () =>
-      'accept merges reviewed work, and no work turn or pairing session since the task was created or last accepted left a review (a failed turn leaves none); unblock it for a turn that does',
+      'accept merges reviewed work, and no work turn or pairing session ' +
+      'since the task was created or last accepted left a review ' +
+      '(a failed turn leaves none); unblock it for a turn that does',
   },
 };
 
@@ -149,7 +155,9 @@ export function statusActions(status: Status): Action[] {
   return list;
 }
 
-/** available_actions: the status's actions whose guard holds. A status with no guarded action shares its memoized list. */
+/**
+ * available_actions: the status's actions whose guard holds. A status with no guarded action shares its memoized list.
+ */
 export function availableActions(v: Guarded): Action[] {
   const list = statusActions(v.status);
   return list.some((a) => GUARDS[a]) ? list.filter((a) => GUARDS[a]?.holds(v) ?? true) : list;

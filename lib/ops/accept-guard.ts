@@ -1,5 +1,5 @@
 import { git } from '../core/git.js';
-import { LazyError, EXIT, notAllowed } from '../core/errors.js';
+import { notAllowed, unreviewedHead } from '../core/errors.js';
 import { randomId } from '../core/ids.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
@@ -36,7 +36,7 @@ export async function assertReviewed(app: App, v: TaskView, target: string, work
   const todo =
     `see them with lazy diff ${v.id}; then lazy unblock ${v.id} -m "…" for a turn whose review covers them` +
     (reviewed ? `, or drop them with git -C ${worktree} reset --hard ${reviewed.head.slice(0, 10)}` : '');
-  throw new LazyError('unreviewed_head', `accept refused: ${what}; ${todo}`, EXIT.notAllowed, {
+  throw unreviewedHead(`accept refused: ${what}; ${todo}`, {
     status: v.status,
     available_actions: v.available_actions,
     reviewed_head: reviewed?.head ?? null,

@@ -1,4 +1,13 @@
-import { LazyError, EXIT, busy, notAllowed } from '../core/errors.js';
+import {
+  aborted,
+  busy,
+  mergeConflict,
+  mergeFailed,
+  noTarget,
+  notAllowed,
+  unexpected,
+  type LazyError,
+} from '../core/errors.js';
 import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { git } from '../core/git.js';
@@ -166,7 +175,7 @@ async function runSteps(a: Accepting): Promise<AcceptReport> {
 async function preflight(a: Accepting): Promise<void> {
   const { app } = a;
   assertAllowed('accept', a.v);
-  if (!a.target) throw noTarget(a.v);
+  if (!a.target) throw detached(a.v);
   if (!(await branchExists(app.repo, a.branch))) throw noWork(a.v, a.branch);
   const config = await app.config();
   a.worktree = worktreePath(app.repo, a.v.id, config.worktree_dir);
@@ -203,24 +212,17 @@ async function squashMerge(a: Accepting): Promise<void> {
   }
   if (!a.plan || a.plan.kind === 'empty') return; // nothing (left) to merge
   await abort(a, a.plan.kind === 'conflict' ? 'the target moved and now conflicts' : `could not move ${a.target}`);
-  throw new LazyError(
-    'merge_failed',
-    `accept aborted: ${a.target} kept moving or now conflicts; the task is ${a.restore} again`,
-    EXIT.notAllowed,
-    { status: a.restore, available_actions: (await a.app.store.view(a.v.id)).available_actions },
-  );
+  throw mergeFailed(`accept aborted: ${a.target} kept moving or now conflicts; the task is ${a.restore} again`, {
+    status: a.restore,
+    available_actions: (await a.app.store.view(a.v.id)).available_actions,
+  });
 }
 
 async function verify(a: Accepting): Promise<void> {
   const commit = squashCommit(a);
   if (!commit || (await isAncestor(a.app.repo.cwd, commit, a.target))) return;
   await abort(a, `${a.target} does not contain the squash commit`);
-  throw new LazyError(
-    'merge_failed',
-    `accept aborted: ${a.target} does not contain the squash commit`,
-    EXIT.unexpected,
-    { commit },
-  );
+  throw unexpected(`accept aborted: ${a.target} does not contain the squash commit`, { commit }, 'merge_failed');
 }
 
 async function cleanUp(a: Accepting): Promise<void> {
@@ -295,7 +297,7 @@ const squashCommit = (a: Accepting) => (a.plan?.kind === 'ok' ? a.plan.commit : 
 async function confirmFirst(id: string, v: TaskView, confirm: AcceptOptions['confirm']): Promise<void> {
   if (!confirm || isTerminal(v.status)) return;
   if (await confirm(`Squash-merge ${taskBranch(id)} into ${targetOf(v) ?? '?'}?`)) return;
-  throw new LazyError('aborted', 'accept aborted: nothing was changed', EXIT.notAllowed, {
+  throw aborted('accept aborted: nothing was changed', {
     status: v.status,
     available_actions: v.available_actions,
   });
@@ -346,10 +348,8 @@ async function isAncestor(cwd: string, commit: string, target: string): Promise<
   return r.code === 0;
 }
 
-const noTarget = (v: TaskView) =>
-  new LazyError('no_target', `task ${v.id} has no branch to merge into (created on a detached HEAD)`, EXIT.notAllowed, {
-    status: v.status,
-  });
+const detached = (v: TaskView) =>
+  noTarget(`task ${v.id} has no branch to merge into (created on a detached HEAD)`, { status: v.status });
 
 const noWork = (v: TaskView, branch: string) =>
   notAllowed(
@@ -362,14 +362,9 @@ const noWork = (v: TaskView, branch: string) =>
 function conflicting(a: Accepting, plan: { files: string[]; detail: string }): LazyError {
   const what = plan.files.join(', ') || plan.detail;
   const todo = `unblock the task so the agent merges ${a.target} first`;
-  return new LazyError(
-    'merge_conflict',
-    `${a.branch} does not merge cleanly into ${a.target} (${what}); ${todo}`,
-    EXIT.notAllowed,
-    {
-      status: a.v.status,
-      available_actions: a.v.available_actions,
-      files: plan.files,
-    },
-  );
+  return mergeConflict(`${a.branch} does not merge cleanly into ${a.target} (${what}); ${todo}`, {
+    status: a.v.status,
+    available_actions: a.v.available_actions,
+    files: plan.files,
+  });
 }

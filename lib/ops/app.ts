@@ -45,7 +45,10 @@ export async function openApp(o: AppOptions): Promise<App> {
   return app;
 }
 
-/** The reconcile pass every command starts with; cheap (one readdir, and a read per watched target branch) when nothing runs here. */
+/**
+ * The reconcile pass every command starts with; cheap (one readdir,
+ * and a read per watched target branch) when nothing runs here.
+ */
 export async function reconcileNow(app: App): Promise<void> {
   const { listActive } = await import('../store/markers.js');
   const { sweepDue } = await import('../workspace/target-tips.js');

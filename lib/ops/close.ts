@@ -51,7 +51,8 @@ export async function closeTask(
     ? null
     : await commitAll(
         wt,
-        `lazy: keep uncommitted work when the task was ${action === 'close' ? 'closed' : 'rejected'}\n\nLazy-Task: ${id}\n`,
+        `lazy: keep uncommitted work when the task was ${action === 'close' ? 'closed' : 'rejected'}\n\n` +
+          `Lazy-Task: ${id}\n`,
       ).catch((e: Error) => {
         unsaved = e;
         return null;

@@ -25,7 +25,8 @@ export function boundedText(what: string, text: string): string {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_TEXT_BYTES) {
     throw usageError(
-      `${what} is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES}. Put long material in a file in the repository and refer to it`,
+      `${what} is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES}. ` +
+        `Put long material in a file in the repository and refer to it`,
     );
   }
   return text;

@@ -48,7 +48,8 @@ export function planDecisions(v: TaskView, f: DecisionFlags, action: 'unblock' |
       action,
       v.status,
       v.available_actions,
-      `${action} needs a decision on every protected file first: ${undecided.join(', ')} (use --approve-file/--revert-file, or --approve-all/--revert-all)`,
+      `${action} needs a decision on every protected file first: ${undecided.join(', ')} ` +
+        `(use --approve-file/--revert-file, or --approve-all/--revert-all)`,
       { pending_files: undecided },
     );
   }

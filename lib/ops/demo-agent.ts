@@ -13,7 +13,9 @@ export function demoAgent(prompt: string): number {
   const first = !existsSync('greet.js');
   const empty = /empty name/i.test(prompt);
   const body = empty
-    ? "export function greet(name) {\n  return name && name.trim() ? `Hello, ${name.trim()}!` : 'Hello, stranger!';\n}\n"
+    ? 'export function greet(name) {\n' +
+      "  return name && name.trim() ? `Hello, ${name.trim()}!` : 'Hello, stranger!';\n" +
+      '}\n'
     : 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n';
   writeFileSync('greet.js', body);
   const check =

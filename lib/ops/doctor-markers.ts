@@ -14,7 +14,10 @@ import { HELD, type Pass } from './doctor-pass.js';
 // nothing will ever finish: every later command would carry it (and warn about it)
 // forever, and `wait` would wait on it.
 
-/** Gone for good: dead here, or recorded under another host name (markers are this clone's, so that was this machine under an old name). */
+/**
+ * Gone for good: dead here, or recorded under another host name (markers
+ * are this clone's, so that was this machine under an old name).
+ */
 const gone = (p: ProcIdentity | null | undefined) => !p || p.host !== thisHost() || liveness(p) === 'dead';
 
 /** Why nothing will ever finish this marker, or null while something still may. */
@@ -26,10 +29,15 @@ export function deadMarkerReason(lazyDir: string, m: ActiveMarker, v: TaskView |
   if (m.kind === 'turn') {
     if (!rec) return `the record of its run ${m.run} is gone and no process of the run is alive`;
     if (v.current_run === m.run && willAutoResume(v)) return null; // a crash the next command resumes
-    if (v.status !== 'working' || v.current_run !== m.run)
-      return `${state}${v.current_run !== m.run ? ` with ${v.current_run ? `run ${v.current_run}` : 'no run'}` : ''}, and no process of run ${m.run} is alive`;
+    if (v.status !== 'working' || v.current_run !== m.run) {
+      const other = v.current_run ? `run ${v.current_run}` : 'no run';
+      return `${state}${v.current_run !== m.run ? ` with ${other}` : ''}, and no process of run ${m.run} is alive`;
+    }
     const host = m.owner.host !== thisHost() ? ` (it ran under the host name ${m.owner.host})` : '';
-    return `${state} with run ${m.run}, but no process of that run is alive here${host} and reconcile could not record it`;
+    return (
+      `${state} with run ${m.run}, but no process of that run is alive here${host} ` +
+      `and reconcile could not record it`
+    );
   }
   if (m.kind === 'pair')
     return `${state}${v.status === 'pairing' ? ', but its pairing process is gone' : ': its pairing is over'}`;
@@ -42,7 +50,8 @@ export async function repairDeadMarkers(p: Pass, views: TaskView[], damaged: Set
   const { lazyDir } = p.app.repo;
   const byId = new Map(views.map((v) => [v.id, v]));
   for (const m of listActive(lazyDir)) {
-    if (damaged.has(m.task)) continue; // its ref is reported (and restored) on its own; reconcile then finishes the marker
+    // Its ref is reported (and restored) on its own; reconcile then finishes the marker.
+    if (damaged.has(m.task)) continue;
     // A ref doctor just restored is not in the views it read before.
     const v =
       byId.get(m.task) ??

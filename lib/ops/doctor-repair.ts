@@ -68,7 +68,10 @@ export async function repairTaskRefs(p: Pass, refs: RefTip[], bad: Map<string, L
     p.findings.push({
       level: 'error',
       code: 'task_ref_deleted',
-      message: `task ${id} lost its ref ${taskRef(id)}; lazy doctor --fix restores it at ${good.slice(0, 10)} (if you deleted it on purpose, git gc --prune=now forgets it)`,
+      message:
+        `task ${id} lost its ref ${taskRef(id)}; ` +
+        `lazy doctor --fix restores it at ${good.slice(0, 10)} ` +
+        `(if you deleted it on purpose, git gc --prune=now forgets it)`,
       details: { task: id, ref: taskRef(id), restore: good },
     });
   }
@@ -110,7 +113,11 @@ export async function repairConfigRef(p: Pass): Promise<void> {
   p.findings.push({
     level: 'error',
     code: 'config_ref_damaged',
-    message: `${err.message}; meanwhile commands use its last good version, else the defaults. ${good ? `lazy doctor --fix restores its last good tip ${good.slice(0, 10)}` : `no earlier good settings are in its reflog: git update-ref -d ${CONFIG_REF} drops them`}`,
+    message:
+      `${err.message}; meanwhile commands use its last good version, else the defaults. ` +
+      (good
+        ? `lazy doctor --fix restores its last good tip ${good.slice(0, 10)}`
+        : `no earlier good settings are in its reflog: git update-ref -d ${CONFIG_REF} drops them`),
     details: { ref: CONFIG_REF, tip: seen, ...(good ? { restore: good } : {}) },
   });
 }
@@ -134,10 +141,11 @@ export async function repairAcceptLeftovers(p: Pass, views: TaskView[]): Promise
       p.fixed.push(`removed the ${what} the accept of ${v.id} left behind`);
       continue;
     }
+    const kept = why ? `; kept because ${why}` : '; lazy doctor --fix removes them';
     p.findings.push({
       level: 'warning',
       code: 'accept_leftovers',
-      message: `task ${v.id} is complete but its ${what} stayed behind${why ? `; kept because ${why}` : '; lazy doctor --fix removes them'}`,
+      message: `task ${v.id} is complete but its ${what} stayed behind${kept}`,
       details: {
         task: v.id,
         branch: hasBranch ? branch : null,
@@ -184,7 +192,9 @@ export async function repairStuckTurns(p: Pass, views: TaskView[]): Promise<void
     if (host !== thisHost()) continue; // another machine's turn is that machine's to judge
     const wt = worktreePath(repo, v.id, config.worktree_dir);
     const pids = processesIn(wt);
-    const reason = `task ${v.id} is working on this host, but no turn of it is running here (its bookkeeping in .git/lazy is gone)`;
+    const reason =
+      `task ${v.id} is working on this host, but no turn of it is running here ` +
+      `(its bookkeeping in .git/lazy is gone)`;
     if (p.fix && !pids.length) {
       await store.mutate(
         v.id,
@@ -208,7 +218,8 @@ export async function repairStuckTurns(p: Pass, views: TaskView[]): Promise<void
       level: 'error',
       code: 'stuck_working',
       message: pids.length
-        ? `${reason}; processes still run in its worktree (pid ${pids.join(', ')}): stop them, then run lazy doctor --fix`
+        ? `${reason}; processes still run in its worktree (pid ${pids.join(', ')}): ` +
+          `stop them, then run lazy doctor --fix`
         : `${reason}; lazy doctor --fix marks it interrupted so it can be resumed`,
       details: { task: v.id, worktree: wt, pids },
     });

@@ -59,7 +59,9 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
       findings.push({
         level: 'info',
         code: 'open_sessions',
-        message: `task ${v.id} has ${open.length} open sessions (started concurrently on two clones; ${v.session?.id} is in use)`,
+        message:
+          `task ${v.id} has ${open.length} open sessions ` +
+          `(started concurrently on two clones; ${v.session?.id} is in use)`,
         details: { task: v.id },
       });
     const turnIds = new Set(v.turns.map((t) => t.id));
@@ -104,10 +106,11 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
         fixed.push(`removed stale lock ${l.path}`);
         continue;
       }
+      const owner = l.owner ? `pid ${l.owner.pid} on ${l.owner.host}` : 'unknown';
       findings.push({
         level: 'warning',
         code: 'stale_lock',
-        message: `stale lock on ${l.name} (owner ${l.owner ? `pid ${l.owner.pid} on ${l.owner.host}` : 'unknown'}, ${Math.round(l.age_ms / 1000)} s old)`,
+        message: `stale lock on ${l.name} (owner ${owner}, ${Math.round(l.age_ms / 1000)} s old)`,
         details: { lock: l.path, owner: l.owner },
       });
     } else {
@@ -152,10 +155,13 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   for (const remote of remotes) {
     const missing = await missingRefspecs(app.repo, remote);
     if (missing.fetch || missing.push) {
+      const ways = [missing.fetch && 'fetch', missing.push && 'push'].filter(Boolean).join(' and ');
       findings.push({
         level: 'info',
         code: 'missing_refspecs',
-        message: `remote ${remote}: plain git ${[missing.fetch && 'fetch', missing.push && 'push'].filter(Boolean).join(' and ')} will not carry tasks; lazy pull/push/sync still do (lazy init --remote ${remote} adds the refspecs)`,
+        message:
+          `remote ${remote}: plain git ${ways} will not carry tasks; ` +
+          `lazy pull/push/sync still do (lazy init --remote ${remote} adds the refspecs)`,
         details: { remote, ...missing },
       });
     }

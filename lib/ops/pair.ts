@@ -78,12 +78,13 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
       config.protected ?? [],
       protectedPoints((await app.store.read(id)).docs),
     ).catch(() => []);
+    const left = dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : '';
     const { view: task } = await app.store.mutate(id, 'pair-end', (d) => {
       if (d.status !== 'pairing') return;
       d.turn({
         role: 'human',
         kind: 'pair',
-        content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${dirty.length ? `, ${dirty.length} uncommitted file(s) left: ${dirty.slice(0, 10).join(', ')}` : ''}.`,
+        content: `Pairing session ended (exit ${exit ?? 'signal'}): ${commits} commit(s) made${left}.`,
         ...(review ? { details: { review: { ...review, auto_commit: null } } } : {}),
       });
       for (const f of found) d.violation({ file: f.file, run, commit: f.commit, base: f.base });

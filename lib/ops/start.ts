@@ -51,7 +51,9 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
 async function warnDetached(app: App, view: TaskView): Promise<void> {
   const upstream = upstreamOf(view, 'main');
   const commit = await revParse(app.repo.cwd, upstream);
+  const from = `${upstream}${commit ? ` at ${commit.slice(0, 10)}` : ''}`;
   app.io.warn(
-    `task ${view.id} was created on a detached HEAD, so it has no branch to return to: its work starts from ${upstream}${commit ? ` at ${commit.slice(0, 10)}` : ''} and accept merges it into ${upstream}`,
+    `task ${view.id} was created on a detached HEAD, so it has no branch to return to: ` +
+      `its work starts from ${from} and accept merges it into ${upstream}`,
   );
 }

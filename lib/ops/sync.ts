@@ -31,7 +31,9 @@ export async function pullOp(app: App, remote?: string): Promise<PullResult> {
   return result;
 }
 
-/** A pull that refused remote data still succeeds (the local store is intact, the rest merged), and says so on stderr. */
+/**
+ * A pull that refused remote data still succeeds (the local store is intact, the rest merged), and says so on stderr.
+ */
 function warnRefused(app: App, p: PullResult): void {
   const n = p.rejected.length + (p.config_rejected ? 1 : 0);
   if (n)

@@ -1,4 +1,4 @@
-import { LazyError, EXIT, notAllowed } from '../core/errors.js';
+import { notAllowed, timeout } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
@@ -20,7 +20,7 @@ export async function waitFor(
     await o.onTick?.(v);
     if (o.until(v)) return v;
     if (clock.now() >= deadline) {
-      throw new LazyError('timeout', `task ${id} is still ${v.status} after ${o.timeoutS} s`, EXIT.busy, {
+      throw timeout(`task ${id} is still ${v.status} after ${o.timeoutS} s`, {
         status: v.status,
         available_actions: v.available_actions,
       });
@@ -29,7 +29,10 @@ export async function waitFor(
   }
 }
 
-/** Working, crashed in a way the next reconcile resumes, or parked with queued feedback about to start: still the same piece of work. */
+/**
+ * Working, crashed in a way the next reconcile resumes, or parked with
+ * queued feedback about to start: still the same piece of work.
+ */
 export const inProgress = (app: App, v: TaskView) =>
   v.status === 'working' ||
   ((willAutoResume(v) || (v.status === 'blocked' && queuedFeedback(v).length > 0)) &&

@@ -7,7 +7,8 @@ export function renderLog(lines: LogLine[]): string {
       const merge = l.parents.length > 1 ? ' [merge]' : '';
       const st = l.status ? `  (${l.status})` : '';
       const where = l.host ? ` @${l.host}` : '';
-      return `${l.commit.slice(0, 10)} ${shortTime(l.date)} ${l.author.padEnd(16).slice(0, 16)}${where} ${l.subject}${merge}${st}`;
+      const author = l.author.padEnd(16).slice(0, 16);
+      return `${l.commit.slice(0, 10)} ${shortTime(l.date)} ${author}${where} ${l.subject}${merge}${st}`;
     })
     .join('\n');
 }

@@ -22,7 +22,8 @@ export function renderReview(v: TaskView): string {
   };
   const lines = [`Review (turn #${t.sequence}, revision ${v.revisions})`, indent(t.content.trimEnd())];
   lines.push(
-    `  branch ${v.session?.branch ?? `lazy/${v.id}`} at ${r.head.slice(0, 10)}: ${r.commits} commit(s) over ${r.base_commit.slice(0, 10)}`,
+    `  branch ${v.session?.branch ?? `lazy/${v.id}`} at ${r.head.slice(0, 10)}: ` +
+      `${r.commits} commit(s) over ${r.base_commit.slice(0, 10)}`,
   );
   if (r.changed_files.length) lines.push('  changed files:', ...r.changed_files.map((f) => `    ${f}`));
   if (r.diffstat) lines.push(indent(r.diffstat, 2));
@@ -49,7 +50,8 @@ export function renderAccepted(r: AcceptReport): string {
   if (r.already_accepted)
     return `${r.task.id}: already accepted${r.commit ? ` (merged into ${r.target} as ${r.commit.slice(0, 10)})` : ''}`;
   const lines = [
-    `${r.task.id}: complete — ${r.commit ? `squash-merged into ${r.target} as ${r.commit.slice(0, 10)}` : `nothing to merge into ${r.target}`}`,
+    `${r.task.id}: complete — ` +
+      (r.commit ? `squash-merged into ${r.target} as ${r.commit.slice(0, 10)}` : `nothing to merge into ${r.target}`),
   ];
   if (r.stash?.restored) lines.push(`  your uncommitted changes in ${r.checkout} were stashed and restored`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);

@@ -4,7 +4,10 @@ const n = (list: string[]) => String(list.length);
 
 export function renderPull(p: PullResult): string {
   const lines = [
-    `pull from ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${n(p.merged)} merged, ${p.rejected.length} rejected, ${p.unchanged} unchanged${p.local_ahead.length ? `, ${p.local_ahead.length} ahead of the remote` : ''}${p.config !== 'absent' && p.config !== 'unchanged' ? `; config ${p.config}` : ''}`,
+    `pull from ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${n(p.merged)} merged, ` +
+      `${p.rejected.length} rejected, ${p.unchanged} unchanged` +
+      (p.local_ahead.length ? `, ${p.local_ahead.length} ahead of the remote` : '') +
+      (p.config !== 'absent' && p.config !== 'unchanged' ? `; config ${p.config}` : ''),
   ];
   for (const c of p.concurrent) lines.push(`  ${c.id}: concurrent change, set aside: ${c.set_aside.join('; ')}`);
   for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
@@ -16,7 +19,8 @@ export function renderPull(p: PullResult): string {
 
 export function renderPush(p: PushResult): string {
   const lines = [
-    `push to ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ${p.rejected.length} rejected, ${p.skipped.length} skipped, ${p.up_to_date} up to date`,
+    `push to ${p.remote}: ${n(p.new)} new, ${n(p.updated)} updated, ` +
+      `${p.rejected.length} rejected, ${p.skipped.length} skipped, ${p.up_to_date} up to date`,
   ];
   for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
   for (const s of p.skipped) lines.push(`  skipped ${s.id} (a pull would refuse it; run lazy doctor): ${s.reason}`);
@@ -24,5 +28,6 @@ export function renderPush(p: PushResult): string {
 }
 
 export function renderSync(s: SyncResult): string {
-  return `${renderPull(s.pull)}\n${renderPush(s.push)}${s.rounds > 1 ? `\n(${s.rounds} rounds: a push was rejected and retried)` : ''}`;
+  const rounds = s.rounds > 1 ? `\n(${s.rounds} rounds: a push was rejected and retried)` : '';
+  return `${renderPull(s.pull)}\n${renderPush(s.push)}${rounds}`;
 }

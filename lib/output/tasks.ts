@@ -33,24 +33,28 @@ function turnLine(t: TurnView): string {
     t.feedback === 'pending' ? ' [feedback pending]' : t.feedback === 'consumed' ? ' [feedback delivered]' : '';
   const head = `#${t.sequence} ${t.role}/${t.kind} · ${who(t.actor, t.person)} · ${shortTime(t.timestamp)}${mark}`;
   const aside = (t.details?.set_aside as { note?: unknown } | undefined)?.note;
-  return `${head}\n${indent(t.content.trimEnd() || '(empty)', 4)}${typeof aside === 'string' ? `\n${indent(`[${aside}]`, 4)}` : ''}`;
+  const asideLine = typeof aside === 'string' ? `\n${indent(`[${aside}]`, 4)}` : '';
+  return `${head}\n${indent(t.content.trimEnd() || '(empty)', 4)}${asideLine}`;
 }
 
 function changeLine(c: ChangeView): string {
   const aside = c.set_aside ? '  [set aside: concurrent change]' : '';
-  return `${shortTime(c.timestamp)}  ${(c.from ?? '∅').padEnd(11)} → ${c.status.padEnd(11)} ${c.trigger.padEnd(14)} ${who(c.actor, c.person)}${c.reason ? ` — ${truncate(c.reason, 80)}` : ''}${aside}`;
+  const move = `${(c.from ?? '∅').padEnd(11)} → ${c.status.padEnd(11)} ${c.trigger.padEnd(14)}`;
+  const reason = c.reason ? ` — ${truncate(c.reason, 80)}` : '';
+  return `${shortTime(c.timestamp)}  ${move} ${who(c.actor, c.person)}${reason}${aside}`;
 }
 
 export function renderShow(v: ShownTask): string {
   const lines: string[] = [];
   lines.push(`${v.id}  ${v.goal}`);
-  lines.push(
-    `status:    ${v.status}${v.category ? ` (${v.category})` : ''}${v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : ''}`,
-  );
+  const category = v.category ? ` (${v.category})` : '';
+  const attention = v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : '';
+  lines.push(`status:    ${v.status}${category}${attention}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
   if (v.waiting)
     lines.push(
-      `waiting:   for the agent's usage limit to reset: retries at ${shortTime(v.waiting.until)}${v.waiting.reset_named ? '' : ' (no reset time named: a recheck)'} — ${v.waiting.reason}`,
+      `waiting:   for the agent's usage limit to reset: retries at ${shortTime(v.waiting.until)}` +
+        `${v.waiting.reset_named ? '' : ' (no reset time named: a recheck)'} — ${v.waiting.reason}`,
     );
   // A task waiting on review shows its review package first.
   const review = v.attention?.kind === 'review' || v.status === 'conflict' ? renderReview(v) : '';
@@ -62,7 +66,8 @@ export function renderShow(v: ShownTask): string {
   lines.push(`created:   ${shortTime(v.created_at)} by ${who(v.created_by.actor, v.created_by)}`);
   if (v.session) {
     lines.push(
-      `session:   ${v.session.agent} on ${v.session.branch} (from ${v.session.base})${v.agent_session_id ? `, agent session ${v.agent_session_id}` : ''}`,
+      `session:   ${v.session.agent} on ${v.session.branch} (from ${v.session.base})` +
+        (v.agent_session_id ? `, agent session ${v.agent_session_id}` : ''),
     );
     if (v.worktree) lines.push(`worktree:  ${v.worktree}`);
   }
@@ -76,7 +81,9 @@ export function renderShow(v: ShownTask): string {
     const i = v.interrupt as Record<string, unknown>;
     lines.push(
       '',
-      `Interrupted ${shortTime(String(i.at))}: ${String(i.reason)}${i.exit_code !== undefined && i.exit_code !== null ? ` (exit ${String(i.exit_code)})` : ''}${i.signal ? ` (${String(i.signal)})` : ''}`,
+      `Interrupted ${shortTime(String(i.at))}: ${String(i.reason)}` +
+        (i.exit_code !== undefined && i.exit_code !== null ? ` (exit ${String(i.exit_code)})` : '') +
+        (i.signal ? ` (${String(i.signal)})` : ''),
     );
     const logs = (i.logs ?? []) as string[];
     if (logs.length) lines.push('  last output:', indent(logs.slice(-15).join('\n'), 4));
@@ -84,11 +91,13 @@ export function renderShow(v: ShownTask): string {
   if (v.concurrent_changes.length) {
     lines.push(
       '',
-      `concurrent change: ${v.concurrent_changes.length} status change(s) made on another clone were set aside by the merge:`,
+      `concurrent change: ${v.concurrent_changes.length} status change(s) made on another clone ` +
+        `were set aside by the merge:`,
     );
     for (const c of v.concurrent_changes)
       lines.push(
-        `  ${c.from ?? '∅'} → ${c.status} by ${who(c.actor, c.person)} at ${shortTime(c.timestamp)}${c.host ? ` on ${c.host}` : ''}`,
+        `  ${c.from ?? '∅'} → ${c.status} by ${who(c.actor, c.person)} at ${shortTime(c.timestamp)}` +
+          (c.host ? ` on ${c.host}` : ''),
       );
   }
   if (v.prompt) lines.push('', 'Prompt', indent(v.prompt.trimEnd()));
@@ -97,11 +106,8 @@ export function renderShow(v: ShownTask): string {
   lines.push(v.turns.length ? indent(v.turns.map(turnLine).join('\n')) : '  none yet');
   lines.push('', 'Changelog', indent(v.changelog.map(changeLine).join('\n')));
   if (v.run && v.run.log.length && (v.status === 'working' || v.status === 'interrupted')) {
-    lines.push(
-      '',
-      `Current turn log (run ${v.run.id}${v.run.heartbeat_age_s !== null ? `, heartbeat ${v.run.heartbeat_age_s}s ago` : ''})`,
-      indent(v.run.log.join('\n')),
-    );
+    const beat = v.run.heartbeat_age_s !== null ? `, heartbeat ${v.run.heartbeat_age_s}s ago` : '';
+    lines.push('', `Current turn log (run ${v.run.id}${beat})`, indent(v.run.log.join('\n')));
   }
   return lines.join('\n');
 }
@@ -119,7 +125,8 @@ export function renderClosed(r: Closed): string {
   if (r.branch?.deleted) lines.push(`  branch ${r.branch.name} deleted`);
   else if (r.branch)
     lines.push(
-      `  branch ${r.branch.name} kept: ${r.branch.unmerged_commits} commit(s) are merged nowhere else (lazy close --delete-branch, or git branch -D ${r.branch.name})`,
+      `  branch ${r.branch.name} kept: ${r.branch.unmerged_commits} commit(s) are merged nowhere else ` +
+        `(lazy close --delete-branch, or git branch -D ${r.branch.name})`,
     );
   return lines.join('\n');
 }
@@ -138,9 +145,8 @@ export function renderTree(rows: ListedTask[]): string {
     const list = kids.get(parent) ?? [];
     list.forEach((r, i) => {
       const last = i === list.length - 1;
-      out.push(
-        `${prefix}${parent ? (last ? '└─ ' : '├─ ') : ''}${r.id}  ${r.status.padEnd(11)} ${truncate(r.goal, 70)}`,
-      );
+      const glyph = parent ? (last ? '└─ ' : '├─ ') : '';
+      out.push(`${prefix}${glyph}${r.id}  ${r.status.padEnd(11)} ${truncate(r.goal, 70)}`);
       walk(r.id, parent ? prefix + (last ? '   ' : '│  ') : prefix);
     });
   };

@@ -9,15 +9,27 @@ import type { TaskView } from '../model/fold.js';
 // Text for the commands that start, stop and wait on turns.
 
 export function renderStarted(r: Started | TurnStarted): string {
-  if ('queued' in r && r.queued)
-    return `${r.task.id}: feedback queued (turn #${r.queued.sequence}) — the agent is working${r.queued.behind_run ? ` (run ${r.queued.behind_run})` : ''}; your feedback starts its next turn when this one ends`;
-  const skipped =
-    'upstream_skipped' in r && r.upstream_skipped
-      ? `\n  note: ${r.upstream_skipped.branch} was not merged into the task branch first: ${r.upstream_skipped.reason} (${r.upstream_skipped.files.join(', ')}${r.upstream_skipped.more ? `, +${r.upstream_skipped.more} more` : ''}); the agent is told`
-      : '';
+  if ('queued' in r && r.queued) {
+    const behind = r.queued.behind_run ? ` (run ${r.queued.behind_run})` : '';
+    return (
+      `${r.task.id}: feedback queued (turn #${r.queued.sequence}) — the agent is working${behind}; ` +
+      `your feedback starts its next turn when this one ends`
+    );
+  }
+  const s = 'upstream_skipped' in r ? r.upstream_skipped : undefined;
+  const skipped = s
+    ? `\n  note: ${s.branch} was not merged into the task branch first: ${s.reason} ` +
+      `(${s.files.join(', ')}${s.more ? `, +${s.more} more` : ''}); the agent is told`
+    : '';
   if (r.run)
-    return `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); follow with lazy show ${r.task.id} or lazy wait ${r.task.id}${skipped}`;
-  return `${r.task.id}: blocked — ${r.task.attention?.reason ?? 'needs a decision'}\n  answer with: lazy answer ${r.task.id} -m "<observable completion condition>"`;
+    return (
+      `${r.task.id}: working — ${r.run.agent.name} turn launched (run ${r.run.id}); ` +
+      `follow with lazy show ${r.task.id} or lazy wait ${r.task.id}${skipped}`
+    );
+  return (
+    `${r.task.id}: blocked — ${r.task.attention?.reason ?? 'needs a decision'}\n` +
+    `  answer with: lazy answer ${r.task.id} -m "<observable completion condition>"`
+  );
 }
 
 export function renderStopped(r: Stopped): string {
@@ -35,7 +47,8 @@ export function renderStopped(r: Stopped): string {
     ].join('\n');
   const n = r.task.pending_feedback.length;
   const pending = n
-    ? `\n  ${n} feedback message${n > 1 ? 's' : ''} not acted on yet (queued or interrupted) stay${n > 1 ? '' : 's'} pending: lazy resume delivers ${n > 1 ? 'them' : 'it'}`
+    ? `\n  ${n} feedback message${n > 1 ? 's' : ''} not acted on yet (queued or interrupted) ` +
+      `stay${n > 1 ? '' : 's'} pending: lazy resume delivers ${n > 1 ? 'them' : 'it'}`
     : '';
   return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}${pending}`;
 }
@@ -51,16 +64,25 @@ export function renderAsked(r: Asked): string {
 }
 
 export function renderPaired(r: Paired): string {
-  return `${r.task.id}: pairing ended → ${r.task.status} (${r.commits} commit(s)${r.dirty.length ? `, ${r.dirty.length} uncommitted file(s)` : ''})`;
+  const dirty = r.dirty.length ? `, ${r.dirty.length} uncommitted file(s)` : '';
+  return `${r.task.id}: pairing ended → ${r.task.status} (${r.commits} commit(s)${dirty})`;
 }
 
 export function renderConfig(v: ConfigValue | ConfigValue[]): string {
   const list = Array.isArray(v) ? v : [v];
   if (!list.length) return 'no settings (lazy config set agent <name>, agents.<name>.command "<command line>", …)';
-  return list
-    .map(
-      (c) =>
-        `${c.key} = ${c.value === null ? '(unset)' : JSON.stringify(c.value)}${c.source === 'local' ? '  [local]' : ''}${c.untrusted ? '  [untrusted: lazy config trust]' : c.held_back ? `  [held back: ${c.held_back.reason}; in effect: ${c.held_back.in_effect === null ? 'the default' : JSON.stringify(c.held_back.in_effect)}]` : ''}`,
-    )
-    .join('\n');
+  return list.map(configLine).join('\n');
+}
+
+function configLine(c: ConfigValue): string {
+  const value = c.value === null ? '(unset)' : JSON.stringify(c.value);
+  const local = c.source === 'local' ? '  [local]' : '';
+  const h = c.held_back;
+  const inEffect = h ? (h.in_effect === null ? 'the default' : JSON.stringify(h.in_effect)) : '';
+  const mark = c.untrusted
+    ? '  [untrusted: lazy config trust]'
+    : h
+      ? `  [held back: ${h.reason}; in effect: ${inEffect}]`
+      : '';
+  return `${c.key} = ${value}${local}${mark}`;
 }

@@ -71,7 +71,8 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
       const v = views.get(id) ?? (await readView(deps.store, id));
       if (!v || TERMINAL.includes(v.status) || upstreamOf(v, 'main') !== target) continue;
       const base = v.session?.base_commit;
-      if (!base || !v.session || head === base || (await isAncestor(repo.cwd, head, base))) continue; // no work of its own
+      // No work of its own.
+      if (!base || !v.session || head === base || (await isAncestor(repo.cwd, head, base))) continue;
       // A busy task keeps the old tip recorded, so the next command looks again.
       if (BUSY.has(v.status)) {
         if (before) next.targets[target] = before;

@@ -126,7 +126,10 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
   };
 }
 
-/** A crashed turn on this machine (`host`) that the next reconcile will resume (not stopped, breaker intact, nothing to decide). */
+/**
+ * A crashed turn on this machine (`host`) that the next reconcile will resume (not stopped, breaker intact, nothing
+ * to decide).
+ */
 export function willAutoResume(v: TaskView, host: string = thisHost()): boolean {
   if (v.status !== 'interrupted') return false;
   const last = lastChange(v);
@@ -171,7 +174,9 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
   }
 }
 
-/** Invariant: a crash the next command cannot resume is never silent; it blocks with failure attention and the reason. */
+/**
+ * Invariant: a crash the next command cannot resume is never silent; it blocks with failure attention and the reason.
+ */
 async function blockUnlaunchable(
   store: Store,
   id: string,

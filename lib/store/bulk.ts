@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomId } from '../core/ids.js';
 import { GIT_ENV } from '../core/git.js';
-import { external } from '../core/errors.js';
+import { gitFailed } from '../core/errors.js';
 import type { TaskDoc } from '../model/docs.js';
 import { creationDraft } from './draft.js';
 import { entryName, TASK_FILE, taskRef } from './layout.js';
@@ -45,6 +45,6 @@ export async function bulkCreate(
     ids.push(id);
   }
   child.stdin.end('done\n');
-  if ((await done) !== 0) throw external('git_failed', `git fast-import failed: ${stderr.trim()}`);
+  if ((await done) !== 0) throw gitFailed(`git fast-import failed: ${stderr.trim()}`);
   return ids;
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
-import { usageError, invalidData, LazyError, EXIT } from '../core/errors.js';
+import { usageError, invalidData, LazyError, EXIT, contention } from '../core/errors.js';
 import type { Signature } from '../core/actor.js';
 import type { Repo } from '../core/repo.js';
 import type { Json } from '../core/json.js';
@@ -120,16 +120,11 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
     for (const oid of reflogTips(repo.commonDir, CONFIG_REF)) {
       const last = await readConfigAt(objects, oid).catch(() => null);
       if (last) {
-        problem = new LazyError(
-          e.code,
-          `${e.message}: using its last good version ${oid.slice(0, 10)}`,
-          e.exitCode,
-          e.details,
-        );
+        problem = e.reworded(`${e.message}: using its last good version ${oid.slice(0, 10)}`);
         return { config: last.config, tip: null };
       }
     }
-    problem = new LazyError(e.code, `${e.message}: using the defaults and local settings`, e.exitCode, e.details);
+    problem = e.reworded(`${e.message}: using the defaults and local settings`);
     return { config: {} as Config, tip: null };
   });
   const [{ config: shared, tip }, local] = await Promise.all([sharedRead, readLocal(repo)]);
@@ -229,6 +224,6 @@ export async function writeConfig(
         return next;
       }
     }
-    throw new LazyError('contention', 'the shared config kept changing under this write; try again', EXIT.busy);
+    throw contention('the shared config kept changing under this write; try again');
   });
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { GIT_ENV } from '../core/git.js';
-import { external } from '../core/errors.js';
+import { gitFailed, gitMissing } from '../core/errors.js';
 import { env } from '../core/env.js';
 
 // Bulk object reads through one long-lived `git cat-file --batch-command --buffer`.
@@ -54,10 +54,10 @@ export class ObjectReader {
       this.head = 0;
     };
     child.on('error', (e: NodeJS.ErrnoException) =>
-      fail(e.code === 'ENOENT' ? external('git_missing', 'git is not installed or not on PATH') : e),
+      fail(e.code === 'ENOENT' ? gitMissing('git is not installed or not on PATH') : e),
     );
     child.on('close', (code) => {
-      if (this.pending() > 0) fail(external('git_failed', `git cat-file exited ${code}: ${stderr.trim()}`));
+      if (this.pending() > 0) fail(gitFailed(`git cat-file exited ${code}: ${stderr.trim()}`));
     });
     child.stdin.on('error', () => {
       /* reported through 'close' */

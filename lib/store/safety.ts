@@ -68,7 +68,9 @@ export function applySafety(shared: Config, trusted: Safety | undefined): { effe
       key: 'protected',
       shared: shared.protected ?? null,
       in_effect: out.protected,
-      reason: `the shared config drops ${removed.map((g) => `'${g}'`).join(', ')} from protected; still protected until lazy config trust`,
+      reason:
+        `the shared config drops ${removed.map((g) => `'${g}'`).join(', ')} from protected; ` +
+        `still protected until lazy config trust`,
     });
   }
   for (const k of SAFETY_LIMITS) {
@@ -80,7 +82,9 @@ export function applySafety(shared: Config, trusted: Safety | undefined): { effe
       key: k,
       shared: shared[k] ?? null,
       in_effect: mine ?? null,
-      reason: `a shared change to a safety limit (${mine === undefined ? 'the default' : mine} → ${shared[k] ?? 'the default'}) is not applied until lazy config trust`,
+      reason:
+        `a shared change to a safety limit (${mine ?? 'the default'} → ${shared[k] ?? 'the default'}) ` +
+        `is not applied until lazy config trust`,
     });
   }
   return { effective: out, held };

@@ -1,7 +1,7 @@
 import { gitPerson, envActor, type Actor, type Signature } from '../core/actor.js';
 import { thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
-import { LazyError, EXIT } from '../core/errors.js';
+import { contention, idExhausted, taskFull } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 import type { EntryKind, TaskDoc } from '../model/docs.js';
 import { foldTask, type TaskView } from '../model/fold.js';
@@ -39,10 +39,9 @@ function checkEntryLimit(op: string, read: TaskRead, draft: Draft): void {
   const after = held + draft.turns.length + draft.changes.length + draft.violations.length + draft.decisions.length;
   if (after <= TASK_ENTRY_LIMIT) return;
   const status = draft.view.status;
-  throw new LazyError(
-    'task_full',
-    `task ${draft.docs.id} holds ${held} entries; one task holds at most ${TASK_ENTRY_LIMIT}, so it takes no more comments or turns. Accept, close or reject it, and continue in a new task`,
-    EXIT.notAllowed,
+  throw taskFull(
+    `task ${draft.docs.id} holds ${held} entries; one task holds at most ${TASK_ENTRY_LIMIT}, ` +
+      `so it takes no more comments or turns. Accept, close or reject it, and continue in a new task`,
     {
       action: op,
       status,
@@ -131,7 +130,7 @@ export class Store {
       }
       // Id collision with an existing task: draw a new id.
     }
-    throw new LazyError('id_exhausted', 'could not allocate a unique task id', EXIT.unexpected);
+    throw idExhausted('could not allocate a unique task id');
   }
 
   /** Applies one mutation to a task under its lock; re-plans on a lost compare-and-swap. */
@@ -153,7 +152,7 @@ export class Store {
         return { view: { ...draft.preview(), tip }, tip, draft };
       }
     }
-    throw new LazyError('contention', `task ${id} kept changing under this write; try again`, EXIT.busy, { id });
+    throw contention(`task ${id} kept changing under this write; try again`, { id });
   }
 
   /** Objects first: new blobs, then the trees that hold them, then the commit. */

@@ -17,7 +17,9 @@ const MAX_CLOCK_JUMP = 1_000_000;
 
 export type Candidate = { id: string; tip: string; ref: string };
 
-/** Refs under refs/lazy/ that travel: refs/lazy/config and refs/lazy/tasks/<task id>; anything else is refused by name. */
+/**
+ * Refs under refs/lazy/ that travel: refs/lazy/config and refs/lazy/tasks/<task id>; anything else is refused by name.
+ */
 export function refusedName(ref: string, label = ref): Rejected | null {
   if (ref === CONFIG_REF) return null;
   if (!ref.startsWith(TASKS_NS))

@@ -152,7 +152,8 @@ class Unrelated extends Error {
     readonly remote: string,
   ) {
     super(
-      `the remote history of ${id} shares no commit with the local one (rewritten or forced); not merged, the local task is kept`,
+      `the remote history of ${id} shares no commit with the local one (rewritten or forced); ` +
+        `not merged, the local task is kept`,
     );
   }
 }

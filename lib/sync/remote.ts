@@ -1,5 +1,5 @@
 import { git } from '../core/git.js';
-import { external, usageError } from '../core/errors.js';
+import { usageError, fetchFailed, pushFailed } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 
 // Remote plumbing: refspecs and the git CLI transfers. isomorphic-git cannot move a
@@ -34,7 +34,7 @@ export async function defaultRemote(repo: Repo, name?: string): Promise<string> 
 export async function remoteTips(repo: Repo, remote: string): Promise<Map<string, string>> {
   const r = await git(['ls-remote', '--refs', remote, 'refs/lazy/*'], { cwd: repo.cwd, allowFail: true });
   if (r.code !== 0)
-    throw external('fetch_failed', `git ls-remote ${remote} failed: ${r.stderr.trim()}`, {
+    throw fetchFailed(`git ls-remote ${remote} failed: ${r.stderr.trim()}`, {
       remote,
       stderr: r.stderr.trim(),
     });
@@ -70,7 +70,7 @@ export async function fetchObjects(repo: Repo, remote: string, progress: boolean
     },
   );
   if (r.code !== 0)
-    throw external('fetch_failed', `git fetch ${remote} failed: ${r.stderr.trim()}`, {
+    throw fetchFailed(`git fetch ${remote} failed: ${r.stderr.trim()}`, {
       remote,
       stderr: r.stderr.trim(),
     });
@@ -99,7 +99,7 @@ export async function pushLazy(repo: Repo, remote: string, progress: boolean, ex
     if (m) lines.push({ flag: m[1]!, ref: m[3]!, summary: m[4]! });
   }
   if (r.code !== 0 && !lines.some((l) => l.flag === '!')) {
-    throw external('push_failed', `git push ${remote} failed: ${r.stderr.trim()}`, { remote, stderr: r.stderr.trim() });
+    throw pushFailed(`git push ${remote} failed: ${r.stderr.trim()}`, { remote, stderr: r.stderr.trim() });
   }
   return lines;
 }

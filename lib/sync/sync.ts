@@ -65,7 +65,9 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   };
 }
 
-/** Local refs under refs/lazy/ that differ from the remote's, split into what may travel and what a pull would refuse. */
+/**
+ * Local refs under refs/lazy/ that differ from the remote's, split into what may travel and what a pull would refuse.
+ */
 async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult): Promise<string[]> {
   const lines = (
     await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd })
@@ -138,7 +140,10 @@ function classify(out: PushResult, l: PushLine): void {
   }
 }
 
-/** Exit code of a push that could not deliver everything: 5 when the remote moved on, 7 when it refused, 6 when local refs were skipped. */
+/**
+ * Exit code of a push that could not deliver everything: 5 when the
+ * remote moved on, 7 when it refused, 6 when local refs were skipped.
+ */
 export function pushExit(p: PushResult): number {
   if (p.rejected.some((r) => !r.details.behind)) return 7;
   if (p.rejected.length) return 5;

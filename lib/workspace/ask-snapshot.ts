@@ -17,7 +17,9 @@ export interface WorktreeSnapshot {
   tree: string;
 }
 
-/** What an ask left behind and where it went (`stash` is null when it only staged files); `note` says so to a person. */
+/**
+ * What an ask left behind and where it went (`stash` is null when it only staged files); `note` says so to a person.
+ */
 export interface SetAside {
   stash: string | null;
   ref: string | null;
@@ -119,7 +121,11 @@ export async function setAsideSince(
 function noteOf(files: string[], stash: string | null, ref: string | null, cwd: string): string {
   const list = `${files.slice(0, 10).join(', ')}${files.length > 10 ? `, and ${files.length - 10} more` : ''}`;
   if (!stash) return `the ask staged ${list}; unstaged again (the files are unchanged)`;
-  return `the ask left changes in ${list}; they were removed from the task worktree and kept in stash ${stash}${ref ? ` (${ref})` : ''}, never committed: see them with git stash show -p ${stash}, take them back with git -C ${cwd} stash apply ${stash}`;
+  return (
+    `the ask left changes in ${list}; they were removed from the task worktree and kept in stash ${stash}` +
+    `${ref ? ` (${ref})` : ''}, never committed: see them with git stash show -p ${stash}, ` +
+    `take them back with git -C ${cwd} stash apply ${stash}`
+  );
 }
 
 async function stashRef(cwd: string, commit: string): Promise<string | null> {

@@ -54,7 +54,8 @@ export function branchGone(v: TaskView, action: string): LazyError {
       action,
       v.status,
       v.available_actions,
-      `task ${v.id} is worked on ${host}: its branch ${branch} is there, not in this clone (branches do not travel with the task); continue it on ${host}, or close it`,
+      `task ${v.id} is worked on ${host}: its branch ${branch} is there, not in this clone ` +
+        `(branches do not travel with the task); continue it on ${host}, or close it`,
       { branch, host },
     );
   }

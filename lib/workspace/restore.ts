@@ -16,7 +16,10 @@ export async function assertRestorable(cwd: string, file: string, from: string):
   }
 }
 
-/** Restores one file to its state at `from` (checked first with assertRestorable) on the worktree's branch, in a commit of its own. */
+/**
+ * Restores one file to its state at `from` (checked first with
+ * assertRestorable) on the worktree's branch, in a commit of its own.
+ */
 export async function restoreFile(cwd: string, file: string, from: string, message: string): Promise<string | null> {
   const existed = (await git(['cat-file', '-e', `${from}:${file}`], { cwd, allowFail: true })).code === 0;
   if (existed) await git(literal(['checkout', from, '--', file]), { cwd });

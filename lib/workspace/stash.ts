@@ -54,4 +54,5 @@ export async function acceptStashes(cwd: string, commonDir: string): Promise<Acc
 
 /** How to get one back, for messages. */
 export const stashAdvice = (s: AcceptStash) =>
-  `stash ${s.commit} (${s.ref}, "${s.message}"); restore it in ${s.checkout ?? 'that checkout'} with: git stash pop ${s.ref}`;
+  `stash ${s.commit} (${s.ref}, "${s.message}"); ` +
+  `restore it in ${s.checkout ?? 'that checkout'} with: git stash pop ${s.ref}`;

@@ -107,7 +107,9 @@ export async function taskBranchTips(cwd: string, merged?: string): Promise<Map<
   return out;
 }
 
-/** The commit on target's first-parent line that brought `tip` in: the merge commit, or tip itself for a fast-forward. */
+/**
+ * The commit on target's first-parent line that brought `tip` in: the merge commit, or tip itself for a fast-forward.
+ */
 export async function mergeCommitOf(cwd: string, tip: string, target: string): Promise<string> {
   const r = await git(
     ['rev-list', '--first-parent', '--ancestry-path', '--reverse', '--parents', `${tip}..refs/heads/${target}`, '--'],

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve, isAbsolute } from 'node:path';
 import { git } from '../core/git.js';
-import { external } from '../core/errors.js';
+import { indexLocked, worktreeMismatch } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 
 // Each task works in a git worktree of its own on branch lazy/<id>. Worktrees live under
@@ -61,8 +61,7 @@ export async function ensureWorktree(
   if (existsSync(join(o.path, '.git'))) {
     const r = await git(['rev-parse', '--abbrev-ref', 'HEAD'], { cwd: o.path, allowFail: true });
     if (r.code === 0 && r.stdout.trim() === o.branch) return { path: o.path, created: false };
-    throw external(
-      'worktree_mismatch',
+    throw worktreeMismatch(
       `${o.path} exists but is not on ${o.branch}; move it aside or remove it with git worktree remove`,
       { path: o.path },
     );
@@ -114,9 +113,9 @@ async function staleIndexLock(cwd: string, cause: unknown): Promise<Error | null
   const gitDir = (await git(['rev-parse', '--absolute-git-dir'], { cwd, allowFail: true })).stdout.trim();
   const lock = gitDir && join(gitDir, 'index.lock');
   if (!lock || !existsSync(lock)) return null;
-  return external(
-    'index_locked',
-    `could not commit in ${cwd}: ${lock} exists (left by a git process that died?); remove it if no git command is running there`,
+  return indexLocked(
+    `could not commit in ${cwd}: ${lock} exists (left by a git process that died?); ` +
+      `remove it if no git command is running there`,
     { worktree: cwd, lock, cause: (cause as Error).message },
   );
 }

@@ -27,7 +27,10 @@ function remember(state: StreamState, message: string): void {
   if (list.length > 20) list.splice(0, list.length - 20);
 }
 
-/** When codex's usage-limit message says the window reopens: "try again in 2 hours 5 minutes" or "try again at 3:05 PM" / "at Sep 19th, 2026 3:05 PM" (local time). */
+/**
+ * When codex's usage-limit message says the window reopens: "try again in 2 hours 5 minutes"
+ * or "try again at 3:05 PM" / "at Sep 19th, 2026 3:05 PM" (local time).
+ */
 export function codexReset(message: string, now: number): string | undefined {
   const rel = /try again in ((?:\d+\s*(?:days?|hours?|minutes?|seconds?)[\s,and]*)+)/i.exec(message);
   if (rel) {

@@ -1,4 +1,4 @@
-import { usageError, LazyError, EXIT } from '../../core/errors.js';
+import { usageError, untrustedConfig } from '../../core/errors.js';
 import type { Config } from '../../store/config.js';
 import type { Adapter, AdapterName, AgentSpec } from './adapter.js';
 import { claude } from './claude.js';
@@ -15,10 +15,9 @@ export const DEFAULT_AGENT = 'claude';
 export function resolveAgent(config: Config, name: string | null | undefined): AgentSpec {
   const agentName = name ?? config.agent ?? DEFAULT_AGENT;
   if (config.untrusted?.includes(agentName)) {
-    throw new LazyError(
-      'untrusted_config',
-      `the shared settings for agent '${agentName}' (refs/lazy/config) have not been trusted on this clone; review them with lazy config list, then run lazy config trust`,
-      EXIT.usage,
+    throw untrustedConfig(
+      `the shared settings for agent '${agentName}' (refs/lazy/config) have not been trusted on this clone; ` +
+        `review them with lazy config list, then run lazy config trust`,
       { agent: agentName, hint: 'lazy config list; lazy config trust' },
     );
   }

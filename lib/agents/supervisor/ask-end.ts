@@ -21,7 +21,8 @@ export async function setAsideAskLeftovers(
           ...o,
           risks: [
             ...(o.risks ?? []),
-            'lazy could not snapshot the task worktree when the ask started (an unmerged index?): anything the ask left there was kept',
+            'lazy could not snapshot the task worktree when the ask started (an unmerged index?): ' +
+              'anything the ask left there was kept',
           ],
         }
       : o;

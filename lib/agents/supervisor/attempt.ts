@@ -140,7 +140,8 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   if (leftovers.signal !== 'none')
     writeSync(
       log,
-      `[lazy ${new Date().toISOString()}] the agent exited and left processes running; they were ended with ${leftovers.signal}\n`,
+      `[lazy ${new Date().toISOString()}] the agent exited and left processes running; ` +
+        `they were ended with ${leftovers.signal}\n`,
     );
   await drained(child, DRAIN_MS);
   lines.end();

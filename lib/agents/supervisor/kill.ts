@@ -58,7 +58,10 @@ export function ownsGroup(id: AgentIdentity): boolean {
   return groupMembers(id.pid).some((p) => p.start >= id.start_ticks! && environHas(p.pid, `LAZY_RUN=${id.run}`));
 }
 
-/** Ends a process group lazy does not hold as a child (`lazy stop`, an orphan found by reconcile). `beforeSignal` runs once the identity is checked. */
+/**
+ * Ends a process group lazy does not hold as a child (`lazy stop`, an orphan
+ * found by reconcile). `beforeSignal` runs once the identity is checked.
+ */
 export async function terminateVerified(
   id: AgentIdentity | undefined,
   graceMs: number,

@@ -67,7 +67,9 @@ export async function startQueuedOrNote(
             role: 'system',
             kind: 'error',
             actor: 'system',
-            content: `[system] The feedback queued during the last turn could not start the next turn: ${reason}. It stays pending: lazy unblock or lazy resume delivers it.`,
+            content:
+              `[system] The feedback queued during the last turn could not start the next turn: ${reason}. ` +
+              `It stays pending: lazy unblock or lazy resume delivers it.`,
           });
         },
         { actor: 'system' },

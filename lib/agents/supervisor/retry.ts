@@ -96,7 +96,9 @@ export function usageWait(resetAt: string | undefined, nowMs: number, cfg: Retry
     return {
       action: 'stop',
       outcome: 'failed',
-      why: `it resets at ${resetAt}, more than ${Math.round(cfg.usageMaxWaitMs / 60_000)} min away (usage_limit_max_wait_ms): not waited on`,
+      why:
+        `it resets at ${resetAt}, more than ${Math.round(cfg.usageMaxWaitMs / 60_000)} min away ` +
+        `(usage_limit_max_wait_ms): not waited on`,
     };
   }
   return { action: 'wait', untilMs: Math.max(at, nowMs + cfg.baseMs), named: true };

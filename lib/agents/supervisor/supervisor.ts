@@ -9,11 +9,12 @@ import { commitAll, headOf, mergeUpstream, type MergeResult } from '../../worksp
 import { branchDiff, branchViolations } from '../../workspace/review.js';
 import { protectedPoints } from '../../model/fold.js';
 import { ADAPTERS } from '../adapters/registry.js';
-import type { StreamState } from '../adapters/adapter.js';
-import { readEnvelope } from '../adapters/envelope.js';
+import type { Adapter, StreamState } from '../adapters/adapter.js';
+import type { Classified, FailureClass } from '../adapters/taxonomy.js';
+import { readEnvelope, type Envelope } from '../adapters/envelope.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { sleepUnlessStopped, waitForUsage } from './waits.js';
-import type { Outcome } from './outcome-types.js';
+import type { Outcome, Review } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { setAsideAskLeftovers } from './ask-end.js';
 import { logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from '../runs.js';
@@ -87,167 +88,219 @@ function retryConfig(c: Config): RetryConfig {
   };
 }
 
+/** What a turn fixes before its first attempt; every attempt reads it, none changes it. */
+interface Turn {
+  ctx: SuperviseContext;
+  rec: RunRecord;
+  files: ReturnType<typeof runFiles>;
+  adapter: Adapter;
+  cfg: RetryConfig;
+  prompt: string;
+  resultPath: string;
+  upstream: MergeResult | undefined;
+  note: (m: string) => void;
+}
+
+/** What one attempt decides: the turn ends with an outcome, or the agent is launched again (and why). */
+type Step =
+  { end: Outcome } | { again: 'fresh_session' } | { again: 'usage_reset' } | { again: 'retry'; failed: Attempt };
+
 async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) => void): Promise<Outcome> {
-  const files = runFiles(runDir(ctx.lazyDir, rec.id));
-  const base = { run: rec.id, task: rec.task };
+  const turn = await prepareTurn(ctx, rec, note);
+  const history: Attempt[] = [];
+  let sessionId = rec.agent_session_id;
+  // Every attempt ends in a Step; only `end` leaves. Failures are bounded by the retry ladder
+  // (decide), usage waits by their reset time or a stop.
+  for (let attempt = 1; ; attempt++) {
+    const launched = await launchAttempt(turn, attempt, sessionId);
+    sessionId = launched.state.sessionId || sessionId;
+    const step = await judgeAttempt(turn, launched, commonOf(turn, attempt, sessionId, launched.state), history);
+    if ('end' in step) return step.end;
+    if (step.again === 'fresh_session') sessionId = null;
+    if (step.again === 'retry') history.push(step.failed);
+  }
+}
+
+/** Merges the upstream the run asks for and builds the prompt, naming any conflict it left. */
+async function prepareTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) => void): Promise<Turn> {
   let upstream: MergeResult | undefined;
   if (rec.merge_upstream) {
     upstream = await mergeUpstream(rec.worktree, rec.merge_upstream);
     note(`upstream: ${upstream.detail}${upstream.files.length ? ` (${upstream.files.join(', ')})` : ''}`);
   }
+  const files = runFiles(runDir(ctx.lazyDir, rec.id));
   let prompt = readFileSync(files.prompt, 'utf8');
   if (upstream?.status === 'conflict') {
-    prompt = `Merging ${rec.merge_upstream} into your branch produced conflicts in: ${upstream.files.join(', ')}. Resolve them and commit the merge before anything else.\n\n${prompt}`;
+    prompt =
+      `Merging ${rec.merge_upstream} into your branch produced conflicts in: ${upstream.files.join(', ')}. ` +
+      `Resolve them and commit the merge before anything else.\n\n${prompt}`;
   }
-  const adapter = ADAPTERS[rec.agent.adapter];
-  const cfg = retryConfig(ctx.config);
-  const history: Attempt[] = [];
-  let sessionId = rec.agent_session_id;
   const resultPath = resultPathOf(rec.worktree, rec.id);
   mkdirSync(dirname(resultPath), { recursive: true });
+  const adapter = ADAPTERS[rec.agent.adapter];
+  return { ctx, rec, files, adapter, cfg: retryConfig(ctx.config), prompt, resultPath, upstream, note };
+}
 
-  for (let attempt = 1; ; attempt++) {
-    rmSync(resultPath, { force: true });
-    const state: StreamState = {};
-    note(
-      `attempt ${attempt}: ${rec.agent.name} (${rec.agent.adapter})${sessionId ? ` resuming session ${sessionId}` : ''}`,
-    );
-    const r: AttemptResult = await runAgentOnce({
-      adapter,
-      spec: rec.agent,
-      input: { prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work' },
-      state,
-      cwd: rec.worktree,
-      logPath: files.log,
-      agentFile: files.agent,
-      stopFile: files.stop,
-      attempt,
-      env: { LAZY_TASK_ID: rec.task, LAZY_TURN: String(rec.turn), LAZY_RESULT: resultPath, LAZY_RUN: rec.id },
-      watchdogMs: ctx.config.watchdog_ms ?? 30 * 60_000,
-      graceMs: ctx.config.stop_grace_ms ?? 10_000,
-      unreachableMax: cfg.unreachableMax,
-    });
-    if (state.sessionId) {
-      sessionId = state.sessionId;
-      writeFileSync(files.session, sessionId);
-    }
-    const common = {
-      ...base,
-      ended_at: new Date().toISOString(),
-      attempts: attempt,
-      ...(sessionId ? { agent_session_id: sessionId } : {}),
-      ...(state.usage ? { usage: state.usage } : {}),
-      ...(state.costUsd !== undefined ? { cost_usd: state.costUsd } : {}),
-      ...(upstream ? { upstream } : {}),
-    };
-    const interrupted = (reason: string, extra: { user_stopped?: boolean } = {}): Outcome => ({
-      ...common,
-      kind: 'interrupted',
-      summary: reason,
-      interrupt: {
-        reason,
-        exit_code: r.exitCode,
-        signal: r.signal,
-        logs: logTail(ctx.lazyDir, rec.id, 50),
-        at: new Date().toISOString(),
-        ...extra,
-      },
-    });
+interface Launched {
+  r: AttemptResult;
+  state: StreamState;
+}
 
-    if (r.stopped) return interrupted('stopped by the user', { user_stopped: true });
-    if (r.watchdog)
-      return interrupted(
-        `no progress for ${Math.round((ctx.config.watchdog_ms ?? 1_800_000) / 1000)} s: the watchdog killed the agent`,
-      );
-    if (r.spawnError)
-      return {
-        ...common,
-        kind: 'failed',
-        summary: r.spawnError,
-        failure: { class: 'fatal_config', reason: r.spawnError },
-      };
-    if (r.signal && !r.gaveUp)
-      return interrupted(`the agent was killed by ${r.signal}${r.exitCode !== null ? ` (exit ${r.exitCode})` : ''}`);
+/** One launch of the agent; a session it names is kept on disk for the next turn. */
+async function launchAttempt(t: Turn, attempt: number, sessionId: string | null): Promise<Launched> {
+  const { rec, files } = t;
+  rmSync(t.resultPath, { force: true });
+  const state: StreamState = {};
+  const resuming = sessionId ? ` resuming session ${sessionId}` : '';
+  t.note(`attempt ${attempt}: ${rec.agent.name} (${rec.agent.adapter})${resuming}`);
+  const r = await runAgentOnce({
+    adapter: t.adapter,
+    spec: rec.agent,
+    input: { prompt: t.prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work' },
+    state,
+    cwd: rec.worktree,
+    logPath: files.log,
+    agentFile: files.agent,
+    stopFile: files.stop,
+    attempt,
+    env: { LAZY_TASK_ID: rec.task, LAZY_TURN: String(rec.turn), LAZY_RESULT: t.resultPath, LAZY_RUN: rec.id },
+    watchdogMs: t.ctx.config.watchdog_ms ?? 30 * 60_000,
+    graceMs: t.ctx.config.stop_grace_ms ?? 10_000,
+    unreachableMax: t.cfg.unreachableMax,
+  });
+  if (state.sessionId) writeFileSync(files.session, state.sessionId);
+  return { r, state };
+}
 
-    if (r.exitCode === 0 && !state.isError && !r.gaveUp) {
-      const env = readEnvelope(resultPath);
-      rmSync(resultPath, { force: true });
-      if (env.kind === 'malformed') return interrupted(`the agent broke its result contract: ${env.error}`);
-      const finish = await finishWork(rec, note);
-      if (env.kind === 'ok') {
-        const e = env.envelope;
-        return {
-          ...common,
-          ...finish,
-          kind: e.status,
-          summary: e.summary,
-          ...(e.question ? { question: e.question } : {}),
-          ...(e.risks || finish.risks ? { risks: [...(e.risks ?? []), ...(finish.risks ?? [])] } : {}),
-          ...(e.commands ? { commands: e.commands } : {}),
-        };
-      }
-      return {
-        ...common,
-        ...finish,
-        kind: 'completed',
-        summary: adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)',
-      };
-    }
-
-    const failure = { exitCode: r.exitCode, signal: r.signal, state, tail: r.tail };
-    if (sessionId && adapter.sessionMissing(failure)) {
-      note(`session ${sessionId} is gone on this machine; starting a fresh session`);
-      sessionId = null;
-      continue;
-    }
-    const c = r.gaveUp ? { cls: 'transient_unreachable' as const, reason: r.gaveUp } : adapter.classify(failure);
-    if (c.cls === 'usage_limit') {
-      // A spent usage window is no failure: wait for its reset, consuming no retry.
-      const u = usageWait(c.resetAt, Date.now(), cfg);
-      if (u.action === 'stop')
-        return {
-          ...common,
-          kind: 'failed',
-          summary: c.reason,
-          failure: { class: c.cls, reason: `${c.reason} (${u.why})` },
-        };
-      const until = new Date(u.untilMs).toISOString();
-      note(
-        `attempt ${attempt}: usage limit (${c.reason}); waiting until ${until}${u.named ? ', when it resets' : ': no reset named, checking again then'}; no retry is consumed`,
-      );
-      const w = {
-        kind: 'usage_limit' as const,
-        run: rec.id,
-        since: new Date().toISOString(),
-        until,
-        reset_named: u.named,
-        reason: c.reason,
-      };
-      if (await waitForUsage(ctx.lazyDir, rec.task, w, files.stop))
-        return interrupted('stopped by the user', { user_stopped: true });
-      continue;
-    }
-    history.push({ cls: c.cls, durationMs: r.durationMs });
-    const d = decide(history, cfg);
-    if (d.action === 'retry') {
-      note(`attempt ${attempt} failed (${c.cls}): ${c.reason}; retrying in ${Math.round(d.delayMs / 100) / 10} s`);
-      if (await sleepUnlessStopped(d.delayMs, files.stop))
-        return interrupted('stopped by the user', { user_stopped: true });
-      continue;
-    }
-    if (d.outcome === 'failed')
-      return {
-        ...common,
-        kind: 'failed',
-        summary: c.reason,
-        failure: { class: c.cls, reason: `${c.reason} (${d.why})` },
-      };
-    return { ...interrupted(`${d.why}: ${c.reason}`), failure: { class: c.cls, reason: c.reason } }; // the class travels to the resumed prompt
+/** The decision per attempt result, in the order they are checked. */
+async function judgeAttempt(t: Turn, { r, state }: Launched, common: Common, history: Attempt[]): Promise<Step> {
+  const interrupt = (reason: string, userStopped?: true) => interruptedOutcome(t, common, r, reason, userStopped);
+  if (r.stopped) return { end: interrupt('stopped by the user', true) };
+  if (r.watchdog) {
+    const s = Math.round((t.ctx.config.watchdog_ms ?? 1_800_000) / 1000);
+    return { end: interrupt(`no progress for ${s} s: the watchdog killed the agent`) };
   }
+  if (r.spawnError) return { end: failedOutcome(common, 'fatal_config', r.spawnError, r.spawnError) };
+  if (r.signal && !r.gaveUp) {
+    const exit = r.exitCode !== null ? ` (exit ${r.exitCode})` : '';
+    return { end: interrupt(`the agent was killed by ${r.signal}${exit}`) };
+  }
+  if (r.exitCode === 0 && !state.isError && !r.gaveUp) return { end: await normalEnd(t, common, { r, state }) };
+
+  const failure = { exitCode: r.exitCode, signal: r.signal, state, tail: r.tail };
+  if (common.agent_session_id && t.adapter.sessionMissing(failure)) {
+    t.note(`session ${common.agent_session_id} is gone on this machine; starting a fresh session`);
+    return { again: 'fresh_session' };
+  }
+  const c = r.gaveUp ? { cls: 'transient_unreachable' as const, reason: r.gaveUp } : t.adapter.classify(failure);
+  if (c.cls === 'usage_limit') return usageLimited(t, common, c, interrupt);
+  const failed: Attempt = { cls: c.cls, durationMs: r.durationMs };
+  const d = decide([...history, failed], t.cfg);
+  if (d.action === 'retry') {
+    const s = Math.round(d.delayMs / 100) / 10;
+    t.note(`attempt ${common.attempts} failed (${c.cls}): ${c.reason}; retrying in ${s} s`);
+    if (await sleepUnlessStopped(d.delayMs, t.files.stop)) return { end: interrupt('stopped by the user', true) };
+    return { again: 'retry', failed };
+  }
+  if (d.outcome === 'failed') return { end: failedOutcome(common, c.cls, c.reason, `${c.reason} (${d.why})`) };
+  // The class travels to the resumed prompt.
+  return { end: { ...interrupt(`${d.why}: ${c.reason}`), failure: { class: c.cls, reason: c.reason } } };
+}
+
+/** A spent usage window is no failure: wait for its reset, consuming no retry. */
+async function usageLimited(
+  t: Turn,
+  common: Common,
+  c: Classified,
+  interrupt: (reason: string, userStopped?: true) => Outcome,
+): Promise<Step> {
+  const u = usageWait(c.resetAt, Date.now(), t.cfg);
+  if (u.action === 'stop') return { end: failedOutcome(common, c.cls, c.reason, `${c.reason} (${u.why})`) };
+  const until = new Date(u.untilMs).toISOString();
+  const when = u.named ? ', when it resets' : ': no reset named, checking again then';
+  t.note(`attempt ${common.attempts}: usage limit (${c.reason}); waiting until ${until}${when}; no retry is consumed`);
+  const w = {
+    kind: 'usage_limit' as const,
+    run: t.rec.id,
+    since: new Date().toISOString(),
+    until,
+    reset_named: u.named,
+    reason: c.reason,
+  };
+  if (await waitForUsage(t.ctx.lazyDir, t.rec.task, w, t.files.stop))
+    return { end: interrupt('stopped by the user', true) };
+  return { again: 'usage_reset' };
+}
+
+/** A clean exit: the envelope the agent wrote decides the kind; without one the turn completed. */
+async function normalEnd(t: Turn, common: Common, { r, state }: Launched): Promise<Outcome> {
+  const env = readEnvelope(t.resultPath);
+  rmSync(t.resultPath, { force: true });
+  if (env.kind === 'malformed')
+    return interruptedOutcome(t, common, r, `the agent broke its result contract: ${env.error}`);
+  const finished = await finishWork(t.rec, t.note);
+  if (env.kind === 'ok') return envelopeOutcome(common, finished, env.envelope);
+  const text = t.adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)';
+  return completedOutcome(common, finished, text);
+}
+
+// The outcome constructors. Optional fields a run lacks are left undefined (outcome.json omits them).
+
+/** The fields every outcome of this attempt shares. */
+type Common = Pick<
+  Outcome,
+  'run' | 'task' | 'ended_at' | 'attempts' | 'agent_session_id' | 'usage' | 'cost_usd' | 'upstream'
+>;
+
+function commonOf(t: Turn, attempt: number, sessionId: string | null, state: StreamState): Common {
+  return {
+    run: t.rec.id,
+    task: t.rec.task,
+    ended_at: new Date().toISOString(),
+    attempts: attempt,
+    agent_session_id: sessionId || undefined,
+    usage: state.usage || undefined,
+    cost_usd: state.costUsd,
+    upstream: t.upstream,
+  };
+}
+
+/** An interruption carries the agent's exit, its signal and the log's last 50 lines. */
+function interruptedOutcome(t: Turn, c: Common, r: AttemptResult, reason: string, userStopped?: true): Outcome {
+  const logs = logTail(t.ctx.lazyDir, t.rec.id, 50);
+  const at = new Date().toISOString();
+  const interrupt = { reason, exit_code: r.exitCode, signal: r.signal, logs, at, user_stopped: userStopped };
+  return { ...c, kind: 'interrupted', summary: reason, interrupt };
+}
+
+function failedOutcome(c: Common, cls: FailureClass, summary: string, reason: string): Outcome {
+  return { ...c, kind: 'failed', summary, failure: { class: cls, reason } };
+}
+
+function completedOutcome(c: Common, f: Finished, summary: string): Outcome {
+  return { ...c, review: f.review, risks: f.risks, kind: 'completed', summary };
+}
+
+function envelopeOutcome(c: Common, f: Finished, e: Envelope): Outcome {
+  const risks = e.risks || f.risks ? [...(e.risks ?? []), ...(f.risks ?? [])] : undefined;
+  return {
+    ...c,
+    review: f.review,
+    kind: e.status,
+    summary: e.summary,
+    question: e.question || undefined,
+    risks,
+    commands: e.commands,
+  };
+}
+
+interface Finished {
+  review: Review;
+  risks?: string[];
 }
 
 /** After a normal end: commit what the agent left uncommitted, then collect the review facts. */
-async function finishWork(rec: RunRecord, note: (m: string) => void): Promise<Partial<Outcome>> {
+async function finishWork(rec: RunRecord, note: (m: string) => void): Promise<Finished> {
   // An ask is read-only: whatever it left behind is not committed for it.
   // A failed auto-commit (a stale index.lock, say) is a risk the review names, not a silent loss.
   const risks: string[] = [];
@@ -265,7 +318,7 @@ async function finishWork(rec: RunRecord, note: (m: string) => void): Promise<Pa
   if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
   const head = await headOf(rec.worktree);
   const diff = await branchDiff(rec.worktree, rec.base, head);
-  return { review: { ...diff, auto_commit: auto }, ...(risks.length ? { risks } : {}) };
+  return { review: { ...diff, auto_commit: auto }, risks: risks.length ? risks : undefined };
 }
 
 /**
