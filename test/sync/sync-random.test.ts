@@ -1,6 +1,6 @@
 import t from 'tap';
-import { cli, gitSync } from './helpers/env.js';
-import { team, withFakeAgent } from './helpers/team.js';
+import { cli, gitSync } from '../helpers/env.js';
+import { team, withFakeAgent } from '../helpers/team.js';
 
 // Seeded random interleavings of create, comment, start, unblock, close, reopen and sync
 // on three clones of one bare remote. However the operations interleave, after a final

@@ -2,7 +2,14 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
-import { decodeYaml, encodeYaml, fastDecodeYaml, MAX_DOCUMENT_BYTES, YamlError, type Json } from '../lib/store/yaml.js';
+import {
+  decodeYaml,
+  encodeYaml,
+  fastDecodeYaml,
+  MAX_DOCUMENT_BYTES,
+  YamlError,
+  type Json,
+} from '../../lib/store/yaml.js';
 
 type Obj = { [k: string]: Json };
 
@@ -645,6 +652,6 @@ t.test('encoder format', async (t) => {
 });
 
 t.test('yaml is only loaded lazily', async (t) => {
-  const src = readFileSync(new URL('../lib/store/yaml.ts', import.meta.url), 'utf8');
+  const src = readFileSync(new URL('../../lib/store/yaml.ts', import.meta.url), 'utf8');
   t.notMatch(src, /^import (?!type )[^\n]*from 'yaml'/m, 'no static value import of yaml');
 });
