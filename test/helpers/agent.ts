@@ -94,3 +94,12 @@ export function shellScript(sb: Sandbox, name: string, body: string): string {
   chmodSync(path, 0o755);
   return path;
 }
+
+/** Creates a task with a criterion and runs its first turn to review (blocked), failing loudly otherwise. */
+export async function reviewed(box: AgentBox, goal = 'work'): Promise<string> {
+  const id = await box.l.create(goal, '--accept', 'done');
+  await box.l('start', id);
+  const w = await box.l.json('wait', id, '--timeout', '30');
+  if (w.value.status !== 'blocked') throw new Error(`not blocked: ${JSON.stringify(w.value).slice(0, 300)}`);
+  return id;
+}

@@ -18,6 +18,8 @@ export const SLOW_ACCEPT = join(ROOT, 'test', 'fixtures', 'slow-accept.cjs');
 export function testEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('GIT_') || k.startsWith('LAZY_')) delete env[k];
+  // Coverage is measured in the test processes only (scripts/test.mjs); the bundle's would not map to lib/.
+  delete env.NODE_V8_COVERAGE;
   return {
     ...env,
     HOME: home,

@@ -50,3 +50,35 @@ export function cloneTask(sb: Sandbox, from: string, to: string): void {
   files['task.yaml'] = withId(files['task.yaml']!, to);
   plantTree(sb, `refs/lazy/tasks/${to}`, files);
 }
+
+/** Appends `n` copies of the task's last comment (new ids and clocks) in one commit, through git fast-import. */
+export function plantComments(sb: Sandbox, id: string, n: number): void {
+  const ref = `refs/lazy/tasks/${id}`;
+  const name = gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `${ref}:turns`])
+    .trim()
+    .split('\n')
+    .at(-1)!;
+  const body = gitSync(sb.dir, sb.env, ['show', `${ref}:turns/${name}`]);
+  const [, clock0, id0] = /^(\d+)-([0-9a-z]{8})\.yaml$/.exec(name)!;
+  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
+  let stream = `commit ${ref}\ncommitter A <a@example.com> 1700000000 +0000\ndata 7\nplanted\nfrom ${ref}^0\n`;
+  for (let i = 1; i <= n; i++) {
+    let eid = 'z';
+    for (let k = 0, x = i; k < 7; k++, x = Math.floor(x / 32)) eid += alphabet[x % 32];
+    const clock = Number(clock0) + i;
+    const doc = body.replaceAll(id0!, eid).replace(/^clock: .*$/m, `clock: ${clock}`);
+    stream += `M 100644 inline turns/${String(clock).padStart(10, '0')}-${eid}.yaml\ndata ${Buffer.byteLength(doc)}\n${doc}\n`;
+  }
+  gitSync(sb.dir, sb.env, ['fast-import', '--quiet'], `${stream}\n`);
+}
+
+/** A violation entry as lazy writes it. */
+export const violationYaml = (o: {
+  id: string;
+  clock: number;
+  file: string;
+  run: string;
+  commit: string;
+  base: string;
+}) =>
+  `id: ${o.id}\nclock: ${o.clock}\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfile: ${JSON.stringify(o.file)}\nrun: "${o.run}"\ncommit: "${o.commit}"\nbase: "${o.base}"\n`;

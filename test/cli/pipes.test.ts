@@ -1,7 +1,7 @@
-import t from 'tap';
-import { LAZY, sandbox, cli, type Sandbox } from './helpers/env.js';
-import { agentSandbox } from './helpers/agent.js';
-import { background } from './helpers/procs.js';
+import { LAZY, sandbox, cli, type Sandbox } from '../helpers/env.js';
+import { agentSandbox } from '../helpers/agent.js';
+import { background } from '../helpers/procs.js';
+import { concurrent } from '../helpers/concurrent.js';
 
 // `lazy list | head -1`: a reader that goes away ends lazy's output quietly, as in git.
 // The reader here keeps the first line and closes its end of the pipe.
@@ -41,7 +41,9 @@ function firstLineThenClose(args: string[], sb: Sandbox, env: NodeJS.ProcessEnv 
   });
 }
 
-t.test('list, show, log, diff and inbox stop quietly when the reader leaves, at 1,000 tasks', async (t) => {
+const test = concurrent(4);
+
+test('list, show, log, diff and inbox stop quietly when the reader leaves, at 1,000 tasks', async (t) => {
   const sb = sandbox('lazy-pipes');
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -74,7 +76,7 @@ t.test('list, show, log, diff and inbox stop quietly when the reader leaves, at 
   }
 });
 
-t.test('a mutation whose output pipe closed still completes', async (t) => {
+test('a mutation whose output pipe closed still completes', async (t) => {
   const sb = sandbox('lazy-pipes');
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -92,7 +94,7 @@ t.test('a mutation whose output pipe closed still completes', async (t) => {
   );
 });
 
-t.test('start --follow stops streaming when the reader leaves; the turn runs on', async (t) => {
+test('start --follow stops streaming when the reader leaves; the turn runs on', async (t) => {
   const { sb, l, scenario } = await agentSandbox();
   t.teardown(sb.cleanup);
   scenario('slow-succeed');
@@ -107,7 +109,7 @@ t.test('start --follow stops streaming when the reader leaves; the turn runs on'
   t.same([d.code, d.stderr], [0, ''], 'diff stops quietly too');
 });
 
-t.test('output that cannot be written (a full disk) is an error, not silence', async (t) => {
+test('output that cannot be written (a full disk) is an error, not silence', async (t) => {
   const sb = sandbox('lazy-pipes');
   t.teardown(sb.cleanup);
   await cli(sb).create('one task');

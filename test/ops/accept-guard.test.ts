@@ -1,13 +1,15 @@
-import t, { type Test } from 'tap';
-import { existsSync, readdirSync } from 'node:fs';
+import { type Test } from 'tap';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, shellScript, type AgentBox } from './helpers/agent.js';
-import { cli, gitSync, lazy, type Sandbox } from './helpers/env.js';
-import { plantTree, readTaskFiles } from './helpers/plant.js';
-import { team } from './helpers/team.js';
+import { spawnSync } from 'node:child_process';
+import { agentSandbox, eventually, shellScript, type AgentBox, reviewed } from '../helpers/agent.js';
+import { gitSync, lazy, type Sandbox } from '../helpers/env.js';
+import { plantTree, readTaskFiles } from '../helpers/plant.js';
+import { concurrent } from '../helpers/concurrent.js';
 
-// Issue 8, "what lands is what was reviewed": protected files are judged by what the
-// branch holds, accept merges only the reviewed head, and stored names are literal.
+// Issue 8, "what lands is what was reviewed": accept's guards. Protected files are judged
+// by what the branch holds, accept merges only the reviewed head and no open subtask, and a
+// git failure part-way leaves the task where it was.
 
 const SECRET = 'config/secrets.env';
 const onMain = (sb: Sandbox, file: string) =>
@@ -37,7 +39,9 @@ async function assertHeldBack(t: Test, box: AgentBox, id: string): Promise<void>
   t.notOk(onMain(box.sb, SECRET), 'the protected file did not land');
 }
 
-t.test('a protected file committed before a crash is caught when the auto-resumed turn ends', async (t) => {
+const test = concurrent(5);
+
+test('a protected file committed before a crash is caught when the auto-resumed turn ends', async (t) => {
   const box = await protectedBox(t, 'protected-crash,succeed');
   const id = await box.l.create('crash after a protected commit', '--accept', 'done');
   await box.l('start', id);
@@ -51,7 +55,7 @@ t.test('a protected file committed before a crash is caught when the auto-resume
   await assertHeldBack(t, box, id);
 });
 
-t.test('a protected file committed before the breaker tripped is caught after lazy resume', async (t) => {
+test('a protected file committed before the breaker tripped is caught after lazy resume', async (t) => {
   const box = await protectedBox(t, 'protected-crash,crash,crash,succeed');
   const id = await box.l.create('crash three times', '--accept', 'done');
   await box.l('start', id);
@@ -69,7 +73,7 @@ t.test('a protected file committed before the breaker tripped is caught after la
   await assertHeldBack(t, box, id);
 });
 
-t.test('a protected file committed before lazy stop is caught after lazy resume', async (t) => {
+test('a protected file committed before lazy stop is caught after lazy resume', async (t) => {
   const box = await protectedBox(t, 'protected-hang,succeed');
   const id = await box.l.create('stopped after a protected commit', '--accept', 'done');
   await box.l('start', id);
@@ -95,7 +99,7 @@ t.test('a protected file committed before lazy stop is caught after lazy resume'
   t.ok(onMain(box.sb, 'work-2.txt'), 'the rest of the work lands');
 });
 
-t.test('accept checks the squash against the protected globs whatever the status says', async (t) => {
+test('accept checks the squash against the protected globs whatever the status says', async (t) => {
   const box = await agentSandbox();
   t.teardown(box.sb.cleanup);
   box.scenario('protected');
@@ -119,7 +123,7 @@ t.test('accept checks the squash against the protected globs whatever the status
   t.ok(onMain(box.sb, SECRET), 'an approved file lands');
 });
 
-t.test('a commit the agent made during a read-only ask is not merged under the older review', async (t) => {
+test('a commit the agent made during a read-only ask is not merged under the older review', async (t) => {
   const box = await agentSandbox();
   t.teardown(box.sb.cleanup);
   box.scenario('succeed');
@@ -149,7 +153,7 @@ t.test('a commit the agent made during a read-only ask is not merged under the o
   t.ok(onMain(box.sb, 'work-2.txt'));
 });
 
-t.test('a commit left behind after the turn ended is not merged', async (t) => {
+test('a commit left behind after the turn ended is not merged', async (t) => {
   const box = await agentSandbox();
   const { sb, l } = box;
   t.teardown(sb.cleanup);
@@ -169,7 +173,7 @@ t.test('a commit left behind after the turn ended is not merged', async (t) => {
   t.equal(ok.run.code, 0, ok.run.stdout.slice(0, 300));
 });
 
-t.test("a subtask's accepted squash on the parent's branch counts as reviewed; nothing else does", async (t) => {
+test("a subtask's accepted squash on the parent's branch counts as reviewed; nothing else does", async (t) => {
   const box = await agentSandbox();
   const { sb, l } = box;
   t.teardown(sb.cleanup);
@@ -197,7 +201,7 @@ t.test("a subtask's accepted squash on the parent's branch counts as reviewed; n
   t.ok(onMain(sb, 'work-1.txt') && onMain(sb, 'work-2.txt'), "the parent lands with the child's work");
 });
 
-t.test('a pairing session is the review of what it leaves on the branch, protected files included', async (t) => {
+test('a pairing session is the review of what it leaves on the branch, protected files included', async (t) => {
   const box = await protectedBox(t, 'succeed');
   const { sb, l } = box;
   const id = await l.create('pair then accept', '--accept', 'done');
@@ -218,7 +222,7 @@ t.test('a pairing session is the review of what it leaves on the branch, protect
   t.ok(onMain(sb, 'paired.txt') && onMain(sb, SECRET), 'the paired work lands once decided');
 });
 
-t.test('a stored review head that is not a commit id never reaches git', async (t) => {
+test('a stored review head that is not a commit id never reaches git', async (t) => {
   const box = await agentSandbox();
   const { sb, l } = box;
   t.teardown(sb.cleanup);
@@ -242,108 +246,57 @@ t.test('a stored review head that is not a commit id never reaches git', async (
   );
 });
 
-/** A violation entry as lazy writes it. */
-const violationYaml = (o: { id: string; clock: number; file: string; run: string; commit: string; base: string }) =>
-  `id: ${o.id}\nclock: ${o.clock}\ntimestamp: "2026-01-01T00:00:00.000Z"\nactor: system\nfile: ${JSON.stringify(o.file)}\nrun: "${o.run}"\ncommit: "${o.commit}"\nbase: "${o.base}"\n`;
-
-/** Adds a planted violation to a task ref, keeping everything else. */
-function plantViolation(sb: Sandbox, id: string, file: string, base?: string): void {
-  const files = readTaskFiles(sb, id);
-  const real = Object.keys(files).find((p) => p.startsWith('violations/'))!;
-  const field = (k: string) => new RegExp(`^${k}: "?([^"\\n]+)"?$`, 'm').exec(files[real]!)![1]!;
-  const clock = 1000;
-  files[`violations/${String(clock).padStart(10, '0')}-zzzzzzz1.yaml`] = violationYaml({
-    id: 'zzzzzzz1',
-    clock,
-    file,
-    run: field('run'),
-    commit: field('commit'),
-    base: base ?? field('base'),
-  });
-  const ref = `refs/lazy/tasks/${id}`;
-  plantTree(sb, ref, files, gitSync(sb.dir, sb.env, ['rev-parse', ref]).trim());
-}
-
-t.test("a stored violation named '*' reverts only a file called '*'", async (t) => {
-  const box = await protectedBox(t, 'protected,succeed');
+test('a git failure in the middle of accept does not leave the task in merging', async (t) => {
+  const box = await agentSandbox();
   const { sb, l } = box;
-  const id = await l.create('wildcard name', '--accept', 'done');
-  await l('start', id);
-  await l('wait', id, '--timeout', '30');
-  plantViolation(sb, id, '*');
-  t.same((await l.json('show', id)).value.pending_violations.map((p: any) => p.file).sort(), ['*', SECRET]);
-  const r = await l.json('unblock', id, '-m', 'revert them', '--revert-all');
-  t.equal(r.run.code, 0, r.run.stdout.slice(0, 300));
-  const files = gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', '-r', `lazy/${id}`])
-    .trim()
-    .split('\n');
-  t.ok(
-    files.includes('README.md') && files.includes('work-1.txt'),
-    `every other file is still there: ${files.join(', ')}`,
+  t.teardown(sb.cleanup);
+  const id = await reviewed(box);
+  // The target's checkout is in the middle of a conflicted merge: git stash refuses.
+  gitSync(sb.dir, sb.env, ['checkout', '-q', '-b', 'side']);
+  writeFileSync(join(sb.dir, 'README.md'), 'side\n');
+  gitSync(sb.dir, sb.env, ['commit', '-q', '-am', 'side']);
+  gitSync(sb.dir, sb.env, ['checkout', '-q', 'main']);
+  writeFileSync(join(sb.dir, 'README.md'), 'main\n');
+  gitSync(sb.dir, sb.env, ['commit', '-q', '-am', 'main']);
+  spawnSync('git', ['merge', 'side'], { cwd: sb.dir, env: sb.env, stdio: 'ignore' });
+  t.ok(existsSync(join(sb.dir, '.git', 'MERGE_HEAD')), 'a conflicted merge');
+  const r = await l.json('accept', id, '--yes');
+  t.not(r.run.code, 0, 'the accept fails');
+  const v = (await l.json('show', id)).value;
+  t.equal(v.status, 'blocked', 'and the task is back where it was');
+  t.same(
+    v.changelog.slice(-2).map((c: any) => c.status),
+    ['merging', 'blocked'],
   );
-  t.notOk(files.includes(SECRET), 'the real violation was reverted');
-  await l('wait', id, '--timeout', '30');
-  t.ok(existsSync(join(wtOf(sb, id), 'README.md')));
 });
 
-t.test('a revert restores only from a commit the task branch passed through', async (t) => {
-  const box = await protectedBox(t, 'protected,succeed');
-  const { sb, l } = box;
-  const id = await l.create('foreign base', '--accept', 'done');
-  await l('start', id);
-  await l('wait', id, '--timeout', '30');
-  // A commit that never was on the branch, holding content nobody reviewed.
-  const blob = gitSync(sb.dir, sb.env, ['hash-object', '-w', '--stdin'], 'planted\n').trim();
-  const tree = gitSync(sb.dir, sb.env, ['mktree'], `100644 blob ${blob}\tREADME.md\n`).trim();
-  const foreign = gitSync(sb.dir, sb.env, ['commit-tree', tree, '-m', 'foreign'], '').trim();
-  plantViolation(sb, id, 'README.md', foreign);
-  const r = await l.json('unblock', id, '-m', 'revert', '--revert-all');
-  t.equal(r.run.code, 6, 'the record is refused as invalid data');
-  t.match(r.value.error.message, /not a commit on the task branch/);
-  t.equal(
-    gitSync(sb.dir, sb.env, ['show', `lazy/${id}:README.md`]),
-    '# sandbox\n',
-    'the file was not restored from it',
+test('ask keeps protected files gated and commits nothing', async (t) => {
+  const box = await agentSandbox({ settings: { protected: 'config/**' } });
+  const { sb, l, scenario } = box;
+  t.teardown(sb.cleanup);
+  scenario('succeed,protected');
+  const id = await reviewed(box);
+  const a = await l.json('ask', id, '-m', 'what would you change?');
+  t.equal(a.value.task.status, 'conflict', 'an ask that touched a protected file parks as conflict');
+  t.same(
+    a.value.task.pending_violations.map((p: any) => p.file),
+    ['config/secrets.env'],
   );
-  t.equal((await l.json('show', id)).value.status, 'conflict', 'nothing started');
+  t.equal((await l.json('accept', id, '--yes')).run.code, 4, 'and accept wants a decision');
 });
 
-t.test('violation records whose file is not a plain repository path are refused, locally and on pull', async (t) => {
-  const tm = team(2);
-  t.teardown(tm.cleanup);
-  const [a, b] = tm.clones.map((c) => cli(c));
-  const seed = tm.clones[0]!;
-  const tpl = await a!.create('template');
-  const files = readTaskFiles(seed, tpl);
-  const head = gitSync(seed.dir, seed.env, ['rev-parse', 'HEAD']).trim();
-  const bad = ['../../etc/passwd', '/etc/passwd', '.git/hooks/pre-commit', 'a/./b'];
-  const ids = bad.map((_, i) => `bad0000${i + 1}`);
-  bad.forEach((file, i) => {
-    const id = ids[i]!;
-    plantTree(seed, `refs/lazy/tasks/${id}`, {
-      ...files,
-      'task.yaml': files['task.yaml']!.replace(/^id: .*$/m, `id: ${id}`),
-      'violations/0000000900-zzzzzzz1.yaml': violationYaml({
-        id: 'zzzzzzz1',
-        clock: 900,
-        file,
-        run: 'zzzzzzz2',
-        commit: head,
-        base: head,
-      }),
-    });
-  });
-  const local = await a!.json('show', ids[0]!);
-  t.equal(local.run.code, 6, 'stored data invalid');
-  t.match(
-    local.value.error.details,
-    { file: 'violations/0000000900-zzzzzzz1.yaml', path: '/file' },
-    'names the object and the failing path',
-  );
-  for (const id of ids)
-    gitSync(seed.dir, seed.env, ['push', '-q', 'origin', `refs/lazy/tasks/${id}:refs/lazy/tasks/${id}`]);
-  const p = await b!.json('pull');
-  t.equal(p.run.code, 0);
-  t.same(p.value.rejected.map((r: any) => r.id).sort(), ids, 'every planted path is refused on pull');
-  for (const r of p.value.rejected) t.match(r.reason, /violation schema at \/file/);
+test('a parent with open subtasks cannot be accepted; a bad agent name is a usage error', async (t) => {
+  const box = await agentSandbox();
+  const { sb, l } = box;
+  t.teardown(sb.cleanup);
+  const parent = await reviewed(box, 'parent');
+  const child = await l.create('child', '--parent', parent);
+  const r = await l.json('accept', parent, '--yes');
+  t.equal(r.run.code, 4);
+  t.same(r.value.error.details.children, [child]);
+  await l('close', child);
+  t.equal((await l.json('accept', parent, '--yes')).run.code, 0, 'once the child is closed the parent merges');
+  t.equal((await l.json('edit', child, '--agent', 'bad name')).run.code, 4, 'a terminal task is not editable');
+  const other = await l.create('x');
+  t.equal((await l.json('edit', other, '--agent', 'bad name')).run.code, 2);
 });

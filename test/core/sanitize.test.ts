@@ -1,13 +1,14 @@
-import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { sandbox, cli, LAZY } from './helpers/env.js';
-import { sanitizeLine, sanitizeProse } from '../lib/core/sanitize.js';
+import { sandbox, cli } from '../helpers/env.js';
+import { sanitizeLine, sanitizeProse } from '../../lib/core/sanitize.js';
+import { concurrent } from '../helpers/concurrent.js';
 
 const NOTE = /\n\n\[lazy: \d+ control characters? (was|were) replaced with printable \\uXXXX escapes\]$/;
 
-t.test('the sanitizer escapes C0 (but tab, LF, CR), DEL and C1', async (t) => {
+const test = concurrent(4);
+
+test('the sanitizer escapes C0 (but tab, LF, CR), DEL and C1', async (t) => {
   t.equal(sanitizeLine('a\u0000b'), 'a\\u0000b', 'NUL becomes six printable characters');
   t.equal(sanitizeLine('\u0001\u001b[31m\u007f\u0085\u009f'), '\\u0001\\u001b[31m\\u007f\\u0085\\u009f');
   t.equal(sanitizeLine('tab\tlf\ncr\r'), 'tab\tlf\ncr\r', 'tab, LF and CR pass through');
@@ -17,7 +18,7 @@ t.test('the sanitizer escapes C0 (but tab, LF, CR), DEL and C1', async (t) => {
   t.ok(sanitizeProse('a\u0000b').startsWith('a\\u0000b'));
 });
 
-t.test('NUL and control characters in every text intake are escaped, never rejected', async (t) => {
+test('NUL and control characters in every text intake are escaped, never rejected', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -49,17 +50,6 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
   t.match(c2.value.prompt, /^from a file \\u0000 with NUL/);
   t.match(c2.value.prompt, NOTE);
 
-  // A shell pipe, as a user types it: `printf … | lazy create …`.
-  writeFileSync(join(sb.home, 'nul.txt'), 'stdin prompt \u0000 NUL\n');
-  const c3 = spawnSync(
-    'sh',
-    ['-c', `cat "${join(sb.home, 'nul.txt')}" | "${process.execPath}" "${LAZY}" create "stdin goal" --json`],
-    { cwd: sb.dir, env: sb.env, encoding: 'utf8' },
-  );
-  t.match(JSON.parse(c3.stdout).prompt, /^stdin prompt \\u0000 NUL/, 'prompt on stdin');
-  const socket = await l.input('not read from a socket\n', 'create', 'socket goal', '--json');
-  t.equal(JSON.parse(socket.stdout).prompt, null, 'an inherited socket is never waited on for an optional prompt');
-
   const id = v.id;
   t.equal((await l.input('comment \u0000 NUL\n', 'comment', id)).code, 0, 'comment with NUL on stdin');
   t.equal((await l('comment', id, '-m', `comment ${ctl}`)).code, 0, 'comment with controls in -m');
@@ -77,8 +67,8 @@ t.test('NUL and control characters in every text intake are escaped, never rejec
   t.equal((await l('doctor')).code, 0);
 });
 
-t.test('feedback, answers and questions are sanitized before they reach the agent', async (t) => {
-  const { agentSandbox } = await import('./helpers/agent.js');
+test('feedback, answers and questions are sanitized before they reach the agent', async (t) => {
+  const { agentSandbox } = await import('../helpers/agent.js');
   const { sb, l, scenario, invocations } = await agentSandbox();
   t.teardown(sb.cleanup);
   scenario('succeed,question,succeed,succeed');
@@ -105,4 +95,15 @@ t.test('feedback, answers and questions are sanitized before they reach the agen
   t.ok(prompts[1]!.includes('feedback \\u0000 with NUL'), 'the escaped text was delivered');
   const reject = await l.json('reject', id, '-m', 'no \u0001 thanks');
   t.match(reject.value.task.changelog.at(-1).reason, /^no \\u0001 thanks/);
+});
+
+test('--json escapes C1 controls as the text output does', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const l = cli(sb);
+  const r = await l.json('show', 'ab\u009b31mcd\u0085');
+  t.equal(r.run.code, 3);
+  t.notMatch(r.run.stdout, /[\u007f-\u009f]/, 'no raw C1 byte reaches the terminal');
+  t.match(r.run.stdout, /\\u009b31mcd\\u0085/);
+  t.match(r.value.error.message, /ab\u009b31mcd\u0085/, 'and the JSON still parses to the same text');
 });

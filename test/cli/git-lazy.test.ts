@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdirSync, symlinkSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { sandbox, LAZY, ROOT } from './helpers/env.js';
+import { sandbox, LAZY, ROOT } from '../helpers/env.js';
 
 t.test('package.json declares lazy and git-lazy, so `git lazy …` works', async (t) => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { lazy, sandbox } from './helpers/env.js';
+import { lazy, sandbox } from '../helpers/env.js';
 
 t.test('lazy demo runs the whole loop offline and ends with an accept', async (t) => {
   const sb = sandbox('lazy-demo');

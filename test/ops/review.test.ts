@@ -1,11 +1,16 @@
-import t from 'tap';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually } from './helpers/agent.js';
-import { gitSync, SLOW_ACCEPT } from './helpers/env.js';
-import { background } from './helpers/procs.js';
+import { agentSandbox, eventually, FAKE_AGENT } from '../helpers/agent.js';
+import { gitSync } from '../helpers/env.js';
+import { concurrent } from '../helpers/concurrent.js';
 
-t.test('a task with no criterion launches no agent: the clarification round trip', async (t) => {
+// The review loop a human drives: clarification, the inbox, close and reject, reopen, diff
+// and edit, answers, and protected-file decisions (a conflict is derived from the pending
+// violation set and decided file by file).
+
+const test = concurrent(5);
+
+test('a task with no criterion launches no agent: the clarification round trip', async (t) => {
   const { sb, l, invocations } = await agentSandbox();
   t.teardown(sb.cleanup);
   const id = await l.create('make it better');
@@ -23,7 +28,7 @@ t.test('a task with no criterion launches no agent: the clarification round trip
   t.match(invocations()[0]!.prompt, /Acceptance criteria:\n- the page loads in under 200 ms/, 'and reached the agent');
 });
 
-t.test('the inbox lists only what needs a human, oldest first', async (t) => {
+test('the inbox lists only what needs a human, oldest first', async (t) => {
   const box = await agentSandbox({ settings: { protected: 'config/**' } });
   const { sb, l, scenario, invocations } = box;
   t.teardown(sb.cleanup);
@@ -72,7 +77,7 @@ t.test('the inbox lists only what needs a human, oldest first', async (t) => {
   await l('stop', working);
 });
 
-t.test('close and reject end the session, remove the worktree, and keep unmerged work', async (t) => {
+test('close and reject end the session, remove the worktree, and keep unmerged work', async (t) => {
   const { sb, l } = await agentSandbox();
   t.teardown(sb.cleanup);
   const id = await l.create('to reject', '--accept', 'x');
@@ -104,7 +109,7 @@ t.test('close and reject end the session, remove the worktree, and keep unmerged
   t.equal(c2.value.branch, null);
 });
 
-t.test('reopening a complete task needs a reason and starts over from the merged base', async (t) => {
+test('reopening a complete task needs a reason and starts over from the merged base', async (t) => {
   const { sb, l } = await agentSandbox();
   t.teardown(sb.cleanup);
   const id = await l.create('done once', '--accept', 'x');
@@ -121,7 +126,7 @@ t.test('reopening a complete task needs a reason and starts over from the merged
   t.pass('the new branch starts from main, which holds the accepted work');
 });
 
-t.test('diff, edit and the revision count', async (t) => {
+test('diff, edit and the revision count', async (t) => {
   const { sb, l } = await agentSandbox();
   t.teardown(sb.cleanup);
   const id = await l.create('diffable', '--accept', 'x');
@@ -141,39 +146,9 @@ t.test('diff, edit and the revision count', async (t) => {
   t.match((await l('show', id)).stdout, /^Review \(turn #4, revision 1\)/m, 'show leads with the review package');
 });
 
-t.test('an accept killed with its marker lost shows in the inbox as a merge nobody owns', async (t) => {
-  const { sb, l } = await agentSandbox();
-  t.teardown(sb.cleanup);
-  const id = await l.create('orphan merge', '--accept', 'x');
-  await l('start', id);
-  await l('wait', id, '--timeout', '30');
-  await new Promise<void>((res) => {
-    const c = background(process.execPath, [SLOW_ACCEPT, '3000', 'accept', id, '--yes'], {
-      cwd: sb.dir,
-      env: sb.env,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    c.stdout.on('data', (d) => {
-      if (String(d).includes('squash-merge')) c.kill('SIGKILL');
-    });
-    c.on('close', () => res());
-  });
-  rmSync(join(sb.dir, '.git', 'lazy', 'active', `${id}.json`));
-  const inbox = (await l.json('inbox')).value;
-  t.same(
-    inbox.map((i: any) => [i.id, i.kind]),
-    [[id, 'merging']],
-  );
-  const doctor = await l.json('doctor');
-  t.ok(
-    doctor.value.findings.some((f: any) => f.code === 'merging' && f.details.task === id),
-    'doctor reports anything in merging',
-  );
-});
-
-t.test('unblock on a pending decision is the answer; --agent on create picks the agent', async (t) => {
+test('unblock on a pending decision is the answer; --agent on create picks the agent', async (t) => {
   const box = await agentSandbox({
-    settings: { 'agents.other.command': `"${process.execPath}" "${(await import('./helpers/agent.js')).FAKE_AGENT}"` },
+    settings: { 'agents.other.command': `"${process.execPath}" "${FAKE_AGENT}"` },
   });
   const { sb, l, scenario, invocations } = box;
   t.teardown(sb.cleanup);
@@ -187,4 +162,90 @@ t.test('unblock on a pending decision is the answer; --agent on create picks the
   await l('wait', id, '--timeout', '30');
   t.match(invocations()[1]!.prompt, /The human answered your question:\n\nGo with B\./);
   t.equal((await l.json('show', id)).value.session.agent, 'other', 'the task ran with the agent named at create');
+});
+
+test('protected-file decisions across several turns', async (t) => {
+  const box = await agentSandbox({ settings: { protected: 'config/**' } });
+  const { sb, l, scenario } = box;
+  t.teardown(sb.cleanup);
+  scenario('protected,succeed,succeed,protected,protected');
+  const id = await l.create('touch config', '--accept', 'done');
+  await l('start', id);
+  let v = (await l.json('wait', id, '--timeout', '30')).value;
+  t.equal(v.status, 'conflict', 'a turn touching a protected path parks as conflict');
+  t.same(
+    v.pending_violations.map((p: any) => p.file),
+    ['config/secrets.env'],
+    'one violation per file',
+  );
+  t.equal(v.attention.kind, 'conflict');
+
+  const noDecision = await l.json('unblock', id, '-m', 'go on');
+  t.equal(noDecision.run.code, 4, 'unblock will not infer a decision');
+  t.same(noDecision.value.error.details.pending_files, ['config/secrets.env']);
+  t.equal((await l.json('accept', id, '--yes')).run.code, 4, 'neither will accept');
+
+  // An ask (a turn that runs no permission check) never clears a pending file.
+  const asked = await l.json('ask', id, '-m', 'what did you change?');
+  t.equal(asked.value.task.status, 'conflict', 'ask restores conflict');
+  t.same(
+    asked.value.task.pending_violations.map((p: any) => p.file),
+    ['config/secrets.env'],
+  );
+
+  const reverted = await l.json('unblock', id, '-m', 'do not touch secrets', '--revert-file', 'config/secrets.env');
+  t.equal(reverted.run.code, 0, reverted.run.stdout);
+  const log = gitSync(sb.dir, sb.env, ['log', '--format=%s', `lazy/${id}`]);
+  t.match(
+    log,
+    /lazy: revert protected file config\/secrets\.env/,
+    'a revert is a commit of its own on the task branch',
+  );
+  v = (await l.json('wait', id, '--timeout', '30')).value;
+  t.equal(v.status, 'blocked', 'decided, and the next turn touched nothing protected');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `lazy/${id}`, 'config/']).trim(),
+    '',
+    'the file is gone from the branch',
+  );
+
+  await l('unblock', id, '-m', 'now you may change it');
+  v = (await l.json('wait', id, '--timeout', '30')).value;
+  t.equal(v.status, 'conflict', 'a new violation needs a new decision');
+  await l('unblock', id, '-m', 'ok, keep it', '--approve-file', 'config/secrets.env');
+  v = (await l.json('wait', id, '--timeout', '30')).value;
+  t.equal(v.status, 'conflict', 'the fifth turn touched it again');
+  t.equal(
+    gitSync(sb.dir, sb.env, ['show', `lazy/${id}:config/secrets.env`]).trim(),
+    'TOKEN=5',
+    'the approved change was never reverted',
+  );
+  const named = await l.json('accept', id, '--yes', '--approve-all');
+  t.equal(named.run.code, 0, named.run.stdout);
+  t.equal(gitSync(sb.dir, sb.env, ['show', 'main:config/secrets.env']).trim(), 'TOKEN=5');
+  const decisions = named.value.task.changelog.filter(
+    (c: any) => c.trigger === 'accept' && c.from === 'conflict' && c.status === 'blocked',
+  );
+  t.equal(decisions.length, 1, 'accept recorded the decisions (conflict → blocked) before merging');
+});
+
+test('contradictory decisions are a usage error', async (t) => {
+  const box = await agentSandbox({ settings: { protected: 'config/**' } });
+  t.teardown(box.sb.cleanup);
+  box.scenario('protected');
+  const id = await box.l.create('x', '--accept', 'done');
+  await box.l('start', id);
+  await box.l('wait', id, '--timeout', '30');
+  const r = await box.l.json(
+    'unblock',
+    id,
+    '-m',
+    'x',
+    '--approve-file',
+    'config/secrets.env',
+    '--revert-file',
+    'config/secrets.env',
+  );
+  t.equal(r.run.code, 2);
+  t.equal((await box.l.json('resume', id)).run.code, 4, 'resume is not even available from conflict');
 });

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { cli, gitSync } from './helpers/env.js';
-import { team, withFakeAgent } from './helpers/team.js';
+import { cli, gitSync } from '../helpers/env.js';
+import { team, withFakeAgent } from '../helpers/team.js';
 
 // Seeded random interleavings of create, comment, start, unblock, close, reopen and sync
 // on three clones of one bare remote. However the operations interleave, after a final
@@ -17,7 +17,7 @@ t.test(`random interleavings converge (seed ${seed})`, async (t) => {
   t.comment(`sync seed ${seed}; rerun with SYNC_SEED=${seed}`);
   const tm = team(3, 'lazy-random');
   t.teardown(tm.cleanup);
-  for (const c of tm.clones) await withFakeAgent(c);
+  await Promise.all(tm.clones.map(withFakeAgent));
   const clones = tm.clones.map((c, i) => ({ l: cli(c, { LAZY_HOST: `machine-${i}` }), sb: c, host: `machine-${i}` }));
   const known = clones.map(() => new Set<string>());
   const codes: Record<string, number> = {};
@@ -48,40 +48,44 @@ t.test(`random interleavings converge (seed ${seed})`, async (t) => {
   t.comment(`outcomes: ${JSON.stringify(codes)}`);
 
   // Let every local turn finish, then collect every entry any clone wrote.
-  for (const { l } of clones) {
-    for (const x of (await l.json('list', '--status', 'working')).value) await l('wait', x.id, '--timeout', '60');
-  }
+  // (Clones and tasks are independent here: their reads and waits run side by side.)
+  const each = <T>(xs: T[], f: (x: T) => Promise<unknown>) => Promise.all(xs.map(f));
+  await each(clones, async ({ l }) =>
+    each((await l.json('list', '--status', 'working')).value, (x: any) => l('wait', x.id, '--timeout', '60')),
+  );
   const entries = new Set<string>();
-  for (const { l } of clones) {
-    for (const x of (await l.json('list', '--all')).value) {
+  await each(clones, async ({ l }) =>
+    each((await l.json('list', '--all')).value, async (x: any) => {
       const v = (await l.json('show', x.id)).value;
       for (const e of [...v.turns, ...v.changelog]) entries.add(`${x.id}/${e.id}`);
-    }
-  }
+    }),
+  );
 
   for (let round = 0; round < 3; round++)
     for (const { l } of clones) t.equal((await l('sync')).code, 0, `final sync round ${round}`);
 
-  const states = [];
-  for (const { l, sb } of clones) {
-    const refs = gitSync(sb.dir, sb.env, [
-      'for-each-ref',
-      '--format=%(refname) %(objectname)',
-      'refs/lazy/tasks/',
-    ]).trim();
-    const tasks = [];
-    for (const x of (await l.json('list', '--all')).value) {
-      const v = (await l.json('show', x.id)).value;
-      tasks.push({
-        id: v.id,
-        status: v.status,
-        goal: v.goal,
-        turns: v.turns.map((e: any) => [e.id, e.sequence, e.content]),
-        changelog: v.changelog.map((e: any) => [e.id, e.status, e.set_aside]),
-      });
-    }
-    states.push({ refs, tasks });
-  }
+  const states = await Promise.all(
+    clones.map(async ({ l, sb }) => {
+      const refs = gitSync(sb.dir, sb.env, [
+        'for-each-ref',
+        '--format=%(refname) %(objectname)',
+        'refs/lazy/tasks/',
+      ]).trim();
+      const tasks = await Promise.all(
+        (await l.json('list', '--all')).value.map(async (x: any) => {
+          const v = (await l.json('show', x.id)).value;
+          return {
+            id: v.id,
+            status: v.status,
+            goal: v.goal,
+            turns: v.turns.map((e: any) => [e.id, e.sequence, e.content]),
+            changelog: v.changelog.map((e: any) => [e.id, e.status, e.set_aside]),
+          };
+        }),
+      );
+      return { refs, tasks };
+    }),
+  );
   t.ok(states[0]!.tasks.length > 0, `${states[0]!.tasks.length} tasks`);
   for (let i = 1; i < states.length; i++) {
     t.equal(states[i]!.refs, states[0]!.refs, `clone ${i} holds the same task refs as clone 0`);
@@ -92,8 +96,7 @@ t.test(`random interleavings converge (seed ${seed})`, async (t) => {
   );
   const missing = [...entries].filter((e) => !present.has(e));
   t.same(missing, [], `every one of ${entries.size} entries written anywhere is present everywhere`);
-  for (const { l } of clones) {
-    const d = await l('doctor');
+  for (const d of await Promise.all(clones.map(({ l }) => l('doctor')))) {
     t.equal(
       d.code,
       0,

@@ -1,7 +1,11 @@
-import t from 'tap';
-import { sandbox, cli, gitSync } from './helpers/env.js';
+import { sandbox, cli, gitSync } from '../helpers/env.js';
+import { openRepo } from '../../lib/core/repo.js';
+import { Store } from '../../lib/store/store.js';
+import { concurrent } from '../helpers/concurrent.js';
 
-t.test('create, comment, close, reopen: state, JSON shapes and git history', async (t) => {
+const test = concurrent(6);
+
+test('create, comment, close, reopen: state, JSON shapes and git history', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -128,7 +132,7 @@ t.test('create, comment, close, reopen: state, JSON shapes and git history', asy
   );
 });
 
-t.test('list filters and the terminal default', async (t) => {
+test('list filters and the terminal default', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -157,7 +161,7 @@ t.test('list filters and the terminal default', async (t) => {
   t.equal(bad.value.error.code, 'usage');
 });
 
-t.test('reopen a complete task needs a reason', async (t) => {
+test('reopen a complete task needs a reason', async (t) => {
   // A complete task cannot be produced without accept, which a later suite covers;
   // here the usage rule is checked through the abandoned path and the table.
   const sb = sandbox();
@@ -169,7 +173,7 @@ t.test('reopen a complete task needs a reason', async (t) => {
   t.same(r.value.error.details.available_actions, ['start', 'close', 'comment', 'edit']);
 });
 
-t.test('LAZY_ACTOR names the channel; the person is still recorded', async (t) => {
+test('LAZY_ACTOR names the channel; the person is still recorded', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const id = await cli(sb).create('actors');
@@ -179,4 +183,71 @@ t.test('LAZY_ACTOR names the channel; the person is still recorded', async (t) =
   t.equal(v.turns[0].person.name, 'Ada Lovelace');
   const bad = await cli(sb, { LAZY_ACTOR: 'robot' }).json('comment', id, '-m', 'x');
   t.equal(bad.run.code, 2, 'an unknown actor is a usage error');
+});
+
+// A writer racing another on one task ref (in this process; test/cli/concurrency.test.ts races real processes).
+// A Store used outside a command reads the process's environment for its commit identity.
+process.env.GIT_AUTHOR_NAME = 'Ada Lovelace';
+process.env.GIT_AUTHOR_EMAIL = 'ada@example.com';
+
+test('a writer that loses the compare-and-swap re-reads and re-applies', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const id = await cli(sb).create('race');
+  const repo = await openRepo(sb.dir);
+  const a = new Store(repo, 'human');
+  const b = new Store(repo, 'human');
+  t.teardown(() => {
+    a.close();
+    b.close();
+  });
+  let plans = 0;
+  await a.mutate(id, 'comment', async (d) => {
+    plans++;
+    // While A holds its plan, B moves the ref underneath it (bypassing the lock, as
+    // a process on a shared checkout could); A's compare-and-swap must fail.
+    if (plans === 1)
+      await b.mutateUnlocked(id, 'comment', (d2) => {
+        d2.turn({ role: 'human', kind: 'comment', content: 'from B' });
+      });
+    d.turn({ role: 'human', kind: 'comment', content: 'from A' });
+  });
+  t.equal(plans, 2, 'A planned twice: once on the stale tip, once after re-reading');
+  const v = await a.view(id);
+  t.same(
+    v.turns.map((x) => x.content),
+    ['from B', 'from A'],
+    'neither update was lost',
+  );
+});
+
+test('a re-applied operation that is no longer allowed fails with exit 4', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const id = await cli(sb).create('race');
+  const repo = await openRepo(sb.dir);
+  const a = new Store(repo, 'human');
+  const b = new Store(repo, 'human');
+  t.teardown(() => {
+    a.close();
+    b.close();
+  });
+  let plans = 0;
+  const err = await a
+    .mutate(id, 'close', async (d) => {
+      plans++;
+      if (plans === 1)
+        await b.mutateUnlocked(id, 'close', (d2) => {
+          d2.transition('abandoned', 'close', 'closed by B');
+        });
+      d.transition('abandoned', 'close', 'closed by A');
+    })
+    .catch((e) => e);
+  t.equal(err.exitCode, 4);
+  t.equal(err.details.status, 'abandoned');
+  const v = await a.view(id);
+  t.same(
+    v.changelog.map((c) => c.reason),
+    ['created', 'closed by B'],
+  );
 });

@@ -1,14 +1,16 @@
-import t from 'tap';
 import { writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, gitSync } from './helpers/env.js';
-import { team, withFakeAgent } from './helpers/team.js';
-import { plantTree, readTaskFiles, withId } from './helpers/plant.js';
+import { cli, gitSync } from '../helpers/env.js';
+import { team, withFakeAgent } from '../helpers/team.js';
+import { plantTree, readTaskFiles, withId } from '../helpers/plant.js';
+import { concurrent } from '../helpers/concurrent.js';
 
 const tips = (dir: string, env: NodeJS.ProcessEnv) =>
   gitSync(dir, env, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/lazy/tasks/']).trim();
 
-t.test('a fresh clone finds every task after one pull; push is fast-forward only', async (t) => {
+const test = concurrent(4);
+
+test('a fresh clone finds every task after one pull; push is fast-forward only', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
   const [a, b] = tm.clones.map((c) => cli(c));
@@ -53,7 +55,7 @@ t.test('a fresh clone finds every task after one pull; push is fast-forward only
   t.same((await a!.json('show', ids[1]!)).value.turns.map((x: any) => x.content).sort(), ['from A', 'from B']);
 });
 
-t.test('concurrent conflicting transitions resolve identically everywhere and visibly', async (t) => {
+test('concurrent conflicting transitions resolve identically everywhere and visibly', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
   const [a, b] = tm.clones.map((c) => cli(c));
@@ -92,7 +94,7 @@ t.test('concurrent conflicting transitions resolve identically everywhere and vi
   );
 });
 
-t.test('two clones merging the same pair write the same merge commit', async (t) => {
+test('two clones merging the same pair write the same merge commit', async (t) => {
   const tm = team(3);
   t.teardown(tm.cleanup);
   const [a, b, c] = tm.clones.map((x) => cli(x));
@@ -119,7 +121,7 @@ t.test('two clones merging the same pair write the same merge commit', async (t)
   );
 });
 
-t.test('a planted malformed remote task is rejected while the others merge', async (t) => {
+test('a planted malformed remote task is rejected while the others merge', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
   const [a, b] = tm.clones.map((c) => cli(c));
@@ -174,7 +176,7 @@ t.test('a planted malformed remote task is rejected while the others merge', asy
   t.equal((await b!('doctor')).code, 0, 'the local store stays healthy');
 });
 
-t.test('the same entry path with different contents is corruption: reported, not merged', async (t) => {
+test('the same entry path with different contents is corruption: reported, not merged', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
   const [a, b] = tm.clones.map((c) => cli(c));
@@ -208,7 +210,7 @@ t.test('the same entry path with different contents is corruption: reported, not
   );
 });
 
-t.test('a rejected push is retried by sync', async (t) => {
+test('a rejected push is retried by sync', async (t) => {
   const tm = team(3);
   t.teardown(tm.cleanup);
   const [a, b, c] = tm.clones.map((x) => cli(x));
@@ -236,7 +238,7 @@ t.test('a rejected push is retried by sync', async (t) => {
   ]);
 });
 
-t.test('plain git fetch and push carry tasks after lazy init --remote; doctor explains', async (t) => {
+test('plain git fetch and push carry tasks after lazy init --remote; doctor explains', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
   const [a, b] = tm.clones.map((c) => cli(c));
@@ -273,7 +275,7 @@ t.test('plain git fetch and push carry tasks after lazy init --remote; doctor ex
   );
 });
 
-t.test('a task working on another machine shows as working there and is never judged here', async (t) => {
+test('a task working on another machine shows as working there and is never judged here', async (t) => {
   const tm = team(2);
   t.teardown(tm.cleanup);
   await withFakeAgent(tm.clones[0]!);

@@ -1,11 +1,11 @@
-import t, { type Test } from 'tap';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { type Test } from 'tap';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { sandbox, cli } from './helpers/env.js';
-import { cloneTask } from './helpers/plant.js';
+import { sandbox, lazySpawn, cli as inprocCli, type Sandbox } from '../helpers/env.js';
+import { cloneTask } from '../helpers/plant.js';
+import { concurrent } from '../helpers/concurrent.js';
 
-// The exit code and the JSON error of each failure class.
+// The exit code and the JSON error of each failure class, from the real binary.
 
 const errorShape = (t: Test, v: any, code: string) => {
   t.same(Object.keys(v), ['error'], 'only an error object on stdout');
@@ -14,7 +14,22 @@ const errorShape = (t: Test, v: any, code: string) => {
   t.type(v.error.details, 'object');
 };
 
-t.test('usage errors exit 2', async (t) => {
+/** `cli(sb)` over the spawned binary: the exit status is the process's own. */
+function cli(sb: Sandbox, extraEnv: NodeJS.ProcessEnv = {}) {
+  const o = () => ({ cwd: sb.dir, env: { ...sb.env, ...extraEnv } });
+  const run = (...args: string[]) => lazySpawn(args, o());
+  run.json = async (...args: string[]) => {
+    const r = await lazySpawn([...args, '--json'], o());
+    return { run: r, value: JSON.parse(r.stdout) };
+  };
+  // Setup runs in-process; what is asserted runs in the binary.
+  run.create = (...args: string[]) => inprocCli(sb, extraEnv).create(...args);
+  return run;
+}
+
+const test = concurrent(6);
+
+test('usage errors exit 2', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -31,7 +46,7 @@ t.test('usage errors exit 2', async (t) => {
   t.match(text.stderr, /Unknown argument: frobnicate/);
 });
 
-t.test('no such task, ambiguous and unique prefixes exit 3 or resolve', async (t) => {
+test('no such task, ambiguous and unique prefixes exit 3 or resolve', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -56,7 +71,7 @@ t.test('no such task, ambiguous and unique prefixes exit 3 or resolve', async (t
   t.equal((await l.json('show', id.toUpperCase())).value.id, id, 'ids are case-insensitive on input');
 });
 
-t.test('action not allowed exits 4 with status and available actions', async (t) => {
+test('action not allowed exits 4 with status and available actions', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
@@ -68,7 +83,7 @@ t.test('action not allowed exits 4 with status and available actions', async (t)
   t.same(r.value.error.details.available_actions, ['start', 'close', 'comment', 'edit']);
 });
 
-t.test('a held lock exits 5 after a bounded wait', async (t) => {
+test('a held lock exits 5 after a bounded wait', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb, { LAZY_LOCK_TIMEOUT_MS: '300' });
@@ -82,24 +97,7 @@ t.test('a held lock exits 5 after a bounded wait', async (t) => {
   t.equal((await l.json('show', id)).value.turns.length, 0, 'nothing was written');
 });
 
-t.test('a lock left by a dead writer is taken over at once, not after it goes stale', async (t) => {
-  const sb = sandbox();
-  t.teardown(sb.cleanup);
-  const l = cli(sb, { LAZY_LOCK_TIMEOUT_MS: '300' });
-  const id = await l.create('x');
-  const dir = join(sb.dir, '.git', 'lazy', 'locks');
-  mkdirSync(join(dir, `${id}.lock`), { recursive: true });
-  const inode = statSync(join(dir, `${id}.lock`)).ino;
-  writeFileSync(
-    join(dir, `${id}.owner.json`),
-    JSON.stringify({ host: hostname(), boot_id: null, pid: 999999, start_ticks: 1, inode }),
-  );
-  const r = await l.json('comment', id, '-m', 'after a crashed writer');
-  t.equal(r.run.code, 0, 'the fresh lock of a dead owner does not block for its 5 s staleness');
-  t.equal(r.value.turns.length, 1);
-});
-
-t.test('a missing git exits 7', async (t) => {
+test('a missing git exits 7', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const id = await cli(sb).create('x');
@@ -109,7 +107,7 @@ t.test('a missing git exits 7', async (t) => {
   errorShape(t, r.value, 'git_missing');
 });
 
-t.test('a missing git identity exits 7 and writes nothing', async (t) => {
+test('a missing git identity exits 7 and writes nothing', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const env = { ...sb.env };

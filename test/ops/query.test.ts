@@ -1,0 +1,24 @@
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
+import { cleanupAfterSupervisors } from '../helpers/supervisors.js';
+
+// Reads for show stay bounded whatever a run left behind.
+
+t.test('show reads only the tail of a huge run log', async (t) => {
+  const { sb, l, scenario, invocations } = await agentSandbox();
+  cleanupAfterSupervisors(t, sb);
+  scenario('hang');
+  const id = await l.create('huge log', '--accept', 'done');
+  const s = await l.json('start', id);
+  await eventually(() => invocations()[0], 20_000, 'the agent');
+  // One 32 MiB line, then a last one: what an agent that never prints a newline leaves.
+  appendFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), Buffer.alloc(32 * 1024 * 1024, 'z'));
+  appendFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), '\nthe last line\n');
+  const r = await l('show', id, '--json');
+  t.equal(r.code, 0);
+  t.ok(r.stdout.length < 256 * 1024, `show printed ${r.stdout.length} bytes`);
+  t.equal(JSON.parse(r.stdout).run.log.at(-1), 'the last line');
+  t.equal((await l.json('stop', id)).run.code, 0);
+});
