@@ -29,9 +29,10 @@ export function feedbackBlock(pending: TurnView[], lead: string): string {
   const older = pending.slice(0, -1);
   if (!older.length) return `${lead}\n\n${newest.content}`;
   const are = older.length > 1 ? 's are' : ' is';
+  const were = older.length > 1 ? 'were' : 'was';
   const numbers = older.map((t) => `#${t.sequence}`).join(', ');
   const more =
-    `\n\n(${older.length} older feedback message${are} also pending and ${older.length > 1 ? 'were' : 'was'} not acted on: ${numbers}. ` +
+    `\n\n(${older.length} older feedback message${are} also pending and ${were} not acted on: ${numbers}. ` +
     `Consider them too. Verbatim, oldest first:)${older.map((t) => `\n\n#${t.sequence}:\n${t.content}`).join('')}`;
   return `${lead}\n\n${newest.content}${more}`;
 }

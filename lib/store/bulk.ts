@@ -27,7 +27,9 @@ export async function bulkCreate(
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const done = new Promise<number>((res) => child.on('close', (c) => res(c ?? 1)));
-  const tz = `${sig.timezoneOffset <= 0 ? '+' : '-'}${String(Math.floor(Math.abs(sig.timezoneOffset) / 60)).padStart(2, '0')}${String(Math.abs(sig.timezoneOffset) % 60).padStart(2, '0')}`;
+  const off = Math.abs(sig.timezoneOffset);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const tz = `${sig.timezoneOffset <= 0 ? '+' : '-'}${two(Math.floor(off / 60))}${two(off % 60)}`;
   const who = `${sig.name} <${sig.email}> ${sig.timestamp} ${tz}`;
   const data = (s: string) => `data ${Buffer.byteLength(s)}\n${s}\n`;
   const ids: string[] = [];

@@ -22,7 +22,10 @@ export function parseEntryName(name: string): { clock: number; id: string } | un
   return m ? { clock: Number(m[1]), id: m[2]! } : undefined;
 }
 
-/** Git's null object id: as update-ref's old value it means "the ref must not exist yet"; in a reflog, "there was no ref". */
+/**
+ * Git's null object id: as update-ref's old value it means "the ref must not exist yet"; in a reflog, "there was no
+ * ref".
+ */
 export const ZERO_OID = '0000000000000000000000000000000000000000';
 
 /**

@@ -194,7 +194,8 @@ export class Store {
     );
     for (const [dir, adds] of dirAdds) {
       const merged: Entries = new Map((snap.dirs.get(dir) ?? []).map((e) => [e.name, { blob: e.oid }]));
-      for (const [name, oid] of await Promise.all(adds)) merged.set(name, { blob: oid }); // sessions are replaced; entries are new names
+      // sessions are replaced; entries are new names
+      for (const [name, oid] of await Promise.all(adds)) merged.set(name, { blob: oid });
       root.set(dir, merged);
     }
     if (taskOid) root.set(TASK_FILE, { blob: await taskOid });
