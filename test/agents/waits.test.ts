@@ -1,12 +1,12 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { claude } from '../lib/agents/claude.js';
-import { codex, codexReset } from '../lib/agents/codex.js';
-import { command } from '../lib/agents/command.js';
-import type { Adapter, FailureInput, StreamState } from '../lib/agents/adapter.js';
-import { DEFAULT_RETRY, usageWait } from '../lib/agents/retry.js';
-import { agentSandbox, eventually, runDirOf } from './helpers/agent.js';
+import { claude } from '../../lib/agents/claude.js';
+import { codex, codexReset } from '../../lib/agents/codex.js';
+import { command } from '../../lib/agents/command.js';
+import type { Adapter, FailureInput, StreamState } from '../../lib/agents/adapter.js';
+import { DEFAULT_RETRY, usageWait } from '../../lib/agents/retry.js';
+import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
 
 // Issue 9, failure classes: a class comes from the agent's structured signals (claude's
 // result and error fields, codex's error events, a command agent's documented final

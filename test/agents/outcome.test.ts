@@ -1,13 +1,13 @@
 import t from 'tap';
-import { sandbox, cli } from './helpers/env.js';
-import { openRepo } from '../lib/core/repo.js';
-import { Store } from '../lib/store/store.js';
-import { applyOutcome } from '../lib/agents/outcome.js';
-import type { RunRecord } from '../lib/agents/runs.js';
-import type { Outcome } from '../lib/agents/outcome-types.js';
-import { identityOf, liveness } from '../lib/core/proc.js';
-import { terminateVerified } from '../lib/agents/kill.js';
-import { background, exited } from './helpers/procs.js';
+import { sandbox, cli } from '../helpers/env.js';
+import { openRepo } from '../../lib/core/repo.js';
+import { Store } from '../../lib/store/store.js';
+import { applyOutcome } from '../../lib/agents/outcome.js';
+import type { RunRecord } from '../../lib/agents/runs.js';
+import type { Outcome } from '../../lib/agents/outcome-types.js';
+import { identityOf, liveness } from '../../lib/core/proc.js';
+import { terminateVerified } from '../../lib/agents/kill.js';
+import { background, exited } from '../helpers/procs.js';
 
 // Recording outcomes against real task refs, through the store's own write protocol.
 

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf } from './helpers/agent.js';
+import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
 
 const triggers = (v: any) => v.changelog.filter((c: any) => !c.set_aside).map((c: any) => c.trigger);
 

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gitSync } from './helpers/env.js';
-import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from './helpers/agent.js';
-import { liveness } from '../lib/core/proc.js';
+import { gitSync } from '../helpers/env.js';
+import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
+import { liveness } from '../../lib/core/proc.js';
 
 // issue 9, "Ask": an ask is status-neutral whatever ends it, what it leaves in the worktree
 // is set aside and never committed, and the review and inbox come from the latest work turn.

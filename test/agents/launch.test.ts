@@ -1,8 +1,8 @@
 import t from 'tap';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox } from './helpers/agent.js';
-import { gitSync } from './helpers/env.js';
+import { agentSandbox } from '../helpers/agent.js';
+import { gitSync } from '../helpers/env.js';
 
 t.test('a turn that succeeds with a commit: worktree, argv, prompt and environment', async (t) => {
   const { sb, l, invocations } = await agentSandbox();

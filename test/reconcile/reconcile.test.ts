@@ -1,9 +1,9 @@
 import t from 'tap';
 import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf, readJson } from './helpers/agent.js';
-import { gitSync } from './helpers/env.js';
-import { liveness } from '../lib/core/proc.js';
+import { agentSandbox, eventually, runDirOf, readJson } from '../helpers/agent.js';
+import { gitSync } from '../helpers/env.js';
+import { liveness } from '../../lib/core/proc.js';
 
 const triggers = (v: any) =>
   v.changelog.filter((c: any) => !c.set_aside).map((c: any) => `${c.from ?? '∅'}>${c.status}:${c.trigger}`);

@@ -1,14 +1,14 @@
 import t from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './helpers/env.js';
-import { claude } from '../lib/agents/claude.js';
-import { codex } from '../lib/agents/codex.js';
-import { command } from '../lib/agents/command.js';
-import { tailSummary, type Adapter, type StreamState } from '../lib/agents/adapter.js';
-import { splitCommand } from '../lib/agents/split.js';
-import { decide, delayFor, DEFAULT_RETRY, type Attempt } from '../lib/agents/retry.js';
-import { parseEnvelope } from '../lib/agents/envelope.js';
+import { ROOT } from '../helpers/env.js';
+import { claude } from '../../lib/agents/claude.js';
+import { codex } from '../../lib/agents/codex.js';
+import { command } from '../../lib/agents/command.js';
+import { tailSummary, type Adapter, type StreamState } from '../../lib/agents/adapter.js';
+import { splitCommand } from '../../lib/agents/split.js';
+import { decide, delayFor, DEFAULT_RETRY, type Attempt } from '../../lib/agents/retry.js';
+import { parseEnvelope } from '../../lib/agents/envelope.js';
 
 // The adapters against recorded real output (test/fixtures/agents/<cli>-<version>/).
 

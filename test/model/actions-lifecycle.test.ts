@@ -1,12 +1,12 @@
 import t, { type Test } from 'tap';
 import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIONS, type Action } from '../lib/model/table.js';
-import { randomId } from '../lib/core/ids.js';
-import { agentSandbox, eventually, shellScript, type AgentBox } from './helpers/agent.js';
-import { gitSync, LAZY, lazy, lazyJson, type Run } from './helpers/env.js';
-import { withId } from './helpers/plant.js';
-import { background } from './helpers/procs.js';
+import { ACTIONS, type Action } from '../../lib/model/table.js';
+import { randomId } from '../../lib/core/ids.js';
+import { agentSandbox, eventually, shellScript, type AgentBox } from '../helpers/agent.js';
+import { gitSync, LAZY, lazy, lazyJson, type Run } from '../helpers/env.js';
+import { withId } from '../helpers/plant.js';
+import { background } from '../helpers/procs.js';
 
 // available_actions is exact: in every reachable status, every listed action succeeds
 // given valid arguments, and every other one is refused with exit 4. Each state is built

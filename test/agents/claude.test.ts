@@ -1,5 +1,5 @@
 import t from 'tap';
-import { agentSandbox } from './helpers/agent.js';
+import { agentSandbox } from '../helpers/agent.js';
 
 // The claude adapter end to end, with the fake agent speaking Claude Code's stream-json.
 

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf, readJson, FAKE_AGENT } from './helpers/agent.js';
-import { cli, gitSync } from './helpers/env.js';
-import { liveness, thisHost } from '../lib/core/proc.js';
+import { agentSandbox, eventually, runDirOf, readJson, FAKE_AGENT } from '../helpers/agent.js';
+import { cli, gitSync } from '../helpers/env.js';
+import { liveness, thisHost } from '../../lib/core/proc.js';
 
 // Crash recovery (issue 9): a crash nothing can resume is never silent, a merge-and-fix
 // crash waits for a human, and a resumed prompt says truthfully why it is resumed.

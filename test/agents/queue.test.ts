@@ -1,8 +1,8 @@
 import t from 'tap';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, FAKE_AGENT } from './helpers/agent.js';
-import { gitSync } from './helpers/env.js';
+import { agentSandbox, eventually, FAKE_AGENT } from '../helpers/agent.js';
+import { gitSync } from '../helpers/env.js';
 
 // Issue 9, "Feedback and comments": feedback given while the agent works is queued and
 // starts the next turn, comments reach the agent's next prompt, and an unblock that

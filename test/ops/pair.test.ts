@@ -1,8 +1,8 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { agentSandbox, eventually, shellScript } from './helpers/agent.js';
-import { gitSync, LAZY, lazy } from './helpers/env.js';
-import { background } from './helpers/procs.js';
+import { agentSandbox, eventually, shellScript } from '../helpers/agent.js';
+import { gitSync, LAZY, lazy } from '../helpers/env.js';
+import { background } from '../helpers/procs.js';
 
 t.test('pair: a session in the worktree, then back to blocked with a summary turn', async (t) => {
   const { sb, l } = await agentSandbox();
