@@ -3,17 +3,19 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { claude } from '../../lib/agents/claude.js';
-import { codex } from '../../lib/agents/codex.js';
+import { codex, codexReset } from '../../lib/agents/codex.js';
 import { command } from '../../lib/agents/command.js';
-import { tailSummary, type Adapter, type StreamState } from '../../lib/agents/adapter.js';
-import { splitCommand } from '../../lib/agents/split.js';
-import { decide, delayFor, DEFAULT_RETRY, type Attempt } from '../../lib/agents/retry.js';
-import { parseEnvelope } from '../../lib/agents/envelope.js';
+import { tailSummary, type Adapter, type FailureInput, type StreamState } from '../../lib/agents/adapter.js';
 
-// The adapters against recorded real output (test/fixtures/agents/<cli>-<version>/).
+// The adapters against recorded real output (test/fixtures/agents/<cli>-<version>/), and
+// issue 9's failure classes: a class comes from the agent's structured signals (claude's
+// result and error fields, codex's error events, a command agent's documented final
+// line), never from prose in its output.
 
 const FIX = join(ROOT, 'test', 'fixtures', 'agents');
+
 const CLAUDE = join(FIX, 'claude-2.1.197');
+
 const CODEX = join(FIX, 'codex-0.171.0');
 
 function replay(adapter: Adapter, dir: string, name: string) {
@@ -200,57 +202,146 @@ t.test('command adapter: prompt last, summary from the output tail', async (t) =
   t.equal(tailSummary('short'), 'short');
 });
 
-t.test('splitting a command line like a shell, without a shell', async (t) => {
-  t.same(splitCommand(`node "/path with spaces/a.mjs" --x='a b' plain\\ word "q\\"uote" ''`), [
-    'node',
-    '/path with spaces/a.mjs',
-    '--x=a b',
-    'plain word',
-    'q"uote',
-    '',
-  ]);
-  t.same(
-    splitCommand('echo $HOME `id` ; rm -rf / | cat'),
-    ['echo', '$HOME', '`id`', ';', 'rm', '-rf', '/', '|', 'cat'],
-    'no expansion, no operators',
-  );
-  t.throws(() => splitCommand('"unterminated'), /unterminated double quote/);
-  t.throws(() => splitCommand('   '), /empty/);
-});
+const NOISE = [
+  'Running tests in src/billing/invoice.test.ts',
+  '  ✓ returns 401 Unauthorized without a token (invalid api key, not logged in)',
+  '  ✓ retries on 429 Too Many Requests (rate limit); quota exceeded; billing; usage limit',
+  'Not inside a trusted directory and --skip-git-repo-check was not specified.',
+  'connection refused by the billing mock',
+].join('\n');
 
-t.test('retry pacing: 5, 10, 20, 40, then every 60 s', async (t) => {
-  t.same(
-    [0, 1, 2, 3, 4, 5, 9].map((n) => delayFor(n, 5000)),
-    [5000, 10000, 20000, 40000, 60000, 60000, 60000],
-  );
-  const h = (cls: Attempt['cls'], n: number, ms = 100): Attempt[] =>
-    Array.from({ length: n }, () => ({ cls, durationMs: ms }));
-  t.same(decide(h('transient_overload', 1)), { action: 'retry', delayMs: 5000 });
-  t.same(decide(h('transient_network', 5)), { action: 'retry', delayMs: 60000 });
-  t.equal(decide(h('transient_overload', 2)).action, 'retry', 'the crash-loop detector does not apply to transients');
+function feed(adapter: Adapter, lines: object[], tail = NOISE, exitCode = 1): FailureInput {
+  const state: StreamState = {};
+  for (const l of lines) adapter.parseLine(JSON.stringify(l), state);
+  return { exitCode, signal: null, state, tail: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n${tail}` };
+}
+
+t.test('prose in the output never makes a class, for any adapter', async (t) => {
+  t.equal(command.classify({ exitCode: 1, signal: null, state: {}, tail: NOISE }).cls, 'unknown');
   t.match(
-    decide(h('transient_unreachable', DEFAULT_RETRY.unreachableMax)),
-    { action: 'stop', outcome: 'failed' },
-    'unreachable gives up after a bounded number',
+    command.classify({ exitCode: 1, signal: null, state: {}, tail: NOISE }).reason,
+    /^exit 1: connection refused by the billing mock$/,
   );
-  t.equal(decide(h('transient_unreachable', DEFAULT_RETRY.unreachableMax - 1)).action, 'retry');
-  t.match(decide(h('fatal_auth', 1)), { action: 'stop', outcome: 'failed' });
-  t.match(decide(h('unknown', 3, 500)), { action: 'stop', outcome: 'interrupted', why: /crash loop/ });
-  t.match(decide(h('unknown', 3, 20_000)), { action: 'stop', outcome: 'interrupted', why: /3 unrecognised failures/ });
-  t.equal(decide(h('unknown', 2)).action, 'retry');
+  // claude: an agent whose own answer is the noise, and a failed result carrying it.
+  const said = { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: NOISE }] } };
+  t.equal(
+    claude.classify(feed(claude, [said, { type: 'result', subtype: 'success', is_error: true, result: NOISE }])).cls,
+    'unknown',
+  );
+  t.equal(
+    claude.classify(feed(claude, [said, { type: 'result', subtype: 'error_max_turns', is_error: true }])).cls,
+    'unknown',
+  );
+  // codex: the noise as the agent's message, and on stderr after its thread started.
+  const msg = { type: 'item.completed', item: { type: 'agent_message', text: NOISE } };
+  t.equal(codex.classify(feed(codex, [{ type: 'thread.started', thread_id: 'T' }, msg])).cls, 'unknown');
 });
 
-t.test('result envelope validation', async (t) => {
-  t.equal(parseEnvelope('{"status":"completed","summary":"ok"}').kind, 'ok');
+t.test('claude: structured fields decide', async (t) => {
+  const result = (o: object) => ({ type: 'result', subtype: 'success', is_error: true, result: 'x', ...o });
+  const err = (error: string, text = 'x') => ({
+    type: 'assistant',
+    message: { content: [{ type: 'text', text }] },
+    error,
+  });
+  t.equal(claude.classify(feed(claude, [result({ api_error_status: 401 })])).cls, 'fatal_auth');
+  t.equal(claude.classify(feed(claude, [err('authentication_failed'), result({})])).cls, 'fatal_auth');
+  t.equal(claude.classify(feed(claude, [err('billing_error'), result({})])).cls, 'fatal_auth');
+  t.equal(claude.classify(feed(claude, [err('rate_limit'), result({})])).cls, 'transient_overload');
+  t.equal(claude.classify(feed(claude, [result({ api_error_status: 503 })])).cls, 'transient_overload');
   t.equal(
-    parseEnvelope('{"status":"decision_required","summary":"?"}').kind,
-    'malformed',
-    'a decision needs its question',
+    claude.classify(
+      feed(claude, [
+        err('server_error', 'API Error: Unable to connect to API (ConnectionRefused)'),
+        result({ result: 'API Error: Unable to connect to API (ConnectionRefused)' }),
+      ]),
+    ).cls,
+    'transient_unreachable',
   );
-  t.equal(parseEnvelope('{"status":"completed","summary":"ok","extra":1}').kind, 'malformed');
-  t.equal(parseEnvelope('not json').kind, 'malformed');
   t.equal(
-    parseEnvelope('{"status":"completed","summary":"ok","commands":[{"command":"make","exit_code":"0"}]}').kind,
-    'malformed',
+    claude.classify(feed(claude, [err('invalid_request'), result({})])).cls,
+    'unknown',
+    'an unlisted error type is ambiguous',
   );
+  const reset = Math.ceil(Date.now() / 1000) + 3600;
+  const spent = claude.classify(
+    feed(claude, [
+      {
+        type: 'rate_limit_event',
+        rate_limit_info: { status: 'rejected', resetsAt: reset, rateLimitType: 'five_hour' },
+      },
+      err('rate_limit'),
+      result({ result: "You've hit your limit · resets 3pm" }),
+    ]),
+  );
+  t.same(spent, {
+    cls: 'usage_limit',
+    reason: "You've hit your limit · resets 3pm",
+    resetAt: new Date(reset * 1000).toISOString(),
+  });
+  const allowed = claude.classify(
+    feed(claude, [
+      { type: 'rate_limit_event', rate_limit_info: { status: 'allowed', resetsAt: reset } },
+      err('rate_limit'),
+      result({}),
+    ]),
+  );
+  t.equal(allowed.cls, 'transient_overload', 'a window still open is a plain rate limit');
+  const legacy = claude.classify(feed(claude, [result({ result: `Claude AI usage limit reached|${reset}` })]));
+  t.same([legacy.cls, legacy.resetAt], ['usage_limit', new Date(reset * 1000).toISOString()]);
+  t.equal(
+    claude.classify(feed(claude, [result({ result: `I read "Claude AI usage limit reached|${reset}" in the docs` })]))
+      .cls,
+    'unknown',
+  );
+});
+
+t.test('codex: error events decide', async (t) => {
+  const failed = (message: string) => [
+    { type: 'thread.started', thread_id: 'T' },
+    { type: 'error', message },
+    { type: 'turn.failed', error: { message } },
+  ];
+  t.equal(codex.classify(feed(codex, failed('unexpected status 403 Forbidden: nope, url: x'))).cls, 'fatal_auth');
+  t.equal(
+    codex.classify(feed(codex, failed('exceeded retry limit, last status: 502 Bad Gateway'))).cls,
+    'transient_overload',
+  );
+  t.equal(codex.classify(feed(codex, failed('something new went wrong'))).cls, 'unknown');
+  const now = Date.parse('2026-12-01T10:00:00Z');
+  t.equal(codexReset("You've hit your usage limit. Try again in 2 hours 5 minutes.", now), '2026-12-01T12:05:00.000Z');
+  t.equal(codexReset("You've hit your usage limit. Try again in 3 days.", now), '2026-12-04T10:00:00.000Z');
+  const at = codexReset("You've hit your usage limit. Upgrade to Pro or try again at Dec 19th, 2026 3:05 PM.", now);
+  t.equal(at, new Date(2026, 11, 19, 15, 5).toISOString(), 'a date in local time');
+  t.equal(codexReset("You've hit your usage limit. Try again later.", now), undefined);
+  const spent = codex.classify(feed(codex, failed("You've hit your usage limit. Try again in 20 minutes.")));
+  t.equal(spent.cls, 'usage_limit');
+  t.ok(Math.abs(Date.parse(spent.resetAt!) - Date.now() - 20 * 60_000) < 5000, 'reset 20 minutes from now');
+  t.equal(
+    codex.classify(feed(codex, [], 'Not inside a trusted directory and --skip-git-repo-check was not specified.')).cls,
+    'fatal_config',
+    'a set-up error before any event',
+  );
+});
+
+t.test('command agents: only the documented final lines', async (t) => {
+  const c = (tail: string) => command.classify({ exitCode: 1, signal: null, state: {}, tail });
+  t.same(c('working...\nlazy-error: auth: token revoked\n\n'), { cls: 'fatal_auth', reason: 'token revoked' });
+  t.same(c('lazy-error: config: no such model'), { cls: 'fatal_config', reason: 'no such model' });
+  t.same(c('lazy-error: rate-limit'), { cls: 'transient_overload', reason: 'rate-limit' });
+  t.equal(c('lazy-error: network: reset').cls, 'transient_network');
+  t.equal(c('lazy-error: unreachable: proxy down').cls, 'transient_unreachable');
+  t.same(c('lazy-error: usage-limit resets=2026-12-01T10:00:00Z: window spent'), {
+    cls: 'usage_limit',
+    reason: 'window spent',
+    resetAt: '2026-12-01T10:00:00.000Z',
+  });
+  t.same(c('lazy-error: usage-limit'), { cls: 'usage_limit', reason: 'usage-limit' });
+  t.equal(c('lazy-error: auth: token revoked\nthen something else').cls, 'unknown', 'only the last line counts');
+  t.equal(c('  > lazy-error: auth: quoted').cls, 'unknown', 'the whole line, from its start');
+  t.equal(c('  lazy-error: auth: indented in a log').cls, 'unknown', 'not indented');
+  t.equal(c('lazy-error: usage-limit resets=tomorrow').cls, 'unknown', 'a reset must be ISO 8601');
+  t.equal(c('lazy-error: auth resets=2026-12-01T10:00:00Z').cls, 'unknown', 'resets= belongs to usage-limit only');
+  t.equal(c('lazy-error: teapot: 418').cls, 'unknown');
+  t.equal(c('LAZY-ERROR: auth: shouting').cls, 'unknown');
 });

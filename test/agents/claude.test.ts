@@ -1,6 +1,8 @@
 import t from 'tap';
 import { agentSandbox } from '../helpers/agent.js';
 
+t.jobs = 4;
+
 // The claude adapter end to end, with the fake agent speaking Claude Code's stream-json.
 
 const flag = (argv: string[], name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);

@@ -1,8 +1,12 @@
 import t from 'tap';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
+
+t.jobs = 4;
+
+const worktree = (dir: string, id: string) => join(dir, '.lazy', 'worktrees', id);
 
 t.test('a turn that succeeds with a commit: worktree, argv, prompt and environment', async (t) => {
   const { sb, l, invocations } = await agentSandbox();
@@ -146,3 +150,43 @@ t.test(
     );
   },
 );
+
+// Issue 9: an unblock that skips the upstream merge says so.
+t.test('an unblock that skips the upstream merge says so, to the user and the agent', async (t) => {
+  const { sb, l, invocations } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  const id = await l.create('change a file', '--accept', 'it works');
+  await l('start', id);
+  await l('wait', id, '--timeout', '30');
+  writeFileSync(join(sb.dir, 'upstream.txt'), 'new on main\n');
+  gitSync(sb.dir, sb.env, ['add', 'upstream.txt']);
+  gitSync(sb.dir, sb.env, ['commit', '-qm', 'upstream moves']);
+  writeFileSync(join(worktree(sb.dir, id), 'scratch.txt'), 'left by a human\n');
+
+  const u = await l.json('unblock', id, '-m', 'continue');
+  t.equal(u.run.code, 0, u.run.stderr);
+  t.same(
+    u.value.upstream_skipped,
+    { branch: 'main', reason: 'the task worktree has uncommitted changes', files: ['scratch.txt'], more: 0 },
+    '--json says the merge was skipped',
+  );
+  await l('wait', id, '--timeout', '30');
+  t.match(
+    invocations()[1]!.prompt,
+    /lazy did not merge main into your branch before this turn, because the task worktree has uncommitted changes \(scratch\.txt\)/,
+  );
+  t.equal(gitSync(worktree(sb.dir, id), sb.env, ['ls-files', 'upstream.txt']).trim(), '', 'main really was not merged');
+
+  writeFileSync(join(worktree(sb.dir, id), 'scratch2.txt'), 'again\n');
+  const text = await l('unblock', id, '-m', 'once more');
+  t.match(
+    text.stdout,
+    /note: main was not merged into the task branch first: the task worktree has uncommitted changes \(scratch2\.txt\); the agent is told/,
+  );
+  await l('wait', id, '--timeout', '30');
+
+  const clean = await l.json('unblock', id, '-m', 'clean now');
+  t.equal(clean.value.upstream_skipped, undefined, 'a clean worktree merges and says nothing');
+  await l('wait', id, '--timeout', '30');
+  t.notMatch(invocations()[3]!.prompt, /did not merge/);
+});

@@ -8,6 +8,8 @@ import { gitSync, LAZY, lazy, lazyJson, type Run } from '../helpers/env.js';
 import { withId } from '../helpers/plant.js';
 import { background } from '../helpers/procs.js';
 
+t.jobs = 4;
+
 // available_actions is exact: in every reachable status, every listed action succeeds
 // given valid arguments, and every other one is refused with exit 4. Each state is built
 // once with real commands (the built CLI and the fake agent); each action then runs on a
