@@ -63,7 +63,8 @@ t.test('SIGKILL of the supervisor: orphan agent killed only when verified, task 
   const agentPid = invocations()[0]!.pid;
   process.kill(rec.supervisor.pid, 'SIGKILL');
   await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
-  const w = await l.json('wait', id, '--timeout', '40');
+  const spawned = await l.spawn('wait', id, '--timeout', '40', '--json');
+  const w = { run: spawned, value: JSON.parse(spawned.stdout) };
   t.equal(w.run.code, 0);
   t.equal(
     liveness({
@@ -96,6 +97,7 @@ t.test(
     process.kill(rec.supervisor.pid, 'SIGKILL');
     const record = join(sb.dir, '.git', 'lazy', 'waits', `${id}.json`);
     t.ok(existsSync(record), 'the killed supervisor left its record');
+    t.equal((await l.spawn('list')).code, 0, 'the next command runs');
     const v = await eventually(
       async () => {
         const x = (await l.json('show', id)).value;
@@ -126,7 +128,7 @@ t.test(
     });
     process.kill(rec.supervisor.pid, 'SIGKILL');
     await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
-    const next = await box.l('list');
+    const next = await box.l.spawn('list');
     const waited = await asking;
     t.equal(waited.run.code, 0);
     // Whichever command reconciled first (the waiting ask or list) warns where the leftovers went.
@@ -174,8 +176,8 @@ t.test('a supervisor killed during merge-and-fix is held too (the merge is still
   );
   process.kill(rec.supervisor.pid, 'SIGKILL');
   await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'the supervisor to die');
-  const w = await l.json('wait', id, '--timeout', '30');
-  t.equal(w.run.code, 4, 'wait returns: nothing will resume it');
+  const w = await l.spawn('wait', id, '--timeout', '30');
+  t.equal(w.code, 4, 'wait returns: nothing will resume it');
   const v = (await l.json('show', id)).value;
   t.equal(v.status, 'interrupted');
   t.match(v.changelog.at(-1).reason, /supervisor died/);
@@ -206,7 +208,7 @@ t.test(
     process.kill(-invocations()[0]!.pid, 'SIGKILL'); // the agent leads its process group
     await eventually(() => liveness({ ...rec.supervisor, host: thisHost() }) === 'dead', 5000, 'the supervisor to die');
 
-    t.equal((await l.json('wait', id, '--timeout', '2')).run.code, 5, 'before: wait spins on it until its timeout');
+    t.equal((await l.spawn('wait', id, '--timeout', '2')).code, 5, 'before: wait spins on it until its timeout');
     const d = await l.json('doctor');
     t.equal(d.run.code, 6);
     const f = d.value.findings.find((x: any) => x.code === 'dead_marker');
