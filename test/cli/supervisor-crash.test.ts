@@ -128,7 +128,7 @@ t.test(
     });
     process.kill(rec.supervisor.pid, 'SIGKILL');
     await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
-    const next = await box.l.spawn('list');
+    const next = await box.l('list');
     const waited = await asking;
     t.equal(waited.run.code, 0);
     // Whichever command reconciled first (the waiting ask or list) warns where the leftovers went.
