@@ -91,8 +91,8 @@ interface Env {
   built: Map<State, Promise<string>>;
 }
 
-/** At most this many CLI processes at once: the states are walked concurrently on a small machine. */
-const SLOTS = 4;
+/** At most this many commands at once (a wait holds one for a whole turn): the states are walked concurrently on a small machine. */
+const SLOTS = 8;
 
 function env(box: AgentBox): Env {
   const base = {
