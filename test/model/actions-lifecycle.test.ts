@@ -312,7 +312,7 @@ async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
   // A slow accept holds the task in merging; every action runs against it at once.
   const slow = lazy(['accept', id, '--yes', '--json'], {
     cwd: e.box.sb.dir,
-    env: { ...e.box.sb.env, LAZY_PHASE_DELAY_MS: '3000' },
+    env: { ...e.box.sb.env, LAZY_PHASE_DELAY_MS: '1500' },
   });
   let ended: Run | undefined;
   void slow.then((r) => {
