@@ -129,6 +129,8 @@ export function cli(sb: Sandbox, extraEnv: NodeJS.ProcessEnv = {}) {
   const run = (...args: string[]) => lazy(args, o());
   run.json = <T = any>(...args: string[]) => lazyJson<T>(args, o());
   run.input = (input: string, ...args: string[]) => lazy(args, { ...o(), input });
+  /** The built binary, for the CLI contract (a real process, its exit code). */
+  run.spawn = (...args: string[]) => lazySpawn(args, o());
   /** Creates a task and returns its id, failing loudly otherwise. */
   run.create = async (...args: string[]) => {
     const r = await lazy(['create', ...args], o());

@@ -113,8 +113,8 @@ export function exited(child: ChildProcess): Promise<{ code: number | null; sign
   return new Promise((res) => child.once('close', (code, signal) => res({ code, signal })));
 }
 
-/** Fails (on the root test) for each process a finished test left running, then stops it. */
-async function checkLeftovers(test: string, owned: Folder[]): Promise<void> {
+/** Fails (on the root test) for each background process still running, then stops it. */
+async function checkChildren(test: string): Promise<void> {
   for (const child of [...children]) {
     // A kill sent by the test's own teardown is still being delivered: give it a moment.
     await Promise.race([exited(child), sleep(2000)]);
@@ -123,6 +123,11 @@ async function checkLeftovers(test: string, owned: Folder[]): Promise<void> {
     child.kill('SIGKILL');
     await exited(child);
   }
+}
+
+/** Fails (on the root test) for each process a finished test left running, then stops it. */
+async function checkLeftovers(test: string, owned: Folder[]): Promise<void> {
+  await checkChildren(test);
   for (const f of owned) {
     const live = processesUnder(f.root);
     for (const p of live)
@@ -132,13 +137,16 @@ async function checkLeftovers(test: string, owned: Folder[]): Promise<void> {
 }
 
 t.afterEach(async (child) => {
-  if (child.parent !== t) return;
+  // Tests running concurrently (t.jobs > 1) cannot tell their processes from a sibling's:
+  // the file's teardown checks them all instead.
+  if (child.parent !== t || t.jobs > 1) return;
   const owned = pending;
   pending = [];
   await checkLeftovers(`test "${child.name}"`, owned);
 });
 
 t.teardown(async () => {
+  await checkChildren('the file');
   const rest = folders.filter((f) => !f.removed);
   for (const f of rest) {
     if (processesUnder(f.root).length) t.fail(`a process was left running in ${f.root} when the file ended`);

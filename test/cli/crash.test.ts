@@ -1,6 +1,6 @@
 import t from 'tap';
-import { sandbox, cli, gitSync, LAZY } from './helpers/env.js';
-import { background } from './helpers/procs.js';
+import { sandbox, cli, gitSync, LAZY } from '../helpers/env.js';
+import { background } from '../helpers/procs.js';
 
 // A writer SIGKILLed at random points leaves either the old state or the new one:
 // never a torn object, a half-moved ref, or a store doctor rejects.

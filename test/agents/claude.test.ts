@@ -1,5 +1,7 @@
 import t from 'tap';
-import { agentSandbox } from './helpers/agent.js';
+import { agentSandbox } from '../helpers/agent.js';
+
+t.jobs = 4;
 
 // The claude adapter end to end, with the fake agent speaking Claude Code's stream-json.
 

@@ -1,14 +1,17 @@
 import t from 'tap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gitSync } from './helpers/env.js';
-import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from './helpers/agent.js';
-import { liveness } from '../lib/core/proc.js';
+import { gitSync } from '../helpers/env.js';
+import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
+
+t.jobs = 4;
 
 // issue 9, "Ask": an ask is status-neutral whatever ends it, what it leaves in the worktree
+
 // is set aside and never committed, and the review and inbox come from the latest work turn.
 
 /** What a person sees of a task waiting on them: none of it may change because of an ask. */
+
 const attentionFacts = (v: any) => ({
   status: v.status,
   attention: v.attention,
@@ -33,10 +36,12 @@ async function parked(box: AgentBox, scenarios: string, goal = 'ask me things') 
 
 const status = (box: AgentBox, wt: string) =>
   gitSync(wt, box.sb.env, ['status', '--porcelain', '--untracked-files=all']);
+
 const askStashes = (box: AgentBox) =>
   gitSync(box.sb.dir, box.sb.env, ['stash', 'list', '--format=%H %gs'])
     .split('\n')
     .filter((l) => l.includes('lazy ask '));
+
 const stashFiles = (box: AgentBox, commit: string) =>
   gitSync(box.sb.dir, box.sb.env, ['diff', '--name-only', `${commit}^1`, commit])
     .trim()
@@ -60,7 +65,8 @@ t.test("the inbox reason and the review come from the latest work turn, never fr
   const inbox = (await box.l.json('inbox')).value;
   const row = inbox.find((r: any) => r.id === id);
   t.match(row, { kind: 'review', reason: 'did turn 1' }, "inbox --json: the review reason is the work turn's");
-  t.notMatch(JSON.stringify(row), /42/);
+  // Nothing of the reply ("answer: 42"); the id and the timestamp are random and may hold a 42.
+  t.notMatch(JSON.stringify({ ...row, id: undefined, since: undefined }), /42/);
   const show = (await box.l('show', id)).stdout;
   t.match(show, /status: {4}blocked \(blocked\) — review: did turn 1/);
   t.match(show, /Review \(turn #2/, 'the review package is the work turn (#2), not the ask (#4)');
@@ -178,48 +184,6 @@ t.test('SIGKILL of the agent during an ask: back to conflict, not resumed', asyn
   t.equal(status(box, wt), '');
   t.equal(box.invocations().length, 2, 'not resumed');
 });
-
-t.test(
-  "SIGKILL of an ask's supervisor: reconcile restores the status and sets the leftovers aside, never resumes",
-  async (t) => {
-    const box = await agentSandbox();
-    t.teardown(box.sb.cleanup);
-    const { id, before, wt } = await parked(box, 'succeed,litter-hang');
-    const asking = box.l.json('ask', id, '-m', 'hello?', '--timeout', '60');
-    const inv = await eventually(() => box.invocations()[1], 20000, 'the ask agent');
-    await eventually(() => existsSync(join(wt, 'stray-2.txt')), 20000, 'the ask to write');
-    const run = (await box.l.json('show', id)).value.current_run;
-    const rec = await eventually(() => {
-      const r = readJson(join(runDirOf(box.sb, run), 'run.json'));
-      return r.supervisor ? r : undefined;
-    });
-    process.kill(rec.supervisor.pid, 'SIGKILL');
-    await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
-    const next = await box.l('list');
-    const waited = await asking;
-    t.equal(waited.run.code, 0);
-    // Whichever command reconciled first (the waiting ask or list) warns where the leftovers went.
-    t.match(
-      next.stderr + waited.run.stderr,
-      /kept in stash [0-9a-f]{40}/,
-      'the command that noticed says where the leftovers went',
-    );
-    t.match(waited.value.answer.details.set_aside.note, /kept in stash/);
-    const after = (await box.l.json('show', id)).value;
-    t.same(attentionFacts(after), attentionFacts(before));
-    t.equal(status(box, wt), '');
-    t.equal(
-      liveness({
-        ...rec.supervisor,
-        pid: inv.pid,
-        start_ticks: readJson(join(runDirOf(box.sb, run), 'agent.json')).start_ticks,
-      }),
-      'dead',
-      'the orphaned agent was killed',
-    );
-    t.equal(box.invocations().length, 2, 'not resumed as work');
-  },
-);
 
 t.test('a watchdog kill and a failure during an ask keep failure and decision attention as they were', async (t) => {
   const box = await agentSandbox({ adapter: 'claude', settings: { watchdog_ms: '1500' } });

@@ -1,16 +1,17 @@
 import t, { type Test } from 'tap';
 import { writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ACTIONS, type Action } from '../lib/model/table.js';
-import { randomId } from '../lib/core/ids.js';
-import { agentSandbox, eventually, shellScript, type AgentBox } from './helpers/agent.js';
-import { gitSync, LAZY, lazy, lazyJson, type Run } from './helpers/env.js';
-import { withId } from './helpers/plant.js';
-import { background } from './helpers/procs.js';
+import { ACTIONS, type Action } from '../../lib/model/table.js';
+import { randomId } from '../../lib/core/ids.js';
+import { agentSandbox, eventually, shellScript, type AgentBox } from '../helpers/agent.js';
+import { gitSync, lazy, lazyJson, type Run } from '../helpers/env.js';
+import { withId } from '../helpers/plant.js';
+
+t.jobs = 4;
 
 // available_actions is exact: in every reachable status, every listed action succeeds
 // given valid arguments, and every other one is refused with exit 4. Each state is built
-// once with real commands (the built CLI and the fake agent); each action then runs on a
+// once with real commands (in-process, and the fake agent); each action then runs on a
 // byte copy of that task (its ref and its branch), so no action's effect leaks into the next.
 
 type State =
@@ -87,10 +88,11 @@ interface Env {
   run(args: string[], extra?: NodeJS.ProcessEnv): Promise<Run>;
   show(id: string): Promise<any>;
   git(args: string[], input?: string): string;
+  built: Map<State, Promise<string>>;
 }
 
-/** At most this many CLI processes at once: the states are walked concurrently on a small machine. */
-const SLOTS = 4;
+/** At most this many commands at once (a wait holds one for a whole turn): the states are walked concurrently on a small machine. */
+const SLOTS = 8;
 
 function env(box: AgentBox): Env {
   const base = {
@@ -117,6 +119,7 @@ function env(box: AgentBox): Env {
     run: (args, extra = {}) => slot(() => lazy([...args, '--json'], o(extra))),
     show: async (id) => (await slot(() => lazyJson(['show', id], o({})))).value,
     git: (args, input) => gitSync(box.sb.dir, box.sb.env, args, input),
+    built: new Map(),
   };
 }
 
@@ -180,8 +183,8 @@ const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
     // decides every file. A pull that merges a conflict's violations into an interrupted
     // history does, so the state is planted the way that merge writes it: the interrupted
     // task's tree plus the violation entries a protected-file turn recorded.
-    const donor = await BUILD.conflict!(e);
-    const id = await BUILD.interrupted!(e);
+    const donor = await built(e, 'conflict');
+    const id = copy(e, await built(e, 'interrupted'));
     const ref = `refs/lazy/tasks/${id}`;
     const entries = e.git(['ls-tree', '-r', `refs/lazy/tasks/${donor}`, 'violations/']).trim();
     const index = join(e.box.sb.home, `plant-${id}.index`);
@@ -195,16 +198,26 @@ const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
     return id;
   },
   complete: async (e) => {
-    const id = await BUILD.blocked!(e);
+    const id = copy(e, await built(e, 'blocked'));
     await ok(e, ['accept', id, '--yes']);
     return id;
   },
   abandoned: async (e) => {
-    const id = await BUILD.blocked!(e);
+    const id = copy(e, await built(e, 'blocked'));
     await ok(e, ['reject', id, '-m', 'no']);
     return id;
   },
 };
+
+/**
+ * Each state is built once per sandbox (a refusal writes nothing, so the task stays as built);
+ * states that follow from one (complete, abandoned, the planted one) start from a copy of it.
+ */
+function built(e: Env, state: State): Promise<string> {
+  let id = e.built.get(state);
+  if (!id) e.built.set(state, (id = BUILD[state]!(e)));
+  return id;
+}
 
 /** A byte copy of the task under a new id (only task.yaml names the id), with a copy of its branch. */
 function copy(e: Env, id: string): string {
@@ -255,7 +268,7 @@ async function listed(t: Test, e: Env, id: string, state: State): Promise<void> 
 
 /** Unlisted actions on the task itself (a refusal writes nothing); each listed one on a copy of it. */
 async function walkResting(t: Test, e: Env, state: State): Promise<void> {
-  const id = await BUILD[state]!(e);
+  const id = await built(e, state);
   await listed(t, e, id, state);
   const pending = (await e.show(id)).pending_violations.length > 0;
   const tip = tipOf(e, id);
@@ -288,16 +301,11 @@ async function walkLive(t: Test, e: Env, state: State, id: string, last?: Action
 async function walkPairing(t: Test, e: Env, id: string): Promise<void> {
   const done = join(e.box.sb.home, 'pair-done');
   const shell = shellScript(e.box.sb, 'pair-wait.sh', `while [ ! -f '${done}' ]; do sleep 0.1; done\n`);
-  const child = background(process.execPath, [LAZY, 'pair', id], {
-    cwd: e.box.sb.dir,
-    env: { ...e.box.sb.env, SHELL: shell },
-    stdio: 'ignore',
-  });
-  const exited = new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+  const pairing = lazy(['pair', id], { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: shell } });
   await eventually(async () => (await e.show(id)).status === 'pairing', 30_000, 'pairing');
   await walkLive(t, e, 'pairing', id);
   writeFileSync(done, '');
-  t.equal(await exited, 0, 'the pairing session ends normally');
+  t.equal((await pairing).code, 0, 'the pairing session ends normally');
 }
 
 async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
@@ -305,7 +313,7 @@ async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
   const slow = lazy(['accept', id, '--yes', '--json'], {
     cwd: e.box.sb.dir,
     env: e.box.sb.env,
-    io: { stepDelayMs: 3000 },
+    io: { stepDelayMs: 1500 },
   });
   let ended: Run | undefined;
   void slow.then((r) => {
@@ -344,14 +352,14 @@ t.test('every listed action succeeds and every other one exits 4, in every reach
   t.teardown(box.sb.cleanup);
   const e = env(box);
   const states = Object.keys(BUILD) as State[];
-  const [pairing, merging] = await Promise.all([
-    BUILD.blocked!(e),
-    BUILD.blocked!(e),
-    ...states.map((s) => walkResting(t, e, s)),
+  await Promise.all(states.map((s) => walkResting(t, e, s)));
+  // The live states last, so nothing queues in front of their actions; each on its own task.
+  const blocked = await built(e, 'blocked');
+  await Promise.all([
+    hanging(e).then((id) => walkLive(t, e, 'working', id, 'stop')),
+    walkPairing(t, e, copy(e, blocked)),
+    walkMerging(t, e, copy(e, blocked)),
   ]);
-  // The live states last, so nothing queues in front of their actions.
-  await Promise.all([walkLive(t, e, 'working', await hanging(e), 'stop'), walkPairing(t, e, pairing as string)]);
-  await walkMerging(t, e, merging as string);
   // zombie is never a resting status: recovery moves zombie → complete in one commit.
 });
 
