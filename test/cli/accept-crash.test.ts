@@ -2,8 +2,7 @@ import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox } from '../helpers/agent.js';
-import { gitSync, SLOW_ACCEPT } from '../helpers/env.js';
-import { background } from '../helpers/procs.js';
+import { gitSync, killAcceptAt } from '../helpers/env.js';
 import { ACCEPT_STEPS } from '../../lib/ops/accept.js';
 
 // SIGKILL of a real accept process in each step of ACCEPT_STEPS (lib/ops/accept.ts). Each
@@ -34,19 +33,7 @@ for (const [step, expected] of STEPS) {
     const id = await l.create('accept me', '--accept', 'done');
     await l('start', id);
     await l('wait', id, '--timeout', '30');
-    const killedAt = await new Promise<string>((res) => {
-      const c = background(process.execPath, [SLOW_ACCEPT, '1500', 'accept', id, '--yes'], {
-        cwd: sb.dir,
-        env: sb.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      c.stdout.on('data', (d) => {
-        out += d;
-        if (out.includes(`accept: ${step}`)) c.kill('SIGKILL');
-      });
-      c.on('close', (_code, signal) => res(signal ?? 'exited'));
-    });
+    const killedAt = await killAcceptAt(sb, id, `accept: ${step}`);
     t.equal(killedAt, 'SIGKILL');
     // The dead accept's marker names the step it died in and that step's rule, from the table.
     const marker = join(sb.dir, '.git', 'lazy', 'active', `${id}.json`);

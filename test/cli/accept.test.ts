@@ -1,21 +1,13 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, type AgentBox } from '../helpers/agent.js';
+import { agentSandbox, reviewed } from '../helpers/agent.js';
 import { gitSync, ROOT, SLOW_ACCEPT } from '../helpers/env.js';
 import { background } from '../helpers/procs.js';
 
 // The CLI contract of accept that needs real processes: two accepts of one task started at
 // once, each its own process, merge exactly once. The behaviour of each step is tested
 // in-process in test/ops/accept.test.ts; real SIGKILLs in test/cli/accept-crash.test.ts.
-
-async function reviewed(box: AgentBox) {
-  const id = await box.l.create('add work', '--accept', 'done');
-  await box.l('start', id);
-  const w = await box.l.json('wait', id, '--timeout', '30');
-  if (w.value.status !== 'blocked') throw new Error(`not blocked: ${JSON.stringify(w.value).slice(0, 300)}`);
-  return id;
-}
 
 t.test('two concurrent accepts merge exactly once', async (t) => {
   const box = await agentSandbox();

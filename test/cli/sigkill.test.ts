@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { background } from '../helpers/procs.js';
-import { sandbox, cli, gitSync, LAZY, SLOW_ACCEPT, type Sandbox } from '../helpers/env.js';
+import { sandbox, cli, gitSync, LAZY, killAcceptAt } from '../helpers/env.js';
 import { agentSandbox, reviewed } from '../helpers/agent.js';
 import { concurrent } from '../helpers/concurrent.js';
 
@@ -10,23 +9,6 @@ import { concurrent } from '../helpers/concurrent.js';
 // rename): the next command, doctor and the inbox find exactly what it left.
 
 const codes = (r: any) => r.value.findings.map((f: any) => f.code);
-
-/** Runs the built CLI's accept (with a pause between its phases) and SIGKILLs it as it announces `phase`. */
-function killAcceptAt(sb: Sandbox, id: string, phase: string, delayMs = 1500): Promise<string> {
-  return new Promise((res) => {
-    const c = background(process.execPath, [SLOW_ACCEPT, String(delayMs), 'accept', id, '--yes'], {
-      cwd: sb.dir,
-      env: sb.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    c.stdout.on('data', (d) => {
-      out += d;
-      if (out.includes(phase)) c.kill('SIGKILL');
-    });
-    c.on('close', (_code, signal) => res(signal ?? 'exited'));
-  });
-}
 
 const test = concurrent(5);
 

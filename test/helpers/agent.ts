@@ -96,10 +96,12 @@ export function shellScript(sb: Sandbox, name: string, body: string): string {
 }
 
 /** Creates a task with a criterion and runs its first turn to review (blocked), failing loudly otherwise. */
-export async function reviewed(box: AgentBox, goal = 'work'): Promise<string> {
-  const id = await box.l.create(goal, '--accept', 'done');
+/** A task whose first turn ended in the blocked family (blocked, or conflict on a protected file); its id. */
+export async function reviewed(box: AgentBox, goal = 'work', extra: string[] = []): Promise<string> {
+  const id = await box.l.create(goal, '--accept', 'done', ...extra);
   await box.l('start', id);
   const w = await box.l.json('wait', id, '--timeout', '30');
-  if (w.value.status !== 'blocked') throw new Error(`not blocked: ${JSON.stringify(w.value).slice(0, 300)}`);
+  if (!['blocked', 'conflict'].includes(w.value.status))
+    throw new Error(`not reviewed: ${JSON.stringify(w.value).slice(0, 300)}`);
   return id;
 }

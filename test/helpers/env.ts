@@ -139,3 +139,20 @@ export function cli(sb: Sandbox, extraEnv: NodeJS.ProcessEnv = {}) {
   };
   return run;
 }
+
+/** Runs a real accept (pausing `delayMs` before each step) and SIGKILLs it as it announces `phase`; the signal it died of. */
+export function killAcceptAt(sb: Sandbox, id: string, phase: string, delayMs = 1500): Promise<string> {
+  return new Promise((res) => {
+    const c = background(process.execPath, [SLOW_ACCEPT, String(delayMs), 'accept', id, '--yes'], {
+      cwd: sb.dir,
+      env: sb.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    c.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes(phase)) c.kill('SIGKILL');
+    });
+    c.on('close', (_code, signal) => res(signal ?? 'exited'));
+  });
+}

@@ -2,7 +2,7 @@ import t from 'tap';
 import { writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { agentSandbox, type AgentBox } from '../helpers/agent.js';
+import { agentSandbox, reviewed, type AgentBox } from '../helpers/agent.js';
 import { gitSync, lazyJson, type Sandbox } from '../helpers/env.js';
 import { ACCEPT_STEPS, type Touch } from '../../lib/ops/accept.js';
 
@@ -10,15 +10,6 @@ import { ACCEPT_STEPS, type Touch } from '../../lib/ops/accept.js';
 // group below (`preflight: …`, `squash-merge: …`, `verify: …`, `clean up: …`), beside the
 // tests of the whole accept and of the table itself (what each step may touch, and the
 // rule that settles a step that fails). Real SIGKILLs: test/cli/accept-crash.test.ts.
-
-async function reviewed(box: AgentBox, goal = 'add work', extra: string[] = []) {
-  const id = await box.l.create(goal, '--accept', 'done', ...extra);
-  await box.l('start', id);
-  const w = await box.l.json('wait', id, '--timeout', '30');
-  if (!['blocked', 'conflict'].includes(w.value.status))
-    throw new Error(`not reviewed: ${JSON.stringify(w.value).slice(0, 300)}`);
-  return id;
-}
 
 /**
  * Runs accept in this process; `at(label)` runs at the start of each step, after its
@@ -326,7 +317,7 @@ t.test('squash-merge: a target that moved meanwhile is merged onto its new tip',
   const box = await agentSandbox();
   const { sb } = box;
   t.teardown(sb.cleanup);
-  const id = await reviewed(box);
+  const id = await reviewed(box, 'add work');
   const r = await acceptWith(sb, id, (label) => {
     if (label === 'squash-merge into the target')
       gitSync(sb.dir, sb.env, ['commit', '-q', '--allow-empty', '-m', 'someone else landed first']);
