@@ -1,8 +1,9 @@
 import t from 'tap';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
+import { agentSandbox, eventually, readJson, runDirOf, activeMarkers } from '../helpers/agent.js';
 import { cli, gitSync } from '../helpers/env.js';
+import { attentionFacts, parked, worktreeStatus } from '../helpers/ask.js';
 import { liveness, thisHost } from '../../lib/core/proc.js';
 
 t.jobs = 4;
@@ -10,40 +11,6 @@ t.jobs = 4;
 // The detached supervisor (the built binary) SIGKILLed at a turn's worst moments: the
 // next command's reconcile records the crash, kills the verified orphan agent, and
 // resumes, holds or restores the task as the table says.
-
-const activeMarkers = (dir: string) => {
-  try {
-    return readdirSync(join(dir, '.git', 'lazy', 'active'));
-  } catch {
-    return [];
-  }
-};
-
-/** A sandbox whose agent program is a script the test can delete (the program "is gone"). */
-const attentionFacts = (v: any) => ({
-  status: v.status,
-  attention: v.attention,
-  available_actions: v.available_actions,
-  pending_feedback: v.pending_feedback,
-});
-
-async function parked(box: AgentBox, scenarios: string, goal = 'ask me things') {
-  box.scenario(scenarios);
-  const id = await box.l.create(goal, '--accept', 'done');
-  await box.l('start', id);
-  const w = await box.l.json('wait', id, '--timeout', '60');
-  if (w.run.code !== 0) throw new Error(`the work turn did not park: ${w.run.stdout}`);
-  const before = (await box.l.json('show', id)).value;
-  return {
-    id,
-    before,
-    wt: before.worktree as string,
-    head: gitSync(before.worktree, box.sb.env, ['rev-parse', 'HEAD']).trim(),
-  };
-}
-
-const status = (box: AgentBox, wt: string) =>
-  gitSync(wt, box.sb.env, ['status', '--porcelain', '--untracked-files=all']);
 
 t.test('SIGKILL of the supervisor: orphan agent killed only when verified, task resumed', async (t) => {
   const { sb, l, invocations, scenario } = await agentSandbox();
@@ -140,7 +107,7 @@ t.test(
     t.match(waited.value.answer.details.set_aside.note, /kept in stash/);
     const after = (await box.l.json('show', id)).value;
     t.same(attentionFacts(after), attentionFacts(before));
-    t.equal(status(box, wt), '');
+    t.equal(worktreeStatus(box, wt), '');
     t.equal(
       liveness({
         ...rec.supervisor,

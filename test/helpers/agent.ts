@@ -1,4 +1,4 @@
-import { readFileSync, existsSync, writeFileSync, chmodSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandbox, cli, ROOT, type Sandbox } from './env.js';
 
@@ -104,4 +104,13 @@ export async function reviewed(box: AgentBox, goal = 'work', extra: string[] = [
   if (!['blocked', 'conflict'].includes(w.value.status))
     throw new Error(`not reviewed: ${JSON.stringify(w.value).slice(0, 300)}`);
   return id;
+}
+
+/** The tasks with an active marker (a turn, pairing or accept under way) in a repository. */
+export function activeMarkers(dir: string): string[] {
+  try {
+    return readdirSync(join(dir, '.git', 'lazy', 'active'));
+  } catch {
+    return [];
+  }
 }

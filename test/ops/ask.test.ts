@@ -3,39 +3,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitSync } from '../helpers/env.js';
 import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
+import { attentionFacts, parked, worktreeStatus } from '../helpers/ask.js';
 
 t.jobs = 4;
 
 // issue 9, "Ask": an ask is status-neutral whatever ends it, what it leaves in the worktree
-
 // is set aside and never committed, and the review and inbox come from the latest work turn.
-
-/** What a person sees of a task waiting on them: none of it may change because of an ask. */
-
-const attentionFacts = (v: any) => ({
-  status: v.status,
-  attention: v.attention,
-  available_actions: v.available_actions,
-  pending_feedback: v.pending_feedback,
-});
-
-async function parked(box: AgentBox, scenarios: string, goal = 'ask me things') {
-  box.scenario(scenarios);
-  const id = await box.l.create(goal, '--accept', 'done');
-  await box.l('start', id);
-  const w = await box.l.json('wait', id, '--timeout', '60');
-  if (w.run.code !== 0) throw new Error(`the work turn did not park: ${w.run.stdout}`);
-  const before = (await box.l.json('show', id)).value;
-  return {
-    id,
-    before,
-    wt: before.worktree as string,
-    head: gitSync(before.worktree, box.sb.env, ['rev-parse', 'HEAD']).trim(),
-  };
-}
-
-const status = (box: AgentBox, wt: string) =>
-  gitSync(wt, box.sb.env, ['status', '--porcelain', '--untracked-files=all']);
 
 const askStashes = (box: AgentBox) =>
   gitSync(box.sb.dir, box.sb.env, ['stash', 'list', '--format=%H %gs'])
@@ -88,7 +61,7 @@ t.test(
     t.same(aside.files.sort(), ['staged-2.txt', 'stray-2.txt', 'work-1.txt']);
     const text = (await box.l('show', id)).stdout;
     t.match(text, new RegExp(`kept in stash ${aside.stash}`), 'show tells where');
-    t.equal(status(box, wt), '', 'the task worktree is clean again');
+    t.equal(worktreeStatus(box, wt), '', 'the task worktree is clean again');
     t.equal(gitSync(wt, box.sb.env, ['rev-parse', 'HEAD']).trim(), head, 'nothing was committed');
     t.equal(readFileSync(join(wt, 'work-1.txt'), 'utf8'), 'turn 1\n', 'the tracked file is back');
     t.same(
@@ -119,10 +92,10 @@ t.test('uncommitted work from before the ask stays in place and is not attribute
   writeFileSync(join(wt, 'mine.txt'), 'my untracked note\n');
   writeFileSync(join(wt, 'mine-staged.txt'), 'staged by me\n');
   gitSync(wt, box.sb.env, ['add', 'mine-staged.txt']);
-  const mine = status(box, wt);
+  const mine = worktreeStatus(box, wt);
   const asked = await box.l.json('ask', id, '-m', 'what do you think of my edits?');
   t.equal(asked.run.code, 0);
-  t.equal(status(box, wt), mine, 'git status is exactly what it was before the ask');
+  t.equal(worktreeStatus(box, wt), mine, 'git status is exactly what it was before the ask');
   t.equal(readFileSync(join(wt, 'work-1.txt'), 'utf8'), 'turn 1\nmy own edit\n');
   t.ok(existsSync(join(wt, 'mine.txt')));
   t.notOk(existsSync(join(wt, 'stray-2.txt')));
@@ -160,7 +133,7 @@ t.test('stop during an ask returns the task to its status with its review intact
     after.changelog.some((c: any) => c.status === 'interrupted'),
     'never interrupted',
   );
-  t.equal(status(box, wt), '', 'what the ask left is gone from the worktree');
+  t.equal(worktreeStatus(box, wt), '', 'what the ask left is gone from the worktree');
   t.equal((await asking).run.code, 0, 'the waiting ask returns');
   await box.l('list');
   t.equal(box.invocations().length, 2, 'nothing was resumed as work');
@@ -181,7 +154,7 @@ t.test('SIGKILL of the agent during an ask: back to conflict, not resumed', asyn
   await box.l('list');
   const after = (await box.l.json('show', id)).value;
   t.same(attentionFacts(after), attentionFacts(before), 'conflict, with its attention and actions');
-  t.equal(status(box, wt), '');
+  t.equal(worktreeStatus(box, wt), '');
   t.equal(box.invocations().length, 2, 'not resumed');
 });
 
@@ -249,7 +222,7 @@ t.test("stop during an ask whose supervisor does not answer returns the task by 
     20000,
     'the late record',
   );
-  await eventually(() => status(box, wt) === '', 10000, 'the leftovers set aside');
+  await eventually(() => worktreeStatus(box, wt) === '', 10000, 'the leftovers set aside');
   t.same(attentionFacts((await box.l.json('show', id)).value), attentionFacts(before));
   t.equal((await asking).run.code, 0);
   t.equal(box.invocations().length, 2, 'nothing was resumed as work');

@@ -1,22 +1,12 @@
 import t from 'tap';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
+import { agentSandbox, eventually, runDirOf, activeMarkers } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
 
 t.jobs = 4;
 
 // Doctor and turn markers: a marker nothing can act on is reported and --fix clears it.
-
-const activeMarkers = (dir: string) => {
-  try {
-    return readdirSync(join(dir, '.git', 'lazy', 'active'));
-  } catch {
-    return [];
-  }
-};
-
-/** A sandbox whose agent program is a script the test can delete (the program "is gone"). */
 
 t.test('doctor reports a turn marker whose task is gone for good, and --fix clears it', async (t) => {
   const { sb, l, invocations, scenario } = await agentSandbox();

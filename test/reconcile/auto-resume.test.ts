@@ -1,28 +1,18 @@
 import t from 'tap';
-import { existsSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf, FAKE_AGENT } from '../helpers/agent.js';
+import { agentSandbox, eventually, runDirOf, FAKE_AGENT, activeMarkers } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
 
 t.jobs = 4;
 
 // Crash recovery (issue 9): a crash nothing can resume is never silent, a merge-and-fix
-
 // crash waits for a human, and a resumed prompt says truthfully why it is resumed.
 
 const triggers = (v: any) =>
   v.changelog.filter((c: any) => !c.set_aside).map((c: any) => `${c.from ?? '∅'}>${c.status}:${c.trigger}`);
 
-const activeMarkers = (dir: string) => {
-  try {
-    return readdirSync(join(dir, '.git', 'lazy', 'active'));
-  } catch {
-    return [];
-  }
-};
-
 /** A sandbox whose agent program is a script the test can delete (the program "is gone"). */
-
 async function removableAgent() {
   const box = await agentSandbox();
   const program = join(box.sb.home, 'agent.sh');
