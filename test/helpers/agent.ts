@@ -114,3 +114,11 @@ export function activeMarkers(dir: string): string[] {
     return [];
   }
 }
+
+/** An agent sandbox that protects config/**, running `scenario`; cleaned up with the test. */
+export async function protectedBox(t: { teardown(f: () => unknown): void }, scenario: string): Promise<AgentBox> {
+  const box = await agentSandbox({ settings: { protected: 'config/**' } });
+  t.teardown(box.sb.cleanup);
+  box.scenario(scenario);
+  return box;
+}

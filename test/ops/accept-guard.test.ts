@@ -2,7 +2,7 @@ import { type Test } from 'tap';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { agentSandbox, eventually, shellScript, type AgentBox, reviewed } from '../helpers/agent.js';
+import { agentSandbox, eventually, shellScript, type AgentBox, reviewed, protectedBox } from '../helpers/agent.js';
 import { gitSync, lazy, type Sandbox } from '../helpers/env.js';
 import { plantTree, readTaskFiles } from '../helpers/plant.js';
 import { concurrent } from '../helpers/concurrent.js';
@@ -16,13 +16,6 @@ const onMain = (sb: Sandbox, file: string) =>
   gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', 'main', '--', file]).trim() === file;
 const branchHead = (sb: Sandbox, id: string) => gitSync(sb.dir, sb.env, ['rev-parse', `lazy/${id}`]).trim();
 const wtOf = (sb: Sandbox, id: string) => join(sb.dir, '.lazy', 'worktrees', id);
-
-async function protectedBox(t: Test, scenario: string): Promise<AgentBox> {
-  const box = await agentSandbox({ settings: { protected: 'config/**' } });
-  t.teardown(box.sb.cleanup);
-  box.scenario(scenario);
-  return box;
-}
 
 /** The task parks with the protected file pending, and accept refuses to land it. */
 async function assertHeldBack(t: Test, box: AgentBox, id: string): Promise<void> {

@@ -1,7 +1,6 @@
-import { type Test } from 'tap';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, type AgentBox } from '../helpers/agent.js';
+import { protectedBox } from '../helpers/agent.js';
 import { gitSync, type Sandbox } from '../helpers/env.js';
 import { plantTree, readTaskFiles, violationYaml } from '../helpers/plant.js';
 import { concurrent } from '../helpers/concurrent.js';
@@ -11,13 +10,6 @@ import { concurrent } from '../helpers/concurrent.js';
 
 const SECRET = 'config/secrets.env';
 const wtOf = (sb: Sandbox, id: string) => join(sb.dir, '.lazy', 'worktrees', id);
-
-async function protectedBox(t: Test, scenario: string): Promise<AgentBox> {
-  const box = await agentSandbox({ settings: { protected: 'config/**' } });
-  t.teardown(box.sb.cleanup);
-  box.scenario(scenario);
-  return box;
-}
 
 /** Adds a planted violation to a task ref, keeping everything else. */
 function plantViolation(sb: Sandbox, id: string, file: string, base?: string): void {
