@@ -12,6 +12,6 @@ export const env = (): Env => scope.getStore() ?? process.env;
 
 export const withEnv = <T>(e: Env, f: () => T): T => scope.run(e, f);
 
-/** The width of the terminal this process writes to, when stdout is one (bin/ sets COLUMNS in-process). */
+/** The width of the terminal this process writes to, when stdout is one (an in-process run sets COLUMNS instead). */
 export const terminalColumns = (): number | undefined =>
   process.stdout.isTTY && process.stdout.columns ? process.stdout.columns : undefined;

@@ -1,3 +1,5 @@
+import type { Env } from './env.js';
+
 // The port every operation talks to the world through. bin/ builds the real one over the
 // process's streams; tests build a recording one and run commands in-process.
 
@@ -21,7 +23,7 @@ export interface Io {
   narrate(index: number, total: number, label: string): void;
   clock: Clock;
   /** The environment lazy reads its settings from and hands to the processes it starts. */
-  env: Readonly<Record<string, string | undefined>>;
+  env: Env;
   /** False once stdout's reader has gone: long-running output can stop. */
   outOpen(): boolean;
   /** Pause between accept's steps, to widen crash windows in tests; 0 in real use. */
