@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import type { DecisionFlags } from '../lib/ops/decisions.js';
 import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
 import { emit, reportError } from '../lib/output/emit.js';
@@ -86,3 +88,25 @@ export async function maybeFollow<T extends { task: TaskView }>(
   );
   return { ...r, task };
 }
+
+/** The protected-file decisions accept and unblock take; `revertWhere` says where a revert happens. */
+export const decisionOptions = <T>(y: Argv<T>, revertWhere: string) =>
+  y
+    .option('approve-file', { type: 'string', array: true, describe: 'keep the change to a protected file' })
+    .option('revert-file', { type: 'string', array: true, describe: `restore a protected file ${revertWhere}` })
+    .option('approve-all', { type: 'boolean', describe: 'keep the change to every pending protected file' })
+    .option('revert-all', { type: 'boolean', describe: 'restore every pending protected file' });
+
+export interface DecisionArgs {
+  approveFile?: string[];
+  revertFile?: string[];
+  approveAll?: boolean;
+  revertAll?: boolean;
+}
+
+export const decisionFlags = (a: DecisionArgs): DecisionFlags => ({
+  approve: a.approveFile,
+  revert: a.revertFile,
+  approveAll: a.approveAll,
+  revertAll: a.revertAll,
+});

@@ -1,25 +1,20 @@
 import type { Argv } from 'yargs';
-import { run, type GlobalArgs } from '../run.js';
+import { run, decisionOptions, decisionFlags, type DecisionArgs, type GlobalArgs } from '../run.js';
 import { renderAccepted } from '../../lib/output/review.js';
 
 export const command = 'accept <id>';
 export const describe = 'Squash-merge the task into its target (the parent task branch, or the branch it came from)';
 export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string' })
-    .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask for confirmation' })
-    .option('approve-file', { type: 'string', array: true, describe: 'keep the change to a protected file' })
-    .option('revert-file', { type: 'string', array: true, describe: 'restore a protected file before merging' })
-    .option('approve-all', { type: 'boolean' })
-    .option('revert-all', { type: 'boolean' });
+  decisionOptions(
+    y
+      .positional('id', { type: 'string' })
+      .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask for confirmation' }),
+    'before merging',
+  );
 
-interface Args extends GlobalArgs {
+interface Args extends GlobalArgs, DecisionArgs {
   id: string;
   yes?: boolean;
-  approveFile?: string[];
-  revertFile?: string[];
-  approveAll?: boolean;
-  revertAll?: boolean;
 }
 
 export const handler = (a: Args) =>
@@ -28,7 +23,7 @@ export const handler = (a: Args) =>
     async (app) => {
       const { acceptTask } = await import('../../lib/ops/accept.js');
       return acceptTask(app, String(a.id), {
-        decisions: { approve: a.approveFile, revert: a.revertFile, approveAll: a.approveAll, revertAll: a.revertAll },
+        decisions: decisionFlags(a),
         confirm: a.yes ? undefined : app.io.confirm,
       });
     },
