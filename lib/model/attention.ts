@@ -38,6 +38,7 @@ export function attentionOf(
     case 'blocked': {
       if (last.trigger === 'turn_failed') return { kind: 'failure', reason: firstLine(last.reason), since };
       if (last.trigger === 'clarify') return { kind: 'decision', reason: CLARIFY_QUESTION, since };
+      if (last.trigger === 'pr_closed') return { kind: 'review', reason: firstLine(last.reason), since };
       const q = pendingQuestion(turns);
       if (q) return { kind: 'decision', reason: firstLine(q.content), since };
       const result = [...turns].reverse().find((t) => t.role === 'agent');

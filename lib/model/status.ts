@@ -1,12 +1,14 @@
-// The ten statuses and their three categories. Categories drive guards elsewhere:
+// The eleven statuses and their three categories. Categories drive guards elsewhere:
 // terminal tasks are frozen, blocked ones wait for a human, active ones own a live
-// worktree that nothing may be merged into.
+// worktree that nothing may be merged into. submitted waits on a forge (a pull request
+// is open), so it belongs to none: neither a person here nor a process owns it.
 
 export const STATUSES = [
   'backlog',
   'working',
   'blocked',
   'conflict',
+  'submitted',
   'pairing',
   'interrupted',
   'merging',
@@ -22,7 +24,7 @@ export const ACTIVE: readonly Status[] = ['working', 'interrupted', 'pairing', '
 
 export type Category = 'terminal' | 'blocked' | 'active';
 
-/** backlog and zombie belong to no category. */
+/** backlog, submitted and zombie belong to no category. */
 export function categoryOf(s: Status): Category | null {
   if (TERMINAL.includes(s)) return 'terminal';
   if (BLOCKED.includes(s)) return 'blocked';

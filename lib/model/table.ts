@@ -33,6 +33,14 @@ export const EDGES: readonly Edge[] = [
   edge('blocked', 'pairing', 'pair'),
   edge('blocked', 'merging', 'accept'),
   edge('blocked', 'abandoned', 'reject', 'close'),
+  // submit hands the work to a forge; its outcome is read back from git (merged or closed upstream).
+  edge('blocked', 'submitted', 'submit'),
+
+  edge('submitted', 'working', 'unblock'),
+  edge('submitted', 'merging', 'accept'),
+  edge('submitted', 'complete', 'merge_done'),
+  edge('submitted', 'blocked', 'pr_closed'),
+  edge('submitted', 'abandoned', 'reject', 'close'),
 
   edge('conflict', 'working', 'unblock', 'ask'),
   // accept from conflict records a decision on every pending file first (→ blocked), then merges.
@@ -52,6 +60,8 @@ export const EDGES: readonly Edge[] = [
   edge('merging', 'complete', 'accept', 'merge_done'),
   edge('merging', 'blocked', 'merge_abort'),
   edge('merging', 'conflict', 'merge_abort'),
+  // An aborted accept restores the true prior status, submitted included.
+  edge('merging', 'submitted', 'merge_abort'),
 
   // Any non-terminal status may become zombie (system only); zombie only completes.
   ...STATUSES.filter((s) => !TERMINAL.includes(s) && s !== 'zombie').map((s) => edge(s, 'zombie', 'zombie')),
@@ -71,8 +81,11 @@ const NEUTRAL: readonly Action[] = ['comment', 'edit'];
 const NEUTRAL_IN: readonly Status[] = STATUSES.filter(
   (s) => !TERMINAL.includes(s) && s !== 'merging' && s !== 'zombie',
 );
-/** Status-neutral actions of one status: unblock on working queues feedback for the next turn. */
-const NEUTRAL_OF: Partial<Record<Status, readonly Action[]>> = { working: ['unblock'] };
+/**
+ * Status-neutral actions of one status: unblock on working queues feedback for the next turn;
+ * submit on submitted pushes again and retries the PR command.
+ */
+const NEUTRAL_OF: Partial<Record<Status, readonly Action[]>> = { working: ['unblock'], submitted: ['submit'] };
 
 /** Actors allowed to cause a transition into a status; absent means anyone. */
 const RESERVED: Partial<Record<Status, readonly Actor[]>> = { zombie: ['system'] };
@@ -116,15 +129,21 @@ const GUARDS: Partial<Record<Action, Guard>> = {
       `use lazy unblock with --approve-file/--revert-file`,
     details: (v) => ({ pending_files: v.pending_violations.map((p) => p.file) }),
   },
-  accept: {
+  accept: reviewed('accept merges'),
+  submit: reviewed('submit hands over'),
+};
+
+/** accept and submit both hand on reviewed work: the one guard, worded for each. */
+function reviewed(what: string): Guard {
+  return {
     name: 'reviewed',
     holds: reviewedWork,
     reason: () =>
-      'accept merges reviewed work, and no work turn or pairing session ' +
+      `${what} reviewed work, and no work turn or pairing session ` +
       'since the task was created or last accepted left a review ' +
       '(a failed turn leaves none); unblock it for a turn that does',
-  },
-};
+  };
+}
 
 /** The latest work on the branch (an agent work turn or a pairing session) since the last accept left a review. */
 function reviewedWork(v: Guarded): boolean {

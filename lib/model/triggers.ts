@@ -12,6 +12,7 @@ export const ACTIONS = [
   'stop',
   'pair',
   'accept',
+  'submit',
   'reject',
   'close',
   'reopen',
@@ -33,5 +34,6 @@ export type Event =
   | 'rederive'
   | 'merge_done'
   | 'merge_abort'
+  | 'pr_closed'
   | 'zombie';
 export type Trigger = Action | Event;

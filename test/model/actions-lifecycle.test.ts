@@ -75,6 +75,7 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   stop: (id) => ['stop', id],
   pair: (id) => ['pair', id],
   accept: (id, p) => ['accept', id, '--yes', ...(p ? ['--approve-all'] : [])],
+  submit: (id) => ['submit', id],
   reject: (id) => ['reject', id, '-m', 'not this way'],
   close: (id) => ['close', id, '-m', 'not needed'],
   reopen: (id) => ['reopen', id, '-m', 'still broken'],

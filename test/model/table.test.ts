@@ -17,17 +17,18 @@ import type { TaskView } from '../../lib/model/fold.js';
 import { REVIEW, change, decision, turn, view, violation, walk } from '../helpers/docs.js';
 
 // The expected table, transcribed independently from the reference state machine
-// (submitted is a forge status lazy does not have).
+// (submitted: issue 11's edges; the reference's forge-pending merging is submitted here).
 const ALLOWED: Record<Status, Status[]> = {
   backlog: ['working', 'abandoned', 'zombie'],
   working: ['blocked', 'conflict', 'interrupted', 'zombie'],
   // No blocked → backlog migration: lazy never had unstarted tasks parked in blocked, and
   // a blocked task without a session (a clarify question, a failed launch) must stay in view.
-  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie'],
+  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie', 'submitted'],
   conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
   interrupted: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
   pairing: ['blocked', 'conflict', 'zombie'],
-  merging: ['complete', 'blocked', 'conflict', 'zombie'],
+  submitted: ['working', 'merging', 'complete', 'blocked', 'abandoned', 'zombie'],
+  merging: ['complete', 'blocked', 'conflict', 'submitted', 'zombie'],
   zombie: ['complete'],
   complete: ['blocked', 'backlog'],
   abandoned: ['backlog', 'blocked'],
@@ -48,7 +49,7 @@ t.test('every allowed and every refused transition', async (t) => {
       expected ? allowed++ : refused++;
     }
   }
-  t.equal(allowed + refused, 100);
+  t.equal(allowed + refused, STATUSES.length ** 2);
   t.equal(EDGES.length, allowed, 'the table has exactly the expected edges');
 });
 
@@ -79,7 +80,7 @@ t.test('categories', async (t) => {
   );
   t.same(
     STATUSES.filter((s) => categoryOf(s) === null),
-    ['backlog', 'zombie'],
+    ['backlog', 'submitted', 'zombie'],
   );
 });
 
@@ -153,6 +154,15 @@ const REFERENCE_ALLOWED: Row[] = [
   ['merging', 'complete', 'merge_done', 'the reconciler finds the merge completed'],
   ['merging', 'blocked', 'merge_abort', 'an aborted merge of a task that was blocked'],
   ['merging', 'conflict', 'merge_abort', 'an aborted merge restores conflict, its true prior status'],
+  ['merging', 'submitted', 'merge_abort', 'an aborted merge of a submitted task restores submitted'],
+  // issue 11: the forge hand-off (the reference's forge-pending merge, as its own status).
+  ['blocked', 'submitted', 'submit', 'lazy submit hands reviewed work to a forge'],
+  ['submitted', 'working', 'unblock', 'unblock on a submitted task runs a new turn'],
+  ['submitted', 'merging', 'accept', 'lazy accept merges a submitted task here'],
+  ['submitted', 'complete', 'merge_done', 'a merge detected upstream completes the task'],
+  ['submitted', 'blocked', 'pr_closed', 'the remote branch was deleted without a merge'],
+  ['submitted', 'abandoned', 'reject', 'lazy reject of a submitted task'],
+  ['submitted', 'abandoned', 'close', 'lazy close of a submitted task'],
   ['zombie', 'complete', 'merge_done', 'the merged-branch sweep completes a zombie'],
   ['complete', 'blocked', 'reopen', 'lazy reopen of an accepted task'],
   ['complete', 'backlog', 'reopen', 'lazy reopen of an accepted task with no session'],
