@@ -21,6 +21,7 @@ import * as pair from './commands/pair.js';
 import * as config from './commands/config.js';
 import * as watch from './commands/watch.js';
 import * as accept from './commands/accept.js';
+import * as submit from './commands/submit.js';
 import * as diff from './commands/diff.js';
 import * as edit from './commands/edit.js';
 import * as inbox from './commands/inbox.js';
@@ -64,6 +65,7 @@ const COMMANDS = [
   pair,
   watch,
   accept,
+  submit,
   close,
   reject,
   reopen,

@@ -33,6 +33,7 @@ export const ERROR_EXIT = {
   busy: EXIT.busy,
   timeout: EXIT.busy,
   contention: EXIT.busy,
+  push_rejected: EXIT.busy,
   invalid_data: EXIT.invalidData,
   git_missing: EXIT.external,
   git_failed: EXIT.external,
@@ -123,6 +124,7 @@ export const taskFull = plain('task_full');
 export const busy = plain('busy');
 export const timeout = plain('timeout');
 export const contention = plain('contention');
+export const pushRejected = plain('push_rejected');
 
 export const invalidData = plain('invalid_data');
 

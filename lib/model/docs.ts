@@ -50,7 +50,7 @@ interface EntryBase {
 
 export type TurnRole = 'human' | 'agent' | 'system';
 export type TurnKind =
-  'prompt' | 'feedback' | 'answer' | 'question' | 'comment' | 'resume' | 'pair' | 'result' | 'error';
+  'prompt' | 'feedback' | 'answer' | 'question' | 'comment' | 'resume' | 'pair' | 'result' | 'error' | 'submission';
 
 export interface TurnEntry extends EntryBase {
   role: TurnRole;

@@ -12,6 +12,7 @@ import {
   type ViolationEntry,
 } from './docs.js';
 import type { Json } from '../core/json.js';
+import { submissionOf, type Submission } from './submission.js';
 
 export type { ChangeView, PendingViolation, TurnView } from './views.js';
 
@@ -84,6 +85,8 @@ export interface TaskView extends Omit<TaskDoc, 'clock'> {
   agent_session_id: string | null;
   /** Status changes a concurrent edit on another clone made that the merged history set aside. */
   concurrent_changes: ChangeView[];
+  /** The latest hand-off to a forge (lazy submit): pushed branch, PR address or the PR command's failure. */
+  submission: Submission | null;
   turns: TurnView[];
   changelog: ChangeView[];
 }
@@ -168,6 +171,7 @@ export function foldTask(docs: TaskDocs): TaskView {
     current_run: [...replay.applied].reverse().find((e) => e.to === 'working')?.run ?? null,
     agent_session_id: latestSessionId(turns),
     concurrent_changes: changelog.filter((c) => c.set_aside),
+    submission: submissionOf(turns),
     turns,
     changelog,
   };

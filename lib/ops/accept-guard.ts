@@ -14,8 +14,14 @@ import type { App } from './app.js';
 // What lands is what was reviewed, from a clean worktree, at the right place in the task
 // tree: the checks accept's preflight makes under the task's lock before anything moves.
 
-/** Accept merges the head the review recorded; a branch that moved since needs a new review. */
-export async function assertReviewed(app: App, v: TaskView, target: string, worktree: string): Promise<void> {
+/** Accept merges (and submit hands over) the head the review recorded; a branch that moved since needs a new review. */
+export async function assertReviewed(
+  app: App,
+  v: TaskView,
+  target: string,
+  worktree: string,
+  action: 'accept' | 'submit' = 'accept',
+): Promise<void> {
   const cwd = app.repo.cwd;
   const branch = taskBranch(v.id);
   const head = (await revParse(cwd, `refs/heads/${branch}`)) ?? '';
@@ -36,7 +42,7 @@ export async function assertReviewed(app: App, v: TaskView, target: string, work
   const todo =
     `see them with lazy diff ${v.id}; then lazy unblock ${v.id} -m "…" for a turn whose review covers them` +
     (reviewed ? `, or drop them with git -C ${worktree} reset --hard ${reviewed.head.slice(0, 10)}` : '');
-  throw unreviewedHead(`accept refused: ${what}; ${todo}`, {
+  throw unreviewedHead(`${action} refused: ${what}; ${todo}`, {
     status: v.status,
     available_actions: v.available_actions,
     reviewed_head: reviewed?.head ?? null,

@@ -83,4 +83,5 @@ export async function configList(app: App): Promise<ConfigValue[]> {
 }
 
 const untrustedAgent = (c: ConfigSnapshot, path: string[]) =>
-  path[0] === 'agents' && !!c.merged.untrusted?.includes(path[1]!);
+  (path[0] === 'agents' && !!c.merged.untrusted?.includes(path[1]!)) ||
+  (path.join('.') === 'forge.pr_command' && !!c.merged.untrusted_pr_command);

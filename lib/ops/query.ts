@@ -6,6 +6,7 @@ import { resolveTaskId } from '../store/refs.js';
 import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
+import { prBody } from '../model/pr-body.js';
 
 /** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
 export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'category'> & { waiting?: Waiting };
@@ -104,4 +105,10 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     run,
     waiting,
   };
+}
+
+/** The pull request body (the review package as Markdown), exactly as lazy submit writes LAZY_BODY_FILE. */
+export async function showMarkdown(app: App, idArg: string): Promise<{ id: string; markdown: string }> {
+  const id = await resolveTaskId(app.repo.cwd, idArg);
+  return { id, markdown: prBody(await app.store.view(id)) };
 }

@@ -1,4 +1,6 @@
 import type { AcceptReport } from '../ops/accept.js';
+import type { Submitted } from '../ops/submit.js';
+import type { Submission } from '../model/submission.js';
 import type { TaskView, TurnView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
 import { indent } from './format.js';
@@ -57,3 +59,28 @@ export function renderAccepted(r: AcceptReport): string {
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n');
 }
+
+/** show's line for a task handed to a forge: the pull request, or why the PR command failed. */
+export function renderSubmission(s: Submission): string {
+  const where = `${s.branch ?? '?'} on ${s.remote ?? '?'}${s.head ? ` at ${s.head.slice(0, 10)}` : ''}`;
+  if (!s.ok) return `PR:        the PR command failed (${s.error}); ${where} was pushed — lazy submit retries`;
+  return s.url ? `PR:        ${s.url} (${where})` : `submitted: ${where}; no pull request URL recorded`;
+}
+
+export function renderSubmitted(r: Submitted): string {
+  const lines = [
+    `${r.task.id}: ${r.retried ? 'submitted again' : 'blocked → submitted'} — ` +
+      `${r.branch} at ${r.head.slice(0, 10)} pushed to ${r.remote} (target ${r.target})`,
+  ];
+  if (!r.pr) lines.push('  no forge.pr_command configured: open the pull request on your forge');
+  else if (r.pr.error) {
+    lines.push(`  PR command failed: ${r.pr.error} (the task stays submitted; lazy submit ${r.task.id} retries)`);
+    const out = `${r.pr.stdout}${r.pr.stderr}`.trimEnd().split('\n').slice(-10).join('\n');
+    if (out) lines.push(`  its output (${r.pr.command.join(' ')}):`, indent(out, 4));
+  } else lines.push(r.url ? `  opened ${r.url}` : '  the PR command succeeded but printed no URL');
+  if (r.push_error) lines.push(`  warning: ${r.push_error.message}`);
+  return lines.join('\n');
+}
+
+/** show --markdown: the pull request body, as submit hands it to forge.pr_command. */
+export const renderMarkdown = (r: { markdown: string }) => r.markdown;

@@ -1,7 +1,7 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
 import type { ListedTask, ShownTask } from '../ops/query.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
-import { renderReview } from './review.js';
+import { renderReview, renderSubmission } from './review.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
 
@@ -56,8 +56,10 @@ export function renderShow(v: ShownTask): string {
       `waiting:   for the agent's usage limit to reset: retries at ${shortTime(v.waiting.until)}` +
         `${v.waiting.reset_named ? '' : ' (no reset time named: a recheck)'} — ${v.waiting.reason}`,
     );
-  // A task waiting on review shows its review package first.
-  const review = v.attention?.kind === 'review' || v.status === 'conflict' ? renderReview(v) : '';
+  if (v.submission) lines.push(renderSubmission(v.submission));
+  // A task waiting on review (or on a forge's) shows its review package first.
+  const review =
+    v.attention?.kind === 'review' || v.status === 'conflict' || v.status === 'submitted' ? renderReview(v) : '';
   if (review) lines.push('', review);
   lines.push('');
   if (v.tags.length) lines.push(`tags:      ${v.tags.join(', ')}`);

@@ -24,6 +24,10 @@ export type Config = {
   crash_window_ms?: number;
   usage_limit_recheck_ms?: number;
   usage_limit_max_wait_ms?: number;
+  /** The hand-off to a forge: pr_command is run by lazy submit (a command line, like an agent's). */
+  forge?: { pr_command?: string };
+  /** In a merged read only: a shared forge.pr_command this clone has not trusted. */
+  untrusted_pr_command?: boolean;
   /** In a merged read only: agents defined by shared settings this clone has not trusted. */
   untrusted?: string[];
 };

@@ -35,6 +35,8 @@ const INT_KEYS = new Set([
 ]);
 const LIST_KEYS = new Set(['protected']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive']);
+/** Nested keys outside agents.<name>: each a command line or a setting of one feature. */
+const NESTED_KEYS = new Set(['forge.pr_command']);
 
 export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
 
@@ -134,10 +136,15 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
   const { effective, held } = applySafety(sharedRest, t.safety);
   const merged = merge(effective, local);
   const untrusted = untrustedAgents(repo, shared, local, t);
+  const prHeld = !!shared.forge?.pr_command && !local.forge?.pr_command && !isTrusted(repo, shared, t);
   return {
     shared,
     local,
-    merged: untrusted.length ? { ...merged, untrusted } : merged,
+    merged: {
+      ...merged,
+      ...(untrusted.length ? { untrusted } : {}),
+      ...(prHeld ? { untrusted_pr_command: true } : {}),
+    },
     tip,
     held,
     ...(problem ? { problem } : {}),
@@ -149,6 +156,7 @@ export function keyPath(key: string): string[] {
   const parts = key.split('.');
   if (parts.length === 1 && (INT_KEYS.has(key) || LIST_KEYS.has(key) || key === 'agent' || key === 'worktree_dir'))
     return parts;
+  if (NESTED_KEYS.has(key)) return parts;
   // An agent name may hold dots (the schema allows them): agents.<name>.<field> splits at the first and last dot.
   const name = parts.slice(1, -1).join('.');
   if (parts.length >= 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(name) && AGENT_FIELDS.has(parts.at(-1)!))
@@ -183,6 +191,7 @@ function setPath(c: Config, path: string[], value: Json | undefined): Config {
   else cur[path.at(-1)!] = value;
   if (path[0] === 'agents' && value === undefined && Object.keys(out.agents?.[path[1]!] ?? {}).length === 0)
     delete out.agents[path[1]!];
+  if (path[0] === 'forge' && value === undefined && Object.keys(out.forge ?? {}).length === 0) delete out.forge;
   return out as Config;
 }
 

@@ -15,7 +15,7 @@ import type { TaskReader } from './read.js';
 // remaining fields, read only for --json, inbox and watch.
 
 // available_actions are stored as a bit mask derived under this table: another table, another index.
-const VERSION = `4.${tableSignature()}`;
+const VERSION = `5.${tableSignature()}`;
 
 /** What the table, the filters and the inbox need of every task. */
 export type LeanRow = Pick<
@@ -35,7 +35,10 @@ export type LeanRow = Pick<
 type Detail = Pick<
   TaskView,
   'tip' | 'agent' | 'base' | 'acceptance' | 'created_by' | 'consecutive_interruptions' | 'revisions' | 'merging_owner'
->;
+> & {
+  /** The pull request a submit recorded (the task's `submission.url`), null when none. */
+  pr_url: string | null;
+};
 /** A listed task: the task object without its prompt, turns, changelog and session records. */
 export type Row = LeanRow & Omit<Detail, 'tip'>;
 export interface BadRow {
@@ -118,6 +121,7 @@ const toDetail = (v: TaskView): Detail => ({
   consecutive_interruptions: v.consecutive_interruptions,
   revisions: v.revisions,
   merging_owner: v.merging_owner,
+  pr_url: v.submission?.url ?? null,
 });
 
 function readJson<T extends { version: string }>(path: string): T | undefined {

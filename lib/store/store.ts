@@ -26,6 +26,8 @@ const FINISHING = new Set([
   'accept',
   'accept-abort',
   'recover-accept',
+  'submit',
+  'submission',
   'decide',
   'close',
   'reject',

@@ -33,16 +33,21 @@ function writeTrust(repo: Repo, t: TrustFile): void {
   writeFileAtomicSync(trustPath(repo), JSON.stringify({ ...t, at: new Date().toISOString() }));
 }
 
+/**
+ * The digest of every shared command line: the agents, and forge.pr_command when set (without one the
+ * digest is what it was before forge settings existed, so trust recorded then still holds).
+ */
 export function agentsDigest(shared: Config): string {
   const agents = shared.agents ?? {};
-  const canonical = Object.keys(agents)
+  const canonical: unknown[] = Object.keys(agents)
     .sort()
     .map((k) => [k, Object.entries(agents[k]!).sort()]);
+  if (shared.forge?.pr_command) canonical.push(['forge.pr_command', shared.forge.pr_command]);
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 
 export function isTrusted(repo: Repo, shared: Config, t?: TrustFile): boolean {
-  if (!shared.agents || Object.keys(shared.agents).length === 0) return true;
+  if ((!shared.agents || Object.keys(shared.agents).length === 0) && !shared.forge?.pr_command) return true;
   return (t ?? readTrust(repo)).agents === agentsDigest(shared);
 }
 
