@@ -17,7 +17,7 @@ export interface PrRun {
   command: string[];
   exit_code: number | null;
   signal: string | null;
-  /** The last http(s) URL the command printed (stdout first, else stderr). */
+  /** The last http(s) URL a command that succeeded printed (stdout first, else stderr). */
   url: string | null;
   /** Why the command failed (a non-zero exit, a signal, a program that would not start); null when it succeeded. */
   error: string | null;
@@ -98,7 +98,8 @@ function spawnBounded(argv: string[], cwd: string, vars: NodeJS.ProcessEnv): Pro
         command: argv,
         exit_code: startError ? null : code,
         signal,
-        url: lastUrl(tails.stdout) ?? lastUrl(tails.stderr),
+        // A failing command's URLs are help pages and the like, not a pull request.
+        url: error ? null : (lastUrl(tails.stdout) ?? lastUrl(tails.stderr)),
         error,
         stdout: tails.stdout.slice(-SHOW),
         stderr: tails.stderr.slice(-SHOW),
