@@ -22,6 +22,7 @@ type State =
   | 'clarify'
   | 'blocked+violations'
   | 'conflict'
+  | 'submitted'
   | 'interrupted'
   | 'interrupted+violations'
   | 'pairing'
@@ -34,13 +35,15 @@ const EXPECT: Record<State, Action[]> = {
   backlog: ['start', 'close', 'comment', 'edit'],
   // unblock on a working task queues the feedback for the turn after this one.
   working: ['unblock', 'stop', 'comment', 'edit'],
-  blocked: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
-  decision: ['unblock', 'answer', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
+  blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
+  decision: ['unblock', 'answer', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
   // start without a criterion: a decision, and no turn ever ran, so nothing to accept.
   clarify: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
   // A failed turn leaves no review: accept waits for a turn that does.
   'blocked+violations': ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
   conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
+  // Handed to a forge: a new turn, a local accept, the retry of submit, or giving up.
+  submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
   interrupted: ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
   'interrupted+violations': ['unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
   pairing: ['comment', 'edit'],
@@ -57,6 +60,7 @@ const STATUS: Record<State, string> = {
   clarify: 'blocked',
   'blocked+violations': 'blocked',
   conflict: 'conflict',
+  submitted: 'submitted',
   interrupted: 'interrupted',
   'interrupted+violations': 'interrupted',
   pairing: 'pairing',
@@ -95,7 +99,15 @@ interface Env {
 /** At most this many commands at once (a wait holds one for a whole turn): the states are walked concurrently on a small machine. */
 const SLOTS = 8;
 
+/** The bare remote submit pushes to, as a forge's would be. */
+function withRemote(box: AgentBox): void {
+  const remote = join(box.sb.home, 'forge.git');
+  gitSync(box.sb.dir, box.sb.env, ['init', '-q', '--bare', remote]);
+  gitSync(box.sb.dir, box.sb.env, ['remote', 'add', 'origin', remote]);
+}
+
 function env(box: AgentBox): Env {
+  withRemote(box);
   const base = {
     FAKE_SCENARIO: 'succeed',
     SHELL: '/bin/true',
@@ -196,6 +208,11 @@ const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
     const tip = tipOf(e, id);
     const commit = e.git(['commit-tree', tree, '-p', tip, '-m', 'planted: violations merged in'], '').trim();
     e.git(['update-ref', ref, commit, tip]);
+    return id;
+  },
+  submitted: async (e) => {
+    const id = copy(e, await built(e, 'blocked'));
+    await ok(e, ['submit', id]);
     return id;
   },
   complete: async (e) => {
