@@ -229,6 +229,15 @@ test('submit refuses what is not reviewed work: backlog, a failed turn, a confli
     if (guard) t.equal(r.value.error.details.guard, guard, `${what}: the guard is named`);
     t.equal(remoteRef(tm.remote, `refs/heads/lazy/${id}`), '', `${what}: nothing pushed`);
   }
+  // A commit nobody reviewed (made in the task worktree after the turn) is not handed over either.
+  const moved = await reviewed(c, 'reviewed, then moved');
+  const wt = join(c.sb.dir, '.lazy', 'worktrees', moved);
+  gitSync(wt, c.sb.env, ['commit', '-q', '--allow-empty', '-m', 'unreviewed']);
+  const r = await c.l.json('submit', moved);
+  t.equal(r.run.code, 4, 'an unreviewed head: exit 4');
+  t.equal(r.value.error.code, 'unreviewed_head');
+  t.match(r.value.error.message, /^submit refused: lazy\/\w+ moved since it was reviewed/, 'worded for submit');
+  t.equal(remoteRef(tm.remote, `refs/heads/lazy/${moved}`), '', 'nothing pushed');
   t.equal(c.gh().length, 0);
 });
 
