@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { cli, gitSync, ROOT, type Sandbox } from '../helpers/env.js';
@@ -280,4 +280,28 @@ test('unblock on a submitted task runs a new turn; the next submit pushes it to 
   t.equal(remoteRef(tm.remote, `refs/heads/lazy/${id}`), second.head, 'pushed to the same branch, fast-forward');
   const heads = second.task.changelog.filter((x: any) => x.status === 'submitted').map((x: any) => x.details.head);
   t.same(heads, [first.head, second.head], 'each submission records its head');
+});
+
+test('a missing PR program and a record the remote refuses: the submission stands, both are said (exit 7)', async (t) => {
+  const tm = team(1);
+  t.teardown(tm.cleanup);
+  const c = await clone(tm.clones[0]!);
+  await ok(t, c, 'config', 'set', 'forge.pr_command', 'no-such-forge-cli pr create');
+  // The remote takes the first push of the task ref (with the branch) and refuses the next.
+  writeFileSync(
+    join(tm.remote, 'hooks', 'update'),
+    '#!/bin/sh\ncase "$1" in refs/lazy/tasks/*)\n' +
+      '  if [ -f "$GIT_DIR/seen" ]; then echo "task refs are read-only here" >&2; exit 1; fi\n' +
+      '  touch "$GIT_DIR/seen";;\nesac\nexit 0\n',
+  );
+  chmodSync(join(tm.remote, 'hooks', 'update'), 0o755);
+  const id = await reviewed(c);
+  const r = await c.l.json('submit', id);
+  t.equal(r.run.code, 7, 'an external program failed: exit 7');
+  t.equal(r.value.task.status, 'submitted', 'the task is submitted all the same');
+  t.match(r.value.pr, { exit_code: null, error: /could not run it: 'no-such-forge-cli' is not installed/ });
+  t.match(r.value.push_error, { code: 'push_failed', exit: 7 }, 'the record that did not reach the remote is named');
+  t.match(r.run.stderr, /is submitted here, but its record did not reach origin/, 'and warned about');
+  t.equal(remoteRef(tm.remote, `refs/heads/lazy/${id}`), r.value.head, 'the branch is there');
+  t.match((await ok(t, c, 'show', id)).submission, { ok: false, error: /no-such-forge-cli/ });
 });
