@@ -1,5 +1,6 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cli, ROOT } from '../helpers/env.js';
 import { team, withFakeAgent } from '../helpers/team.js';
@@ -60,3 +61,40 @@ t.test('submit --json: its shape and exits (0, 7 on a failing PR command); show 
   t.equal(refused.code, 4, 'a backlog task: exit 4');
   t.equal(JSON.parse(refused.stdout).error.code, 'action_not_allowed');
 });
+
+// The real gh, where installed (Debian's, 2.23, has no --fill-first): the README's example command line is one it
+// parses, and its failure (no GitHub remote here; nothing reaches the network) is recorded as any PR command's.
+const gh = spawnSync('gh', ['pr', 'create', '--help'], { encoding: 'utf8' });
+t.test(
+  'the real gh takes the README example and fails cleanly without a GitHub remote',
+  { skip: gh.error ? 'gh is not installed' : false },
+  async (t) => {
+    for (const flag of ['--head', '--base', '--title', '--body-file'])
+      t.match(gh.stdout, flag, `gh pr create knows ${flag}`);
+    const tm = team(1);
+    t.teardown(tm.cleanup);
+    const sb = tm.clones[0]!;
+    await withFakeAgent(sb);
+    const l = cli(sb, { GH_TOKEN: 'not-a-token', GH_PROMPT_DISABLED: '1' });
+    const example = 'gh pr create --head {branch} --base {base} --title={title} --body-file {body_file}';
+    t.equal((await l('config', 'set', 'forge.pr_command', example)).code, 0);
+    const id = await l.create('ship it', '--accept', 'it ships');
+    await l('start', id);
+    await l('wait', id, '--timeout', '60');
+    const r = await l.spawn('submit', id, '--json');
+    t.equal(r.code, 7, 'gh fails: exit 7');
+    const v = JSON.parse(r.stdout);
+    t.equal(v.task.status, 'submitted');
+    t.same(v.pr.command.slice(0, 8), [
+      'gh',
+      'pr',
+      'create',
+      '--head',
+      `lazy/${id}`,
+      '--base',
+      'main',
+      '--title=ship it',
+    ]);
+    t.match(v.pr.error, /^exit [1-9]\d*: \S/, "gh's exit code and its last stderr line are recorded");
+  },
+);
