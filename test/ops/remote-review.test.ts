@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, gitSync, type Sandbox } from '../helpers/env.js';
 import { team, withFakeAgent, type Team } from '../helpers/team.js';
@@ -155,6 +155,18 @@ test('a task working on another host stays off limits, and the error names the h
   b.git('fetch', '-q', 'origin', `+refs/heads/lazy/${k}:refs/remotes/origin/lazy/${k}`);
   b.git('branch', `lazy/${k}`, `origin/lazy/${k}`);
   t.equal((await b.l.json('close', id)).value.task.status, 'abandoned', 'the stopped task closes on B');
+  // Pairing on B does not try to resume the agent session that lives on host-a either.
+  mkdirSync(b.sb.home, { recursive: true });
+  const argsFile = join(b.sb.home, 'pair-args.txt');
+  const script = join(b.sb.home, 'pair.sh');
+  writeFileSync(script, `#!/bin/sh\necho "args:$*" > "${argsFile}"\n`);
+  chmodSync(script, 0o755);
+  await b.l('config', 'set', 'agents.fake.interactive', `"${script}" --resume {session}`, '--local');
+  const sid = (await b.l.json('show', r)).value.agent_session_id;
+  t.ok(sid, "A's agent session id travelled with the task");
+  const paired = await b.l('pair', r);
+  t.equal(paired.code, 0, paired.stderr);
+  t.equal(readFileSync(argsFile, 'utf8'), 'args:\n', `no --resume ${sid}: a fresh interactive session`);
   const rej = await b.l.json('reject', r, '-m', 'not this way');
   t.equal(rej.run.code, 0, rej.run.stderr);
   t.equal(rej.value.task.status, 'abandoned');
