@@ -77,6 +77,16 @@ test('B reviews and accepts what A ran: before the branch is fetched it says to 
   t.match(un.value.error.message, /worked on host-a.*lazy pull to fetch it/, 'and unblock');
   t.notMatch(un.value.error.message, /do not travel/);
   t.equal((await b.l.json('show', id)).value.status, 'blocked', 'nothing changed');
+  // A branch fetched before the reviewed work reached it is behind the review: pull, not "moved".
+  b.git('branch', `lazy/${id}`, 'main');
+  const behind = await b.l.json('accept', id, '--yes');
+  t.equal(behind.run.code, 4);
+  t.match(
+    behind.value.error.message,
+    /here is at \w+, behind the head its review recorded \(\w+, made on host-a\); lazy pull/,
+  );
+  t.notMatch(behind.value.error.message, /moved since it was reviewed/);
+  b.git('branch', '-D', `lazy/${id}`);
   await pullOnB(b, id);
   t.match(
     (await b.l('show', id)).stdout,
