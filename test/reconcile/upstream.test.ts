@@ -9,6 +9,7 @@ import { Store } from '../../lib/store/store.js';
 import { loadConfig } from '../../lib/store/config.js';
 import { settleSubmitted } from '../../lib/reconcile/upstream.js';
 import type { ReconcileAction } from '../../lib/reconcile/action.js';
+import { upstreamDue } from '../../lib/reconcile/upstream-due.js';
 
 // A submitted task's outcome on the forge, detected from git alone. The forge is a bare
 // remote; its merge button is plain git in a maintainer's clone (M). Clone A runs the task,
@@ -123,6 +124,12 @@ test('a merge commit on the forge completes the task on the next command after a
   f.gm('merge', '-q', '--no-ff', '-m', 'Merge pull request #1', `origin/lazy/${id}`);
   const merge = f.gm('rev-parse', 'HEAD').trim();
   f.gm('push', '-q', 'origin', 'main');
+  // C, a teammate that never had the branch, sees the merge from its own fetch.
+  t.equal((await f.la('push')).code, 0);
+  await f.lc('pull');
+  f.gc('fetch', '-q', 'origin');
+  const onC = last((await f.lc.json('show', id)).value);
+  t.same([onC.status, onC.details?.how, onC.details?.commit], ['complete', 'contains', merge], 'C detects it too');
   f.ga('fetch', '-q', 'origin');
   t.equal((await f.la('list')).code, 0);
   const v = (await f.la.json('show', id)).value;
@@ -242,4 +249,29 @@ test('commits someone else pushed to the submitted branch are reported and shown
     ['new-commits'],
     'settling again reports them again, and nothing else',
   );
+});
+
+test('the settle runs only when a remote-tracking ref may have moved: a readdir and two stats per remote', async (t) => {
+  const f = await forge(t);
+  const repo = await openRepo(f.a.dir);
+  await settle(f.a);
+  // A folder changed in the last 2 s is racy: a ref written in the same tick would not change its stamp.
+  t.ok(upstreamDue(repo), 'due again right after a change (racy)');
+  await new Promise((r) => setTimeout(r, 2100));
+  await settle(f.a);
+  t.notOk(upstreamDue(repo), 'nothing moved since the last settle: not due');
+  freshMain(f);
+  commitIn(f, 'other.txt', 'unrelated\n', 'an unrelated change');
+  f.gm('push', '-q', 'origin', 'main');
+  f.ga('fetch', '-q', 'origin');
+  t.ok(upstreamDue(repo), 'a fetch that moved origin/main makes it due');
+  await new Promise((r) => setTimeout(r, 2100));
+  await settle(f.a);
+  t.notOk(upstreamDue(repo));
+  f.ga('update-ref', `refs/remotes/origin/lazy/abcd2345`, 'HEAD');
+  t.ok(upstreamDue(repo), 'so does a new task branch tracking ref');
+  await new Promise((r) => setTimeout(r, 2100));
+  await settle(f.a);
+  f.ga('pack-refs', '--all');
+  t.ok(upstreamDue(repo), 'and packing them');
 });
