@@ -191,11 +191,20 @@ export function launchFailureClass(e: unknown): FailureClass | null {
 }
 const FATAL_LAUNCH: number[] = [EXIT.usage, EXIT.external, EXIT.notAllowed];
 
-/** The host the agent session a turn would resume ran on, when that is not `host` (its run's move into working names it). */
+/**
+ * The other host the task's agent last worked on, when it was not `host`: the latest agent turn's run, or the run
+ * that reported the session id a turn would resume (each run's move into working names its host).
+ */
 export function sessionHostElsewhere(v: Pick<TaskView, 'turns' | 'changelog'>, host: string): string | null {
-  const t = [...v.turns].reverse().find((x) => typeof x.details?.agent_session_id === 'string');
-  const ran = t?.run ? v.changelog.find((c) => c.run === t.run && c.status === 'working')?.host : null;
-  return ran && ran !== host ? ran : null;
+  const turns = [...v.turns].reverse();
+  for (const t of [
+    turns.find((x) => x.role === 'agent' && x.run),
+    turns.find((x) => typeof x.details?.agent_session_id === 'string'),
+  ]) {
+    const ran = t?.run ? v.changelog.find((c) => c.run === t.run && c.status === 'working')?.host : null;
+    if (ran && ran !== host) return ran;
+  }
+  return null;
 }
 
 /** An agent session id comes from stored (possibly pulled) data and ends up in argv: only a plain token is used. */

@@ -17,15 +17,19 @@ interface Clone {
   log: string;
 }
 
-async function clones(t: { teardown(f: () => unknown): void }, n = 2): Promise<{ tm: Team; c: Clone[] }> {
+async function clones(t: { teardown(f: () => unknown): void }, adapter = 'claude'): Promise<{ tm: Team; c: Clone[] }> {
+  const n = 2;
   const tm = team(n, 'lazy-remote');
   t.teardown(tm.cleanup);
   const c: Clone[] = [];
   for (const [i, sb] of tm.clones.entries()) {
     const log = join(sb.home, 'fake-log.jsonl');
+    // Each clone's fake agent numbers its work files from its own counter: B's must not redo A's work-1.txt.
+    mkdirSync(sb.env.FAKE_STATE!, { recursive: true });
+    writeFileSync(join(sb.env.FAKE_STATE!, 'count'), String(i * 10));
     const l = cli(sb, { LAZY_HOST: `host-${'abc'[i]}`, FAKE_LOG: log });
     await withFakeAgent({ ...sb, env: { ...sb.env, LAZY_HOST: `host-${'abc'[i]}` } });
-    const r = await l('config', 'set', 'agents.fake.adapter', 'claude', '--local');
+    const r = await l('config', 'set', 'agents.fake.adapter', adapter, '--local');
     if (r.code !== 0) throw new Error(r.stderr);
     c.push({ sb, l, git: (...args) => gitSync(sb.dir, sb.env, args), log });
   }
@@ -132,8 +136,32 @@ test('unblock on B creates the worktree from the fetched branch and starts a fre
   // The next unblock on B resumes B's own session.
   await b.l('unblock', id, '-m', 'one more');
   await b.l('wait', id, '--timeout', '30');
+  t.equal(invocations(b).length, 2, 'one launch per turn');
   const second = invocations(b)[1]!;
+  t.match(second.prompt, /one more/);
   t.ok(second.argv.includes('--resume'), 'a session that ran here is resumed');
+  t.notMatch(second.prompt, /another machine/, 'and needs no context');
+});
+
+test('an agent without session ids (a command agent) is told the context too when its last turn ran elsewhere', async (t) => {
+  const { c } = await clones(t, 'command');
+  const [a, b] = c as [Clone, Clone];
+  const id = await runOnA(a, 'build the gadget');
+  await pullOnB(b, id);
+  t.equal((await b.l('unblock', id, '-m', 'polish it')).code, 0);
+  await b.l('wait', id, '--timeout', '30');
+  const [inv] = invocations(b);
+  t.match(inv!.prompt, /another machine \(host-a\)[\s\S]*Task: build the gadget[\s\S]*polish it/);
+  // B's own next turn needs no such context: the last agent turn ran here.
+  const again = await b.l('unblock', id, '-m', 'and again');
+  t.equal(again.code, 0, again.stderr);
+  await b.l('wait', id, '--timeout', '30');
+  t.same(
+    invocations(b).map((x) => x.prompt.includes('and again')),
+    [false, true],
+    'one launch per turn',
+  );
+  t.notMatch(invocations(b)[1]!.prompt, /another machine/);
 });
 
 test('a task working on another host stays off limits, and the error names the host', async (t) => {
