@@ -118,7 +118,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
             ended_at: null,
             outcome: null,
           });
-        // An agent session that ran on another host cannot be resumed here: a new one is told the task.
+        // When the agent last worked on another host its session lives there: a new one here is told the task.
         const elsewhere = sessionHostElsewhere(d.view, host);
         const plan = input.plan(d, { id: runId, host, session: session.id });
         // Marked only once the planner accepted the move (under the lock) and before the
