@@ -17,7 +17,13 @@ import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace
 import { snapshotWorktree } from '../workspace/ask-snapshot.js';
 import { resolveAgent } from './adapters/registry.js';
 import type { AgentSpec } from './adapters/adapter.js';
-import { commentsBlock, upstreamSkippedNote, withEnvelope, type UpstreamSkipped } from './prompt.js';
+import {
+  commentsBlock,
+  freshSessionContext,
+  upstreamSkippedNote,
+  withEnvelope,
+  type UpstreamSkipped,
+} from './prompt.js';
 import { runDir, writeRun, type RunKind, type RunRecord } from './runs.js';
 import { clearActive, markActive } from '../store/markers.js';
 import { resolveExecutable } from './adapters/which.js';
@@ -112,6 +118,8 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
             ended_at: null,
             outcome: null,
           });
+        // When the agent last worked on another host its session lives there: a new one here is told the task.
+        const elsewhere = sessionHostElsewhere(d.view, host);
         const plan = input.plan(d, { id: runId, host, session: session.id });
         // Marked only once the planner accepted the move (under the lock) and before the
         // ref moves: a crash after the commit is found by reconcile, and a launch that
@@ -131,7 +139,12 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
             files: dirtyList.slice(0, 10),
             more: Math.max(0, dirtyList.length - 10),
           };
-        const prompt = [skipped ? upstreamSkippedNote(skipped) : '', plan.prompt, commentsBlock(preview)]
+        const prompt = [
+          elsewhere ? freshSessionContext(d.view, elsewhere, taskBranch(input.id)) : '',
+          skipped ? upstreamSkippedNote(skipped) : '',
+          plan.prompt,
+          commentsBlock(preview),
+        ]
           .filter(Boolean)
           .join('\n\n');
         const launching = d.turns.at(-1);
@@ -142,7 +155,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
           turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
           session: session.id,
           agent,
-          agent_session_id: safeSessionId(preview.agent_session_id),
+          agent_session_id: elsewhere ? null : safeSessionId(preview.agent_session_id),
           worktree: path,
           base: upstream,
           merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
@@ -177,6 +190,22 @@ export function launchFailureClass(e: unknown): FailureClass | null {
   return e instanceof LazyError && FATAL_LAUNCH.includes(e.exitCode) ? 'fatal_config' : null;
 }
 const FATAL_LAUNCH: number[] = [EXIT.usage, EXIT.external, EXIT.notAllowed];
+
+/**
+ * The other host the task's agent last worked on, when it was not `host`: the latest agent turn's run, or the run
+ * that reported the session id a turn would resume (each run's move into working names its host).
+ */
+export function sessionHostElsewhere(v: Pick<TaskView, 'turns' | 'changelog'>, host: string): string | null {
+  const turns = [...v.turns].reverse();
+  for (const t of [
+    turns.find((x) => x.role === 'agent' && x.run),
+    turns.find((x) => typeof x.details?.agent_session_id === 'string'),
+  ]) {
+    const ran = t?.run ? v.changelog.find((c) => c.run === t.run && c.status === 'working')?.host : null;
+    if (ran && ran !== host) return ran;
+  }
+  return null;
+}
 
 /** An agent session id comes from stored (possibly pulled) data and ends up in argv: only a plain token is used. */
 const safeSessionId = (s: string | null) => (s && /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(s) ? s : null);

@@ -1,4 +1,6 @@
 import type { TaskView, TurnView } from '../model/fold.js';
+import { isReviewTurn } from '../model/review.js';
+import { sanitizeProse } from '../core/sanitize.js';
 
 // Every prompt lazy sends an agent. Human text is delivered verbatim; lazy's own words
 // are framed around it so the agent can tell them apart.
@@ -18,6 +20,27 @@ export function taskPrompt(v: Pick<TaskView, 'goal' | 'prompt' | 'acceptance'>):
   if (v.prompt && v.prompt.trim() !== v.goal.trim()) parts.push(v.prompt.trim());
   if (v.acceptance.length) parts.push(['Acceptance criteria:', ...v.acceptance.map((a) => `- ${a}`)].join('\n'));
   return parts.join('\n\n');
+}
+
+/**
+ * A new agent session on a task whose earlier turns ran in a session on another host (which
+ * cannot be resumed here): the task, where its work is, and what the last turn reported.
+ */
+export function freshSessionContext(
+  v: Pick<TaskView, 'goal' | 'prompt' | 'acceptance' | 'turns'>,
+  host: string,
+  branch: string,
+): string {
+  const last = [...v.turns].reverse().find(isReviewTurn) ?? [...v.turns].reverse().find((t) => t.role === 'agent');
+  return [
+    `You are starting a new agent session on this task. Its earlier turns ran in another agent session on ` +
+      `another machine (${host}), whose conversation is not available here. Their work is committed on your ` +
+      `current branch (${branch}): read its history (git log, git diff) before you change anything.`,
+    taskPrompt(v),
+    last ? `What the last turn (#${last.sequence}) reported:\n${sanitizeProse(last.content)}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
 /**

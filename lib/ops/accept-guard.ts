@@ -6,7 +6,8 @@ import { parkStatus } from '../model/park.js';
 import { isActive, isTerminal } from '../model/status.js';
 import { refreshIndex } from '../store/listing.js';
 import { reviewedHead } from '../model/review.js';
-import { taskBranch } from '../workspace/branch.js';
+import { taskBranch, workedElsewhere } from '../workspace/branch.js';
+import { isAncestor } from '../workspace/target-tips.js';
 import { dirtyFiles, revParse } from '../workspace/worktree.js';
 import { mergeBase, undecidedChanges } from '../workspace/review.js';
 import type { App } from './app.js';
@@ -27,6 +28,9 @@ export async function assertReviewed(
   const head = (await revParse(cwd, `refs/heads/${branch}`)) ?? '';
   const reviewed = reviewedHead((await app.store.read(v.id)).docs);
   if (reviewed?.head === head) return;
+  const elsewhere = workedElsewhere(v);
+  if (elsewhere && reviewed && (!(await revParse(cwd, reviewed.head)) || (await isAncestor(cwd, head, reviewed.head))))
+    throw behindReview(v, branch, head, reviewed.head, elsewhere);
   const from = reviewed?.head ?? (await mergeBase(cwd, `refs/heads/${target}`, head)) ?? head;
   const range = `${from}..${head}`;
   const count = Number((await git(['rev-list', '--count', range], { cwd, allowFail: true })).stdout.trim()) || 0;
@@ -50,6 +54,21 @@ export async function assertReviewed(
     unreviewed_commits: commits.map((c) => c.slice(0, 40)),
     unreviewed_count: count,
   });
+}
+
+/** A branch here that lacks the work reviewed on another host: fetched before that turn ended, or not pulled since. */
+function behindReview(v: TaskView, branch: string, head: string, reviewed: string, host: string) {
+  return unreviewedHead(
+    `accept refused: ${branch} here is at ${head.slice(0, 10)}, behind the head its review recorded ` +
+      `(${reviewed.slice(0, 10)}, made on ${host}); lazy pull to fetch it, then accept`,
+    {
+      status: v.status,
+      available_actions: v.available_actions,
+      reviewed_head: reviewed,
+      branch_head: head,
+      host,
+    },
+  );
 }
 
 /**

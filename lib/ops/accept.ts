@@ -18,7 +18,7 @@ import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
 import { clearActive, markActive, readActive, type ActiveMarker } from '../store/markers.js';
 import { afterKill, recoverAccept, type AfterKill } from '../reconcile/accept-recovery.js';
-import { taskBranch } from '../workspace/branch.js';
+import { assertNotWorkingElsewhere, branchGone, taskBranch } from '../workspace/branch.js';
 import { branchExists, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { applySquash, deleteBranch, planSquash, type Applied, type SquashPlan } from '../workspace/merge.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
@@ -140,6 +140,7 @@ export const targetOf = (v: Pick<TaskView, 'parent' | 'base' | 'session'>) =>
 
 export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {}): Promise<AcceptReport> {
   const { id, view: before } = await taskArg(app, idArg);
+  assertNotWorkingElsewhere(before, 'accept');
   await confirmFirst(id, before, o.confirm);
   return withLock(app.repo.lazyDir, id, async () => {
     let v = await app.store.view(id);
@@ -176,7 +177,8 @@ async function preflight(a: Accepting): Promise<void> {
   const { app } = a;
   assertAllowed('accept', a.v);
   if (!a.target) throw detached(a.v);
-  if (!(await branchExists(app.repo, a.branch))) throw noWork(a.v, a.branch);
+  if (!(await branchExists(app.repo, a.branch)))
+    throw a.v.sessions.length ? branchGone(a.v, 'accept') : noWork(a.v, a.branch);
   const config = await app.config();
   a.worktree = worktreePath(app.repo, a.v.id, config.worktree_dir);
   await assertReviewed(app, a.v, a.target, a.worktree);

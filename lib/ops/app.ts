@@ -46,18 +46,20 @@ export async function openApp(o: AppOptions): Promise<App> {
 }
 
 /**
- * The reconcile pass every command starts with; cheap (one readdir,
- * and a read per watched target branch) when nothing runs here.
+ * The reconcile pass every command starts with; cheap (one readdir, a read per watched
+ * target branch, and a readdir and two stats per remote) when nothing runs here.
  */
 export async function reconcileNow(app: App): Promise<void> {
   const { listActive } = await import('../store/markers.js');
   const { sweepDue } = await import('../workspace/target-tips.js');
+  const { upstreamDue } = await import('../reconcile/upstream-due.js');
   const sweep = sweepDue(app.repo);
-  if (!sweep && listActive(app.repo.lazyDir).length === 0) return;
+  const upstream = upstreamDue(app.repo);
+  if (!sweep && !upstream && listActive(app.repo.lazyDir).length === 0) return;
   const { reconcile } = await import('../reconcile/reconcile.js');
   const actions = await reconcile(
     { repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config },
-    { sweep },
+    { sweep, upstream },
   );
   for (const a of actions) if (a.warn) app.io.warn(`task ${a.task}: ${a.detail}`);
 }

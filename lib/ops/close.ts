@@ -3,7 +3,7 @@ import { sanitizeProse } from '../core/sanitize.js';
 import { usageError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { taskBranch } from '../workspace/branch.js';
+import { assertNotWorkingElsewhere, taskBranch } from '../workspace/branch.js';
 import { branchExists, commitAll, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
@@ -34,9 +34,11 @@ export async function closeTask(
   action: 'close' | 'reject',
   input: CloseInput,
 ): Promise<Closed> {
-  const { id } = await taskArg(app, idArg);
+  const { id, view } = await taskArg(app, idArg);
+  assertNotWorkingElsewhere(view, action);
   const reason = input.reason?.trim() ? sanitizeProse(input.reason.trim()) : action === 'close' ? 'closed' : 'rejected';
   const { view: task } = await app.store.mutate(id, action, (d) => {
+    assertNotWorkingElsewhere(d.view, action);
     assertAllowed(action, d.view);
     d.transition('abandoned', action, reason);
     const s = d.view.session;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { selfIdentity } from '../core/proc.js';
+import { selfIdentity, thisHost } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { assertAllowed } from '../model/table.js';
 import { parkStatus } from '../model/park.js';
@@ -8,7 +8,7 @@ import { resolveAgent } from '../agents/adapters/registry.js';
 import { clearActive, markActive } from '../store/markers.js';
 import { assertBranchKept, taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
-import { upstreamOf } from '../agents/launch.js';
+import { sessionHostElsewhere, upstreamOf } from '../agents/launch.js';
 import { git } from '../core/git.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
 import { withLock } from '../store/lock.js';
@@ -101,7 +101,9 @@ function interactiveCommand(app: App, view: TaskView, config: Awaited<ReturnType
   if (name) {
     try {
       const spec = resolveAgent(config, name);
-      if (spec.interactive) return withSession(spec.interactive, view.agent_session_id);
+      // An agent session that ran on another host cannot be resumed here.
+      const sid = sessionHostElsewhere(view, thisHost()) ? null : view.agent_session_id;
+      if (spec.interactive) return withSession(spec.interactive, sid);
     } catch {
       /* fall back to a shell */
     }

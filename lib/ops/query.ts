@@ -7,6 +7,7 @@ import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listi
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { prBody } from '../model/pr-body.js';
+import type { BranchNews } from '../workspace/submission.js';
 
 /** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
 export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'category'> & { waiting?: Waiting };
@@ -56,6 +57,8 @@ export interface ShownTask extends TaskView {
   run: { id: string; host: string | null; heartbeat_age_s: number | null; log: string[] } | null;
   /** The running turn waits for the agent's usage limit to reset (this machine's runs only). */
   waiting: Waiting | null;
+  /** A submitted task: commits someone else pushed to its remote branch, as the last fetch saw them. */
+  branch_news: BranchNews | null;
 }
 
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
@@ -88,6 +91,12 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     }
     run = { id: runId, host: rec?.host ?? null, heartbeat_age_s: age, log: logTail(app.repo.lazyDir, runId, 20) };
   }
+  let news: BranchNews | null = null;
+  if (v.status === 'submitted') {
+    const { branchNews, submissionOf } = await import('../workspace/submission.js');
+    const sub = submissionOf(v);
+    news = sub && (await branchNews(app.repo.cwd, id, sub));
+  }
   const { worktreePath } = await import('../workspace/worktree.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
   return {
@@ -104,6 +113,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     worktree: wt && existsSync(wt) ? wt : null,
     run,
     waiting,
+    branch_news: news,
   };
 }
 

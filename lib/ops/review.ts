@@ -5,7 +5,7 @@ import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { refreshIndex } from '../store/listing.js';
 import { liveness, type ProcIdentity } from '../core/proc.js';
-import { taskBranch } from '../workspace/branch.js';
+import { branchGone, taskBranch } from '../workspace/branch.js';
 import { branchExists } from '../workspace/worktree.js';
 import { boundedText, tagOf } from './create.js';
 import { targetOf } from './accept.js';
@@ -37,6 +37,7 @@ export async function taskDiff(app: App, idArg: string, stat: boolean): Promise<
     const r = await git(['show', '--format=', ...mode, accepted], { cwd: app.repo.cwd });
     return { id, branch: accepted, base, stat, text: r.stdout };
   }
+  if (view.sessions.length) throw branchGone(view, 'diff');
   throw notAllowed('diff', view.status, view.available_actions, `task ${id} has no branch yet (start it first)`);
 }
 

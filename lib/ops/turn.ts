@@ -7,6 +7,7 @@ import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { planFeedback, planResume, planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
 import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
+import { assertNotWorkingElsewhere } from '../workspace/branch.js';
 import { boundedText } from './create.js';
 import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
 import { taskArg } from './resolve.js';
@@ -34,6 +35,7 @@ export async function unblockTask(
   flags: DecisionFlags = {},
 ): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
+  assertNotWorkingElsewhere(view, 'unblock');
   assertAllowed('unblock', view);
   // A pending decision (answer's guard holds): the feedback is the answer.
   if (view.available_actions.includes('answer')) return answerTask(app, id, text);
@@ -83,6 +85,7 @@ async function queueFeedback(app: App, id: string, content: string, flags: Decis
   let queued: TurnStarted['queued'];
   const { view } = await app.store.mutate(id, 'unblock', (d) => {
     if (d.status !== 'working') return;
+    assertNotWorkingElsewhere(d.view, 'unblock');
     const t = d.turn({ role: 'human', kind: 'feedback', content, feedback: 'pending' });
     d.summary = `feedback queued: ${firstLine(content)}`;
     queued = { turn: t.id, sequence: 0, behind_run: d.view.current_run };

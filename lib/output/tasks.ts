@@ -4,6 +4,7 @@ import type { Waiting } from '../agents/supervisor/waits.js';
 import { renderReview, renderSubmission } from './review.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
+import { sanitizeLine } from '../core/sanitize.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
@@ -101,6 +102,12 @@ export function renderShow(v: ShownTask): string {
         `  ${c.from ?? '∅'} → ${c.status} by ${who(c.actor, c.person)} at ${shortTime(c.timestamp)}` +
           (c.host ? ` on ${c.host}` : ''),
       );
+  }
+  if (v.branch_news?.count) {
+    const n = v.branch_news;
+    lines.push('', `concurrent changes on ${n.ref}: ${n.count} new commit(s) pushed there (lazy pull brings them)`);
+    for (const c of n.commits)
+      lines.push(`  ${c.sha.slice(0, 10)} ${sanitizeLine(c.subject)} (${sanitizeLine(c.author)})`);
   }
   if (v.prompt) lines.push('', 'Prompt', indent(v.prompt.trimEnd()));
   if (v.acceptance.length) lines.push('', 'Acceptance criteria', ...v.acceptance.map((a) => `  - ${a}`));

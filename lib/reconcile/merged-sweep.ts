@@ -1,12 +1,7 @@
-import type { Repo } from '../core/repo.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
-import type { Config } from '../store/config.js';
 import type { TaskView } from '../model/fold.js';
 import { TERMINAL } from '../model/status.js';
-import { taskBranch } from '../workspace/branch.js';
-import { deleteBranch } from '../workspace/merge.js';
-import { dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import {
   branchTips,
   isAncestor,
@@ -19,6 +14,7 @@ import {
 } from '../workspace/target-tips.js';
 import { upstreamOf } from '../agents/launch.js';
 import type { ReconcileAction } from './action.js';
+import { completeLanded, type SweepDeps } from './complete.js';
 
 // The merged-branch sweep: a task branch merged into its target by other means (a
 // `git merge` by hand, a merge pulled from the remote) completes the task, recording the
@@ -29,11 +25,7 @@ import type { ReconcileAction } from './action.js';
 // Invariant: only a branch that became merged by the target's move counts: a branch the
 // previous tip already contained (no work of its own, or nothing since its base) never does.
 
-export interface SweepDeps {
-  repo: Repo;
-  store: Store;
-  config: () => Promise<Config>;
-}
+export type { SweepDeps } from './complete.js';
 
 /** Active statuses are left alone: a running turn, a pairing or an accept owns the branch. */
 const BUSY = new Set(['working', 'pairing', 'merging']);
@@ -105,17 +97,13 @@ async function readView(store: Store, id: string): Promise<TaskView | null> {
 }
 
 async function complete(deps: SweepDeps, v: TaskView, target: string, head: string): Promise<ReconcileAction | null> {
-  const { repo } = deps;
-  const commit = await mergeCommitOf(repo.cwd, head, target);
-  let done = false;
-  await deps.store.mutate(
-    v.id,
-    'merged-branch',
-    (d) => {
-      if (TERMINAL.includes(d.status) || BUSY.has(d.status)) return;
+  const commit = await mergeCommitOf(deps.repo.cwd, head, `refs/heads/${target}`);
+  return completeLanded(deps, v.id, {
+    op: 'merged-branch',
+    what: `its branch was merged into ${target} as ${commit.slice(0, 10)}`,
+    move: (d) => {
+      if (TERMINAL.includes(d.status) || BUSY.has(d.status)) return false;
       d.transition('zombie', 'zombie', `lazy/${v.id} was merged into ${target} outside lazy`, {}, 'system');
-      const s = d.view.session;
-      if (s) d.putSession({ ...s, ended_at: d.ctx.now, outcome: 'accepted' });
       d.transition(
         'complete',
         'merge_done',
@@ -123,23 +111,7 @@ async function complete(deps: SweepDeps, v: TaskView, target: string, head: stri
         { details: { target, commit, head, by: 'merged-branch sweep' } },
         'system',
       );
-      done = true;
+      return true;
     },
-    { actor: 'system' },
-  );
-  if (!done) return null;
-  // What accept does after landing, except that uncommitted work in the worktree is kept.
-  const wt = worktreePath(repo, v.id, (await deps.config()).worktree_dir);
-  const dirty = await dirtyFiles(wt).catch(() => []);
-  const kept = dirty.length ? ` (worktree ${wt} kept: ${dirty.length} uncommitted file(s))` : '';
-  if (!dirty.length) await removeWorktree(repo, wt).catch(() => false);
-  else
-    return {
-      task: v.id,
-      action: 'completed',
-      warn: true,
-      detail: `its branch was merged into ${target} as ${commit.slice(0, 10)}${kept}`,
-    };
-  await deleteBranch(repo.cwd, taskBranch(v.id));
-  return { task: v.id, action: 'completed', detail: `its branch was merged into ${target} as ${commit.slice(0, 10)}` };
+  });
 }

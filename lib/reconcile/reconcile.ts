@@ -20,6 +20,7 @@ import { startQueuedOrNote } from '../agents/supervisor/queue.js';
 import { clearWaiting } from '../agents/supervisor/waits.js';
 import { sweepDue } from '../workspace/target-tips.js';
 import { sweepMerged } from './merged-sweep.js';
+import { upstreamDue } from './upstream-due.js';
 import type { ReconcileAction } from './action.js';
 import { terminateVerified } from '../agents/supervisor/kill.js';
 import type { Outcome } from '../agents/supervisor/outcome-types.js';
@@ -37,7 +38,10 @@ export interface ReconcileDeps {
   config: () => Promise<Config>;
 }
 
-export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}): Promise<ReconcileAction[]> {
+export async function reconcile(
+  deps: ReconcileDeps,
+  o: { sweep?: boolean; upstream?: boolean } = {},
+): Promise<ReconcileAction[]> {
   const actions: ReconcileAction[] = [];
   // First: a crashed turn on a branch merged by hand completes rather than auto-resumes.
   if (o.sweep ?? sweepDue(deps.repo)) {
@@ -46,6 +50,16 @@ export async function reconcile(deps: ReconcileDeps, o: { sweep?: boolean } = {}
     } catch (e) {
       if (!(e instanceof LazyError)) throw e;
       actions.push({ task: '-', action: 'skipped', detail: `merged-branch sweep: ${e.message}`, warn: true });
+    }
+  }
+  // A submitted task merged or closed upstream (what the last fetch brought) is settled before anything resumes.
+  if (o.upstream ?? upstreamDue(deps.repo)) {
+    try {
+      const { settleSubmitted } = await import('./upstream.js');
+      await settleSubmitted(deps, actions);
+    } catch (e) {
+      if (!(e instanceof LazyError)) throw e;
+      actions.push({ task: '-', action: 'skipped', detail: `upstream check: ${e.message}`, warn: true });
     }
   }
   const markers = listActive(deps.repo.lazyDir);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { branchExists } from './worktree.js';
 import { notAllowed, type LazyError } from '../core/errors.js';
-import type { TaskView } from '../model/fold.js';
+import { lastChange, type TaskView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
 import { thisHost } from '../core/proc.js';
 
@@ -29,33 +29,53 @@ export const lastReviewHead = (v: Pick<TaskView, 'turns'>): string | null => {
 
 /**
  * Whether the open session ran a turn on this machine: only then was lazy/<id> made here.
- * Branches do not travel, so a task pulled from a clone that works on it has none here.
+ * A task pulled from a clone that works on it has its branch here only once a pull fetched it.
  */
 export const sessionRanHere = (v: Pick<TaskView, 'session' | 'changelog'>): boolean =>
   v.changelog.some(
     (c) => c.status === 'working' && c.host === thisHost() && c.timestamp >= (v.session?.started_at ?? ''),
   );
 
+/** The host the latest turn ran on, when it was not this one (null: here, or no host recorded). */
+export function workedElsewhere(v: Pick<TaskView, 'changelog'>): string | null {
+  const host = lastChange(v, 'working')?.host;
+  return host && host !== thisHost() ? host : null;
+}
+
+/** A task whose turn runs on another host stays off limits here (comment and edit aside). The error names the host. */
+export function assertNotWorkingElsewhere(v: TaskView, action: string): void {
+  const host = v.status === 'working' ? workedElsewhere(v) : null;
+  if (!host) return;
+  throw notAllowed(
+    action,
+    v.status,
+    v.available_actions,
+    `task ${v.id} is working on ${host}: it stays off limits here until that turn ends there ` +
+      `(then lazy pull, and ${action} it here)`,
+    { host },
+  );
+}
+
 /**
  * A task whose open session works on lazy/<id>, which this clone does not have: deleted
- * outside lazy, or never here (the session ran on another machine). Recreating it from
+ * outside lazy, or not fetched yet (the session ran on another machine). Recreating it from
  * the base would silently drop the earlier work from the review.
  */
 export async function assertBranchKept(repo: Repo, v: TaskView, action: string): Promise<void> {
   if (v.session?.ended_at === null && !(await branchExists(repo, taskBranch(v.id)))) throw branchGone(v, action);
 }
 
-/** Why lazy/<id> is missing, for an open session: lost here, or never here. */
+/** Why lazy/<id> is missing, for a task with a session: lost here, or not fetched from where it was worked. */
 export function branchGone(v: TaskView, action: string): LazyError {
   const branch = taskBranch(v.id);
   if (!sessionRanHere(v)) {
-    const host = [...v.changelog].reverse().find((c) => c.status === 'working')?.host ?? 'another machine';
+    const host = workedElsewhere(v) ?? 'another machine';
     return notAllowed(
       action,
       v.status,
       v.available_actions,
-      `task ${v.id} is worked on ${host}: its branch ${branch} is there, not in this clone ` +
-        `(branches do not travel with the task); continue it on ${host}, or close it`,
+      `task ${v.id} was worked on ${host}: its branch ${branch} is not in this clone yet; ` +
+        `lazy pull to fetch it (work branches travel with lazy push and pull), or close the task`,
       { branch, host },
     );
   }

@@ -108,11 +108,11 @@ export async function taskBranchTips(cwd: string, merged?: string): Promise<Map<
 }
 
 /**
- * The commit on target's first-parent line that brought `tip` in: the merge commit, or tip itself for a fast-forward.
+ * The commit on `ref`'s first-parent line that brought `tip` in: the merge commit, or tip itself for a fast-forward.
  */
-export async function mergeCommitOf(cwd: string, tip: string, target: string): Promise<string> {
+export async function mergeCommitOf(cwd: string, tip: string, ref: string): Promise<string> {
   const r = await git(
-    ['rev-list', '--first-parent', '--ancestry-path', '--reverse', '--parents', `${tip}..refs/heads/${target}`, '--'],
+    ['rev-list', '--first-parent', '--ancestry-path', '--reverse', '--parents', `${tip}..${ref}`, '--'],
     { cwd, allowFail: true },
   );
   const [first, parent] = (r.stdout.split('\n')[0] ?? '').split(' ');

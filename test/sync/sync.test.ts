@@ -301,7 +301,10 @@ test('a task working on another machine shows as working there and is never judg
   await withFakeAgent(tm.clones[1]!);
   const resumed = await b.json('resume', id);
   t.equal(resumed.run.code, 4, 'B does not restart the work from the base');
-  t.match(resumed.value.error.message, /worked on machine-a: its branch lazy\/\w+ is there, not in this clone/);
+  t.match(
+    resumed.value.error.message,
+    /worked on machine-a: its branch lazy\/\w+ is not in this clone yet; lazy pull to fetch it/,
+  );
   const doctor = (await b.json('doctor')).value;
   t.notOk(
     doctor.findings.some((f: { code: string }) => f.code === 'branch_missing'),
