@@ -93,11 +93,14 @@ t.test('available actions are derived from the edges', async (t) => {
     'ask',
     'pair',
     'accept',
+    'submit',
     'reject',
     'close',
     'comment',
     'edit',
   ]);
+  // submit on submitted is the retry (pushes again, reruns the PR command); unblock runs a new turn.
+  t.same(statusActions('submitted'), ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit']);
   t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
   t.same(statusActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
   // merging and zombie belong to an accept and the system: nothing but accept (which waits for the merge) applies.
@@ -226,8 +229,11 @@ const DIFFERENCES: [from: Status, to: Status, trigger: Trigger | undefined, expe
   ['blocked', 'working', 'answer', true, 'answer resumes a blocked task'],
   // Difference (lazy addition): an auto-resume that cannot launch blocks with its reason.
   ['interrupted', 'blocked', 'turn_failed', true, 'a failed relaunch blocks an interrupted task'],
-  // Difference: the reference has a submitted status for forge merges; lazy merges locally and has none.
+  // Difference: a merge fails back only by merge_abort, never by accept itself.
   ['merging', 'blocked', 'accept', false, 'an accept never fails a merge back by itself (merge_abort does)'],
+  // Difference: the reference's forge-pending merging is submitted here; a PR closed upstream leaves it.
+  ['submitted', 'blocked', 'pr_closed', true, 'a pull request closed without merge returns the task to blocked'],
+  ['merging', 'blocked', 'pr_closed', false, 'merging is only ever a local accept, never a forge wait'],
 ];
 
 t.test('our deliberate differences from the reference table', async (t) => {
@@ -238,7 +244,7 @@ t.test('our deliberate differences from the reference table', async (t) => {
       `${from} → ${to}${trigger ? ` on ${trigger}` : ''}: ${pins}`,
     );
   }
-  t.notOk((STATUSES as readonly string[]).includes('submitted'), 'no submitted status');
+  t.ok((STATUSES as readonly string[]).includes('submitted'), 'submitted is a status of its own (issue 11)');
 });
 
 t.test('a trigger drives only the edges that name it', async (t) => {
@@ -265,7 +271,7 @@ const ACTION_FROM: [Action, Status[], string][] = [
   // Difference (lazy addition): unblock on working queues feedback for the next turn.
   [
     'unblock',
-    ['working', 'blocked', 'conflict', 'interrupted'],
+    ['working', 'blocked', 'conflict', 'submitted', 'interrupted'],
     'lazy unblock: blocked|conflict|interrupted → working',
   ],
   ['answer', ['blocked'], 'answer: a blocked task with a pending decision'],
@@ -274,12 +280,21 @@ const ACTION_FROM: [Action, Status[], string][] = [
   ['stop', ['working'], 'lazy stop: a running turn'],
   ['pair', ['blocked', 'conflict', 'interrupted'], 'lazy pair: blocked|conflict|interrupted → pairing'],
   // Difference: accept from conflict (decisions first); a stranded merge is recovered by accept-recovery, not by reject/close/unblock.
-  ['accept', ['blocked', 'conflict', 'merging'], 'lazy accept: blocked|merging → merging → complete'],
-  ['reject', ['blocked', 'conflict', 'interrupted'], 'lazy reject: → abandoned'],
-  ['close', ['backlog', 'blocked', 'conflict', 'interrupted'], 'lazy close: → abandoned'],
+  ['accept', ['blocked', 'conflict', 'submitted', 'merging'], 'lazy accept: blocked|merging → merging → complete'],
+  ['submit', ['blocked', 'submitted'], 'lazy submit: blocked → submitted; again on submitted'],
+  ['reject', ['blocked', 'conflict', 'submitted', 'interrupted'], 'lazy reject: → abandoned'],
+  ['close', ['backlog', 'blocked', 'conflict', 'submitted', 'interrupted'], 'lazy close: → abandoned'],
   ['reopen', ['complete', 'abandoned'], 'lazy reopen: complete|abandoned → blocked|backlog'],
-  ['comment', ['backlog', 'working', 'blocked', 'conflict', 'pairing', 'interrupted'], 'comment changes no status'],
-  ['edit', ['backlog', 'working', 'blocked', 'conflict', 'pairing', 'interrupted'], 'edit changes no status'],
+  [
+    'comment',
+    ['backlog', 'working', 'blocked', 'conflict', 'submitted', 'pairing', 'interrupted'],
+    'comment changes no status',
+  ],
+  [
+    'edit',
+    ['backlog', 'working', 'blocked', 'conflict', 'submitted', 'pairing', 'interrupted'],
+    'edit changes no status',
+  ],
 ];
 
 t.test('reference: the statuses each human action applies from', async (t) => {
