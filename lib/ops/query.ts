@@ -1,3 +1,4 @@
+import type { BranchStanding } from '../workspace/branch-sync.js';
 import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
 import { lastChange, type TaskView } from '../model/fold.js';
@@ -55,6 +56,8 @@ export interface ShownTask extends TaskView {
   run: { id: string; host: string | null; heartbeat_age_s: number | null; log: string[] } | null;
   /** The running turn waits for the agent's usage limit to reset (this machine's runs only). */
   waiting: Waiting | null;
+  /** The task branch against the copy last pulled from a remote. */
+  branch_sync: BranchStanding;
 }
 
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
@@ -88,6 +91,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     run = { id: runId, host: rec?.host ?? null, heartbeat_age_s: age, log: logTail(app.repo.lazyDir, runId, 20) };
   }
   const { worktreePath } = await import('../workspace/worktree.js');
+  const { branchStanding } = await import('../workspace/branch-sync.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
   return {
     ...v,
@@ -103,5 +107,6 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     worktree: wt && existsSync(wt) ? wt : null,
     run,
     waiting,
+    branch_sync: await branchStanding(app.repo.cwd, id),
   };
 }

@@ -20,6 +20,11 @@ function deps(app: App, progress: boolean): SyncDeps {
     reader: app.store.reader,
     progress: progress ? (m) => app.io.err(`lazy: ${m}\n`) : undefined,
     onViews: (r) => primeIndex(app.repo.lazyDir, r.views.values()),
+    // CALL SITE for the upstream settlement of submitted tasks (issue 11, helper U): once
+    // lib/reconcile/upstream.ts exists, fill this hook with
+    //   afterPull: () => settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions)
+    // It runs after each pull's merge and branch step, when the tracking refs it reads are fresh.
+    afterPull: undefined,
   };
 }
 

@@ -29,7 +29,7 @@ export const lastReviewHead = (v: Pick<TaskView, 'turns'>): string | null => {
 
 /**
  * Whether the open session ran a turn on this machine: only then was lazy/<id> made here.
- * Branches do not travel, so a task pulled from a clone that works on it has none here.
+ * A task pulled from a clone that works on it has its branch here only once that clone pushed it.
  */
 export const sessionRanHere = (v: Pick<TaskView, 'session' | 'changelog'>): boolean =>
   v.changelog.some(
@@ -55,7 +55,7 @@ export function branchGone(v: TaskView, action: string): LazyError {
       v.status,
       v.available_actions,
       `task ${v.id} is worked on ${host}: its branch ${branch} is there, not in this clone ` +
-        `(branches do not travel with the task); continue it on ${host}, or close it`,
+        `(a pull brings it once ${host} pushes it); continue it on ${host}, or close it`,
       { branch, host },
     );
   }
