@@ -5,6 +5,9 @@ import { team, withFakeAgent } from '../helpers/team.js';
 import { concurrent } from '../helpers/concurrent.js';
 import { wantedRefs } from '../../lib/sync/branch-pull.js';
 import { branchIdOf } from '../../lib/sync/branches.js';
+import { Store } from '../../lib/store/store.js';
+import { openRepo } from '../../lib/core/repo.js';
+import { withEnv } from '../../lib/core/env.js';
 
 // The task branch travels with the task: lib/sync/branches.ts (push), lib/sync/branch-pull.ts (pull).
 
@@ -217,4 +220,28 @@ test('a dirty worktree is not moved by a pull; once clean it is fast-forwarded i
   t.equal(branch(B, id), next);
   t.equal(gitSync(wt, B.env, ['rev-parse', 'HEAD']).trim(), next, 'in place: the worktree follows');
   t.equal(gitSync(wt, B.env, ['status', '--porcelain']).trim(), '', 'and is clean');
+});
+
+test("a pull keeps the remote copy of a submitted task's target fresh, in the same round trip", async (t) => {
+  const { tm, a, b, id, A, B } = await ranAndPulled();
+  t.teardown(tm.cleanup);
+  // Until `lazy submit` lands, the submission is recorded as it will record it (the shared contract).
+  await withEnv(A.env, async () => {
+    const store = new Store(await openRepo(A.dir));
+    const details = { remote: 'origin', branch: `lazy/${id}`, target: 'main', head: branch(A, id)! };
+    await store.mutate(
+      id,
+      'submit',
+      (d) => void d.transition('submitted', 'submit', 'submitted for review', { details }),
+    );
+    store.close();
+  });
+  await a('push');
+  t.same((await b.json('pull')).value.branches.targets, [], 'the target is already fresh');
+  // The forge's merge button: main moves on the remote, and nothing under refs/lazy/ does.
+  gitSync(A.dir, A.env, ['push', '-q', 'origin', `refs/heads/lazy/${id}:refs/heads/main`]);
+  const pulled = await b.json('pull');
+  t.same(pulled.value.branches.targets, ['main'], 'the moved target is fetched');
+  t.equal(tipOf(B.dir, 'refs/remotes/origin/main'), branch(A, id), 'into refs/remotes/origin/main');
+  t.equal(tipOf(B.dir, 'refs/heads/main'), tipOf(A.dir, 'refs/heads/main'), 'the local main is left alone');
 });
