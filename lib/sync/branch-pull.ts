@@ -3,7 +3,6 @@ import type { Repo } from '../core/repo.js';
 import type { TaskView } from '../model/fold.js';
 import { isActive, isTerminal } from '../model/status.js';
 import type { TaskReader } from '../store/read.js';
-import { listTaskRefs } from '../store/refs.js';
 import { lastReviewHead, sessionRanHere, taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, removeWorktree } from '../workspace/worktree.js';
 import { deleteBranch } from '../workspace/merge.js';
@@ -60,12 +59,14 @@ export interface Settle {
   targets: string[];
   /** Tasks the merge moved, freshly folded. */
   moved: Map<string, TaskView>;
+  /** Every task this clone has after the merge (a pull never removes one). */
+  known: Set<string>;
 }
 
 export async function settleBranches(s: Settle): Promise<BranchPull> {
   const out = emptyBranchPull();
   const cwd = s.repo.cwd;
-  const known = new Set((await listTaskRefs(cwd)).map((r) => r.id));
+  const known = s.known;
   const state = await branchState(cwd, s.remote);
   const theirs = new Map<string, string>();
   for (const [ref, oid] of wantedRefs(s.tips, known, [])) theirs.set(ref.slice(BRANCH_NS.length), oid);

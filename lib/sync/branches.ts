@@ -1,12 +1,11 @@
 import { git } from '../core/git.js';
 import { isTaskId } from '../core/ids.js';
-import { thisHost } from '../core/proc.js';
 import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import { isTerminal } from '../model/status.js';
-import type { TaskReader } from '../store/read.js';
+import type { TaskRead, TaskReader } from '../store/read.js';
 import { taskRef } from '../store/layout.js';
-import { lastReviewHead } from '../workspace/branch.js';
+import { lastReviewHead, sessionRanHere } from '../workspace/branch.js';
 import type { Rejected } from './check.js';
 import type { PushExtra, PushLine } from './remote.js';
 import { BRANCH_PUSH_SPEC } from './remote.js';
@@ -30,29 +29,32 @@ export function branchIdOf(ref: string): string | null {
 export interface BranchState {
   local: Map<string, string>;
   tracking: Map<string, string>;
+  /** Other branches under lazy/ (not named by a task id): never sent, so held back from the push pattern. */
+  others: Map<string, string>;
 }
 
 export async function branchState(cwd: string, remote: string): Promise<BranchState> {
   const track = `refs/remotes/${remote}/lazy/`;
   const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', BRANCH_NS, track], { cwd });
-  const out: BranchState = { local: new Map(), tracking: new Map() };
+  const out: BranchState = { local: new Map(), tracking: new Map(), others: new Map() };
   for (const line of r.stdout.split('\n')) {
     const [oid, ref] = line.split(' ');
     if (!oid || !ref) continue;
     const id = branchIdOf(ref);
     if (id) out.local.set(id, oid);
+    else if (ref.startsWith(BRANCH_NS)) out.others.set(ref, oid);
     else if (ref.startsWith(track) && isTaskId(ref.slice(track.length))) out.tracking.set(ref.slice(track.length), oid);
   }
   return out;
 }
 
 /** Views of the given tasks (those that cannot be read are left out: their branches stay where they are). */
-export async function viewsOf(reader: TaskReader, ids: Iterable<string>, known?: Map<string, TaskView>) {
+export async function viewsOf(reader: TaskReader, ids: Iterable<string>, known?: Map<string, TaskView | TaskRead>) {
   const out = new Map<string, TaskView>();
   const todo: string[] = [];
   for (const id of ids) {
     const v = known?.get(id);
-    if (v) out.set(id, v);
+    if (v) out.set(id, 'docs' in v ? foldTask(v.docs) : v);
     else todo.push(id);
   }
   if (todo.length === 0) return out;
@@ -111,18 +113,17 @@ export interface BranchPlan {
 export async function planBranchPush(
   cwd: string,
   reader: TaskReader,
-  remote: string,
   tips: Map<string, string>,
-  tasks: { here: Set<string>; skipped: Set<string> },
+  tasks: { here: Set<string>; skipped: Set<string>; read: Map<string, TaskRead>; state: BranchState },
   out: BranchPush,
 ): Promise<BranchPlan> {
-  const state = await branchState(cwd, remote);
+  const { state } = tasks;
   const remoteTips = new Map<string, string>();
   for (const [ref, oid] of tips) {
     const id = branchIdOf(ref);
     if (id) remoteTips.set(id, oid);
   }
-  const except: string[] = [];
+  const except = [...state.others].filter(([ref, oid]) => tips.get(ref) !== oid).map(([ref]) => ref);
   const fresh: string[] = [];
   for (const [id, tip] of state.local) {
     const theirs = remoteTips.get(id);
@@ -145,7 +146,7 @@ export async function planBranchPush(
   const gone = [...remoteTips.keys()].filter(
     (id) => !state.local.has(id) && tasks.here.has(id) && !tasks.skipped.has(id) && state.tracking.has(id),
   );
-  const views = await viewsOf(reader, [...fresh, ...gone]);
+  const views = await viewsOf(reader, [...fresh, ...gone], tasks.read);
   // A finished task's branch is never re-created on the remote.
   for (const id of fresh) if (!views.get(id) || isTerminal(views.get(id)!.status)) except.push(BRANCH_NS + id);
   const extra: PushExtra = { specs: [], options: [] };
@@ -166,16 +167,22 @@ export async function planBranchPush(
 
 /**
  * A remote branch this clone may delete: its task ended and the branch went with it, and the tip last seen there
- * is the work that landed (the accepted head, or inside the recorded commit) or was abandoned here.
+ * is the work that landed (the accepted head, or inside the recorded commit), or the abandoned task ran here (its
+ * close removed the branch), or every commit of it is on another local branch.
  */
 async function removedHere(cwd: string, v: TaskView, seen: string): Promise<boolean> {
   if (!isTerminal(v.status)) return false;
   const end = v.changelog.filter((c) => !c.set_aside && c.status === v.status).at(-1);
   if (!end) return false;
-  if (v.status === 'abandoned') return end.host === thisHost();
+  if (v.status === 'abandoned') return sessionRanHere(v) || (await onAnotherBranch(cwd, seen));
   if (lastReviewHead(v) === seen || end.details?.head === seen) return true;
   const commit = end.details?.commit;
   return typeof commit === 'string' && /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(cwd, seen, commit));
+}
+
+async function onAnotherBranch(cwd: string, commit: string): Promise<boolean> {
+  const r = await git(['for-each-ref', '--count=1', '--contains', commit, 'refs/heads/'], { cwd, allowFail: true });
+  return r.stdout.trim() !== '';
 }
 
 /** Sorts git's verdict on one branch ref into the report. */

@@ -8,6 +8,8 @@ import type { Repo } from '../core/repo.js';
 // writing a single ref; local refs move only after validation. Remote-tracking copies,
 // which plain `git fetch` keeps once `lazy init --remote` adds the refspec, live under
 // refs/remotes/<remote>/lazy/, outside refs/lazy/, so a refs/lazy/* glob never sweeps them up.
+// Task branches travel as refs/heads/lazy/<id> (branches.ts, branch-pull.ts) in the same
+// ls-remote, fetch and push.
 
 export const trackingPrefix = (remote: string) => `refs/remotes/${remote}/lazy/`;
 export const fetchSpec = (remote: string) => `+refs/lazy/*:${trackingPrefix(remote)}*`;

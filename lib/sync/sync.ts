@@ -1,8 +1,8 @@
 import type { Repo } from '../core/repo.js';
-import type { TaskReader } from '../store/read.js';
+import type { TaskRead, TaskReader } from '../store/read.js';
 import { git } from '../core/git.js';
 import { fetchObjects, pushLazy, remoteTips, type PushLine } from './remote.js';
-import { classifyBranch, emptyBranchPush, planBranchPush, type BranchPush } from './branches.js';
+import { branchState, classifyBranch, emptyBranchPush, planBranchPush, type BranchPush } from './branches.js';
 import { settleBranches, wantedRefs, type BranchPull } from './branch-pull.js';
 import { submittedTargets } from './targets.js';
 import { listTaskRefs } from '../store/refs.js';
@@ -58,7 +58,8 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const targets = await submittedTargets(d.repo, d.reader);
   const tips = await remoteTips(d.repo, remote, targets);
   // Fetch only when some remote tip we would take is not here yet: a no-op pull is one round trip.
-  const known = new Set((await listTaskRefs(d.repo.cwd)).map((r) => r.id));
+  const local = new Set((await listTaskRefs(d.repo.cwd)).map((r) => r.id));
+  const known = new Set(local);
   for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
   const extra = wantedRefs(tips, known, targets);
   const lazyTips = [...tips].filter(([ref]) => ref.startsWith('refs/lazy/')).map(([, oid]) => oid);
@@ -77,7 +78,9 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
-  const branches = await settleBranches({ repo: d.repo, reader: d.reader, remote, tips, targets, moved: report.views });
+  for (const id of report.new) local.add(id);
+  const settle = { repo: d.repo, reader: d.reader, remote, tips, targets, moved: report.views, known: local };
+  const branches = await settleBranches(settle);
   await d.afterPull?.();
   const { views: _v, ...rest } = report;
   return {
@@ -94,12 +97,15 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
 /**
  * Local refs under refs/lazy/ that differ from the remote's, split into what may travel and what a pull would refuse.
  */
-async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult, here: Set<string>): Promise<string[]> {
-  const lines = (
-    await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd })
-  ).stdout
-    .split('\n')
-    .filter(Boolean);
+async function outgoing(
+  d: SyncDeps,
+  tips: Map<string, string>,
+  out: PushResult,
+  here: Set<string>,
+  read: Map<string, TaskRead>,
+  listing: string,
+): Promise<string[]> {
+  const lines = listing.split('\n').filter(Boolean);
   const tasks: { id: string; tip: string; ref: string }[] = [];
   const send: string[] = [];
   for (const line of lines) {
@@ -128,7 +134,10 @@ async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult,
   for (const t of tasks) {
     const r = checked.get(t.id)!;
     if (isRejected(r)) out.skipped.push(r);
-    else send.push(t.ref);
+    else {
+      send.push(t.ref);
+      read.set(t.id, r);
+    }
   }
   return send;
 }
@@ -137,11 +146,17 @@ async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult,
 export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, string>): Promise<PushResult> {
   const branches = emptyBranchPush();
   const out: PushResult = { remote, new: [], updated: [], rejected: [], skipped: [], up_to_date: 0, branches };
-  const tips = knownTips ?? (await remoteTips(d.repo, remote));
+  // The remote's tips and the local refs are asked at once: the round trip hides the local reads.
+  const [tips, listing, state] = await Promise.all([
+    knownTips ?? remoteTips(d.repo, remote),
+    git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd }),
+    branchState(d.repo.cwd, remote),
+  ]);
   const here = new Set<string>();
-  const refs = await outgoing(d, tips, out, here);
+  const read = new Map<string, TaskRead>();
+  const refs = await outgoing(d, tips, out, here, read, listing.stdout);
   const skipped = new Set(out.skipped.map((s) => s.id));
-  const plan = await planBranchPush(d.repo.cwd, d.reader, remote, tips, { here, skipped }, branches);
+  const plan = await planBranchPush(d.repo.cwd, d.reader, tips, { here, skipped, read, state }, branches);
   if (refs.length === 0 && plan.sends === 0) return out;
   d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ and ${plan.sends} branch(es) to ${remote}`);
   // Up-to-date refs cost git nothing; what differs was checked, and what failed is left out.

@@ -73,6 +73,15 @@ test('the branch is pushed with its task, created by a pull elsewhere, and fast-
     kept: [],
     targets: [],
   });
+  // close --delete-branch here: the deletion travels too; B's copy of a finished task's branch never comes back.
+  await a('close', id, '--delete-branch', '-m', 'enough');
+  t.same((await a.json('push')).value.branches.deleted, [id], 'a close that deleted the branch deletes it there');
+  t.same((await b.json('pull')).value.branches.pruned, [id]);
+  t.ok(branch(B, id), 'B keeps its copy of an abandoned task’s branch');
+  const resent = await b.json('push');
+  t.equal(resent.run.code, 0);
+  t.same(resent.value.branches.new, [], 'a finished task’s branch is never re-created on the remote');
+  t.equal(tipOf(tm.remote, `refs/heads/lazy/${id}`), null);
 });
 
 test('a diverged branch is reported on push and pull and named by show; neither side loses commits', async (t) => {
@@ -190,9 +199,16 @@ test('only branches of known tasks are fetched: unknown and hostile names never 
   gitSync(B.dir, B.env, ['branch', 'lazy/yyyyyyyy', 'main']);
   commitOn(B, 'refs/heads/lazy/yyyyyyyy', 'y.txt');
   await b('comment', id, '-m', 'something to push');
+  for (const name of ['notatask2', 'some/thing']) {
+    gitSync(B.dir, B.env, ['branch', `lazy/${name}`, 'main']);
+    commitOn(B, `refs/heads/lazy/${name}`, 'other.txt');
+  }
   const pushed = await b.json('push');
+  t.equal(pushed.run.code, 0);
   t.same(pushed.value.branches.new, []);
   t.equal(tipOf(tm.remote, 'refs/heads/lazy/yyyyyyyy'), null, 'the unknown branch stayed here');
+  t.equal(tipOf(tm.remote, 'refs/heads/lazy/notatask2'), null, 'and so did a branch not named by a task id');
+  t.equal(tipOf(tm.remote, 'refs/heads/lazy/some/thing'), null);
 });
 
 test('a dirty worktree is not moved by a pull; once clean it is fast-forwarded in place', async (t) => {
