@@ -4,8 +4,7 @@ import { git } from '../core/git.js';
 import { fetchObjects, pushLazy, remoteTips, type PushLine } from './remote.js';
 import { branchState, classifyBranch, emptyBranchPush, planBranchPush, type BranchPush } from './branches.js';
 import { settleBranches, wantedRefs, type BranchPull } from './branch-pull.js';
-import { submittedTargets } from './targets.js';
-import { listTaskRefs } from '../store/refs.js';
+import { localTasks } from './targets.js';
 import { mergeRemote, type MergeReport } from './pull.js';
 import { CONFIG_REF, TASKS_NS } from '../store/layout.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
@@ -55,10 +54,9 @@ export interface SyncDeps {
 const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.length) : ref);
 
 export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { tips: Map<string, string> }> {
-  const targets = await submittedTargets(d.repo, d.reader);
+  const { ids: local, targets } = await localTasks(d.repo, d.reader);
   const tips = await remoteTips(d.repo, remote, targets);
   // Fetch only when some remote tip we would take is not here yet: a no-op pull is one round trip.
-  const local = new Set((await listTaskRefs(d.repo.cwd)).map((r) => r.id));
   const known = new Set(local);
   for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
   const extra = wantedRefs(tips, known, targets);

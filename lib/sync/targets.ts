@@ -11,16 +11,20 @@ import { viewsOf } from './branches.js';
 export const safeBranch = (b: string) =>
   /^[A-Za-z0-9._/-]+$/.test(b) && !b.includes('..') && !b.startsWith('-') && !b.startsWith('/') && !b.endsWith('/');
 
-/** The targets recorded by `lazy submit` on every submitted task (read defensively: the entry may lack one). */
-export async function submittedTargets(repo: Repo, reader: TaskReader): Promise<string[]> {
-  const { rows } = await refreshIndex(repo.cwd, repo.lazyDir, reader);
+/**
+ * The tasks this clone has, and the targets recorded by `lazy submit` on every submitted one (read defensively:
+ * the entry may lack one), from the listing index: one for-each-ref when it is fresh.
+ */
+export async function localTasks(repo: Repo, reader: TaskReader): Promise<{ ids: Set<string>; targets: string[] }> {
+  const { rows, bad } = await refreshIndex(repo.cwd, repo.lazyDir, reader);
+  const all = new Set([...rows.map((r) => r.id), ...bad.map((b) => b.id)]);
   const ids = rows.filter((r) => r.status === 'submitted').map((r) => r.id);
-  if (ids.length === 0) return [];
+  if (ids.length === 0) return { ids: all, targets: [] };
   const out = new Set<string>();
   for (const v of (await viewsOf(reader, ids)).values()) {
     const entry = v.changelog.filter((c) => !c.set_aside && c.status === 'submitted').at(-1);
     const target = entry?.details?.target;
     if (typeof target === 'string' && safeBranch(target)) out.add(target);
   }
-  return [...out];
+  return { ids: all, targets: [...out] };
 }
