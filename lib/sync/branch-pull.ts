@@ -67,9 +67,11 @@ export async function settleBranches(s: Settle): Promise<BranchPull> {
   const out = emptyBranchPull();
   const cwd = s.repo.cwd;
   const known = s.known;
-  const state = await branchState(cwd, s.remote);
   const theirs = new Map<string, string>();
   for (const [ref, oid] of wantedRefs(s.tips, known, [])) theirs.set(ref.slice(BRANCH_NS.length), oid);
+  // Tracking refs to look at: the remote's branches, every local branch, and tasks this pull moved (a branch
+  // deleted with its task's end); another known task's stale tracking ref is pruned once it is among those.
+  const state = await branchState(cwd, s.remote, [...theirs.keys(), ...s.moved.keys()]);
   await moveTracking(s, known, state.tracking, theirs, out);
   const candidates = [...known].filter((id) => {
     const mine = state.local.get(id);

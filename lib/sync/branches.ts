@@ -17,6 +17,8 @@ import { BRANCH_PUSH_SPEC } from './remote.js';
 
 export const BRANCH_NS = 'refs/heads/lazy/';
 export const trackingRef = (remote: string, id: string) => `refs/remotes/${remote}/lazy/${id}`;
+/** Above this many ids one walk of the tracking folder is cheaper than naming each ref. */
+const EXACT_MAX = 2000;
 
 /** refs/heads/lazy/<task id> → the id; anything else (lazy/../x, lazy/notatask, deeper names) → null. */
 export function branchIdOf(ref: string): string | null {
@@ -33,11 +35,29 @@ export interface BranchState {
   others: Map<string, string>;
 }
 
-export async function branchState(cwd: string, remote: string): Promise<BranchState> {
+/**
+ * With `ids`, only their tracking refs (and those of every local branch) are read, by exact name: the tracking folder
+ * may also hold refs/remotes/<remote>/lazy/tasks/* (plain git fetch after init --remote), thousands of refs to walk.
+ */
+export async function branchState(cwd: string, remote: string, ids?: Iterable<string>): Promise<BranchState> {
   const track = `refs/remotes/${remote}/lazy/`;
-  const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', BRANCH_NS, track], { cwd });
+  const list = async (patterns: string[]) =>
+    patterns.length
+      ? (await git(['for-each-ref', '--format=%(objectname) %(refname)', ...patterns], { cwd })).stdout
+      : '';
+  let text: string;
+  if (!ids) text = await list([BRANCH_NS, track]);
+  else {
+    const heads = await list([BRANCH_NS]);
+    const want = new Set(ids);
+    for (const line of heads.split('\n')) {
+      const id = branchIdOf(line.slice(41));
+      if (id) want.add(id);
+    }
+    text = heads + '\n' + (want.size > EXACT_MAX ? await list([track]) : await list([...want].map((id) => track + id)));
+  }
   const out: BranchState = { local: new Map(), tracking: new Map(), others: new Map() };
-  for (const line of r.stdout.split('\n')) {
+  for (const line of text.split('\n')) {
     const [oid, ref] = line.split(' ');
     if (!oid || !ref) continue;
     const id = branchIdOf(ref);

@@ -2,7 +2,14 @@ import type { Repo } from '../core/repo.js';
 import type { TaskRead, TaskReader } from '../store/read.js';
 import { git } from '../core/git.js';
 import { fetchObjects, pushLazy, remoteTips, type PushLine } from './remote.js';
-import { branchState, classifyBranch, emptyBranchPush, planBranchPush, type BranchPush } from './branches.js';
+import {
+  branchIdOf,
+  branchState,
+  classifyBranch,
+  emptyBranchPush,
+  planBranchPush,
+  type BranchPush,
+} from './branches.js';
 import { settleBranches, wantedRefs, type BranchPull } from './branch-pull.js';
 import { localTasks } from './targets.js';
 import { mergeRemote, type MergeReport } from './pull.js';
@@ -54,7 +61,9 @@ export interface SyncDeps {
 const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.length) : ref);
 
 export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { tips: Map<string, string> }> {
-  const { ids: local, targets } = await localTasks(d.repo, d.reader);
+  const listed = await localTasks(d.repo, d.reader);
+  const { targets } = listed;
+  const local = new Set(listed.refs.map((r) => r.id));
   const tips = await remoteTips(d.repo, remote, targets);
   // Fetch only when some remote tip we would take is not here yet: a no-op pull is one round trip.
   const known = new Set(local);
@@ -73,7 +82,7 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
       [...extra].filter(([, oid]) => missing.has(oid)).map(([ref]) => ref),
     );
   }
-  const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress);
+  const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, listed.refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   for (const id of report.new) local.add(id);
@@ -145,11 +154,12 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
   const branches = emptyBranchPush();
   const out: PushResult = { remote, new: [], updated: [], rejected: [], skipped: [], up_to_date: 0, branches };
   // The remote's tips and the local refs are asked at once: the round trip hides the local reads.
-  const [tips, listing, state] = await Promise.all([
+  const [tips, listing] = await Promise.all([
     knownTips ?? remoteTips(d.repo, remote),
     git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd }),
-    branchState(d.repo.cwd, remote),
   ]);
+  const remoteIds = [...tips.keys()].map(branchIdOf).filter((id): id is string => id !== null);
+  const state = await branchState(d.repo.cwd, remote, remoteIds);
   const here = new Set<string>();
   const read = new Map<string, TaskRead>();
   const refs = await outgoing(d, tips, out, here, read, listing.stdout);

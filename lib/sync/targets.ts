@@ -12,19 +12,22 @@ export const safeBranch = (b: string) =>
   /^[A-Za-z0-9._/-]+$/.test(b) && !b.includes('..') && !b.startsWith('-') && !b.startsWith('/') && !b.endsWith('/');
 
 /**
- * The tasks this clone has, and the targets recorded by `lazy submit` on every submitted one (read defensively:
+ * The task refs this clone has (each row's tip is the ref's, checked by the refresh), and the targets recorded by `lazy submit` on every submitted one (read defensively:
  * the entry may lack one), from the listing index: one for-each-ref when it is fresh.
  */
-export async function localTasks(repo: Repo, reader: TaskReader): Promise<{ ids: Set<string>; targets: string[] }> {
+export async function localTasks(
+  repo: Repo,
+  reader: TaskReader,
+): Promise<{ refs: { id: string; tip: string }[]; targets: string[] }> {
   const { rows, bad } = await refreshIndex(repo.cwd, repo.lazyDir, reader);
-  const all = new Set([...rows.map((r) => r.id), ...bad.map((b) => b.id)]);
+  const all = [...rows, ...bad].map((r) => ({ id: r.id, tip: r.tip }));
   const ids = rows.filter((r) => r.status === 'submitted').map((r) => r.id);
-  if (ids.length === 0) return { ids: all, targets: [] };
+  if (ids.length === 0) return { refs: all, targets: [] };
   const out = new Set<string>();
   for (const v of (await viewsOf(reader, ids)).values()) {
     const entry = v.changelog.filter((c) => !c.set_aside && c.status === 'submitted').at(-1);
     const target = entry?.details?.target;
     if (typeof target === 'string' && safeBranch(target)) out.add(target);
   }
-  return { ids: all, targets: [...out] };
+  return { refs: all, targets: [...out] };
 }
