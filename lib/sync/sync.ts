@@ -65,23 +65,7 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const { targets } = listed;
   const local = new Set(listed.refs.map((r) => r.id));
   const tips = await remoteTips(d.repo, remote, targets);
-  // Fetch only when some remote tip we would take is not here yet: a no-op pull is one round trip.
-  const known = new Set(local);
-  for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
-  const extra = wantedRefs(tips, known, targets);
-  const lazyTips = [...tips].filter(([ref]) => ref.startsWith('refs/lazy/')).map(([, oid]) => oid);
-  const oids = [...new Set([...lazyTips, ...extra.values()])];
-  const have = await d.reader.objects.readMany(oids);
-  if (have.some((o) => !o)) {
-    d.progress?.(`fetching refs/lazy/* and task branches from ${remote}`);
-    const missing = new Set(oids.filter((_, i) => !have[i]));
-    await fetchObjects(
-      d.repo,
-      remote,
-      !!d.progress,
-      [...extra].filter(([, oid]) => missing.has(oid)).map(([ref]) => ref),
-    );
-  }
+  await fetchMissing(d, remote, tips, local, targets);
   const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, listed.refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
@@ -99,6 +83,30 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
     branches,
     tips,
   };
+}
+
+/**
+ * Fetches only when some remote tip a pull would take is not here yet (a no-op pull is one round trip): refs/lazy/*,
+ * and the branches of tasks known on either side and the submitted targets, in one fetch.
+ */
+async function fetchMissing(
+  d: SyncDeps,
+  remote: string,
+  tips: Map<string, string>,
+  local: Set<string>,
+  targets: string[],
+): Promise<void> {
+  const known = new Set(local);
+  for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
+  const extra = wantedRefs(tips, known, targets);
+  const lazyTips = [...tips].filter(([ref]) => ref.startsWith('refs/lazy/')).map(([, oid]) => oid);
+  const oids = [...new Set([...lazyTips, ...extra.values()])];
+  const have = await d.reader.objects.readMany(oids);
+  if (!have.some((o) => !o)) return;
+  d.progress?.(`fetching refs/lazy/* and task branches from ${remote}`);
+  const missing = new Set(oids.filter((_, i) => !have[i]));
+  const refs = [...extra].filter(([, oid]) => missing.has(oid)).map(([ref]) => ref);
+  await fetchObjects(d.repo, remote, !!d.progress, refs);
 }
 
 /**
