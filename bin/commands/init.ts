@@ -4,7 +4,10 @@ import { run, type GlobalArgs } from '../run.js';
 export const command = 'init';
 export const describe = 'Prepare the repository for lazy (safe to rerun)';
 export const builder = (y: Argv) =>
-  y.option('remote', { type: 'string', describe: 'also add refspecs so plain git fetch/push carry refs/lazy/*' });
+  y.option('remote', {
+    type: 'string',
+    describe: 'also add refspecs so plain git fetch/push carry refs/lazy/* and the task branches',
+  });
 export const handler = (a: GlobalArgs & { remote?: string }) =>
   run(
     a,

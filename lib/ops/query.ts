@@ -1,3 +1,4 @@
+import type { BranchStanding } from '../workspace/branch-sync.js';
 import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
 import { lastChange, type TaskView } from '../model/fold.js';
@@ -59,6 +60,8 @@ export interface ShownTask extends TaskView {
   waiting: Waiting | null;
   /** A submitted task: commits someone else pushed to its remote branch, as the last fetch saw them. */
   branch_news: BranchNews | null;
+  /** The task branch against the copy last pulled from a remote. */
+  branch_sync: BranchStanding;
 }
 
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
@@ -98,6 +101,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     news = sub && (await branchNews(app.repo.cwd, id, sub));
   }
   const { worktreePath } = await import('../workspace/worktree.js');
+  const { branchStanding } = await import('../workspace/branch-sync.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
   return {
     ...v,
@@ -114,6 +118,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     run,
     waiting,
     branch_news: news,
+    branch_sync: await branchStanding(app.repo.cwd, id),
   };
 }
 

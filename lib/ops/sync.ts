@@ -11,6 +11,7 @@ import {
 } from '../sync/sync.js';
 import { primeIndex } from '../store/listing.js';
 import type { App } from './app.js';
+import type { ReconcileAction } from '../reconcile/action.js';
 
 // push, pull and sync as commands: the remote defaults to origin (or the only remote).
 
@@ -20,6 +21,13 @@ function deps(app: App, progress: boolean): SyncDeps {
     reader: app.store.reader,
     progress: progress ? (m) => app.io.err(`lazy: ${m}\n`) : undefined,
     onViews: (r) => primeIndex(app.repo.lazyDir, r.views.values()),
+    // After each pull's merge and branch step, when the tracking refs it reads are fresh.
+    afterPull: async () => {
+      const { settleSubmitted } = await import('../reconcile/upstream.js');
+      const actions: ReconcileAction[] = [];
+      await settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions);
+      return actions.map(({ task, action, detail }) => ({ task, action, detail }));
+    },
   };
 }
 

@@ -14,7 +14,25 @@ export function renderPull(p: PullResult): string {
   if (p.config_rejected) lines.push(`  rejected config: ${p.config_rejected.reason}`);
   if (p.config_held)
     lines.push(`  held back until lazy config trust (see lazy config list): ${p.config_held.join(', ')}`);
+  lines.push(...pulledBranches(p.branches));
+  for (const u of p.upstream) lines.push(`  ${u.task} ${u.action} upstream: ${u.detail}`);
   return lines.join('\n');
+}
+
+function pulledBranches(b: PullResult['branches']): string[] {
+  const counts: [string, string[]][] = [
+    ['created', b.created],
+    ['fast-forwarded', b.updated],
+    ['pruned', b.pruned],
+    ['cleaned up after an accept', b.cleaned],
+  ];
+  const said = counts.filter(([, l]) => l.length).map(([w, l]) => `${l.length} ${w}`);
+  if (b.diverged.length) said.push(`${b.diverged.length} diverged`);
+  if (b.kept.length) said.push(`${b.kept.length} kept`);
+  const lines = said.length ? [`  branches: ${said.join(', ')}`] : [];
+  for (const d of b.diverged) lines.push(`  branch of ${d.id} diverged: ${d.reason}`);
+  for (const k of b.kept) lines.push(`  branch of ${k.id} kept: ${k.reason}`);
+  return lines;
 }
 
 export function renderPush(p: PushResult): string {
@@ -24,10 +42,28 @@ export function renderPush(p: PushResult): string {
   ];
   for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
   for (const s of p.skipped) lines.push(`  skipped ${s.id} (a pull would refuse it; run lazy doctor): ${s.reason}`);
+  lines.push(...pushedBranches(p.branches));
   return lines.join('\n');
 }
 
 export function renderSync(s: SyncResult): string {
   const rounds = s.rounds > 1 ? `\n(${s.rounds} rounds: a push was rejected and retried)` : '';
   return `${renderPull(s.pull)}\n${renderPush(s.push)}${rounds}`;
+}
+
+function pushedBranches(b: PushResult['branches']): string[] {
+  const said = [
+    `${b.new.length} new`,
+    `${b.pushed.length} updated`,
+    `${b.deleted.length} deleted`,
+    ...(b.diverged.length ? [`${b.diverged.length} diverged`] : []),
+    ...(b.lease_failed.length ? [`${b.lease_failed.length} not deleted`] : []),
+    ...(b.refused.length ? [`${b.refused.length} refused`] : []),
+    ...(b.behind.length ? [`${b.behind.length} behind the remote`] : []),
+    `${b.up_to_date} up to date`,
+  ];
+  const lines = [`  branches: ${said.join(', ')}`];
+  for (const r of [...b.diverged, ...b.lease_failed, ...b.refused, ...b.skipped])
+    lines.push(`  branch of ${r.id}: ${r.reason}`);
+  return lines;
 }

@@ -74,6 +74,13 @@ export function renderShow(v: ShownTask): string {
     );
     if (v.worktree) lines.push(`worktree:  ${v.worktree}`);
   }
+  const b = v.branch_sync;
+  if (b.state === 'diverged' || b.state === 'behind')
+    lines.push(
+      `branch:    lazy/${v.id} ${b.state === 'diverged' ? 'has diverged from' : 'is behind'} ${b.remote}'s ` +
+        `(${b.ahead} commit(s) only here, ${b.behind} only there)` +
+        (b.state === 'diverged' ? `: merge ${b.remote}/lazy/${v.id} into it by hand, then lazy push` : ': lazy pull'),
+    );
   if (v.usage.input_tokens || v.usage.cost_usd)
     lines.push(
       `usage:     ${v.usage.input_tokens} in / ${v.usage.output_tokens} out tokens, $${v.usage.cost_usd.toFixed(4)}`,

@@ -38,6 +38,8 @@ export async function mergeRemote(
   remote: string,
   tips: Map<string, string>,
   progress?: (msg: string) => void,
+  /** The local task refs, when the caller listed them already. */
+  listed?: { id: string; tip: string }[],
 ): Promise<MergeReport> {
   const report: MergeReport = {
     new: [],
@@ -52,7 +54,7 @@ export async function mergeRemote(
   const remoteRefs = [...tips]
     .filter(([ref]) => ref.startsWith(TASKS_NS))
     .map(([ref, tip]) => ({ id: ref.slice(TASKS_NS.length), tip }));
-  const localRefs = await listTaskRefs(repo.cwd);
+  const localRefs = listed ?? (await listTaskRefs(repo.cwd));
   const local = new Map(localRefs.map((r) => [r.id, r.tip]));
   const todo: Todo[] = [];
   for (const r of remoteRefs) {

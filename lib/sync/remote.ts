@@ -8,11 +8,17 @@ import type { Repo } from '../core/repo.js';
 // writing a single ref; local refs move only after validation. Remote-tracking copies,
 // which plain `git fetch` keeps once `lazy init --remote` adds the refspec, live under
 // refs/remotes/<remote>/lazy/, outside refs/lazy/, so a refs/lazy/* glob never sweeps them up.
+// Task branches travel as refs/heads/lazy/<id> (branches.ts, branch-pull.ts) in the same
+// ls-remote, fetch and push.
 
 export const trackingPrefix = (remote: string) => `refs/remotes/${remote}/lazy/`;
 export const fetchSpec = (remote: string) => `+refs/lazy/*:${trackingPrefix(remote)}*`;
 /** No '+': the remote accepts fast-forwards only; nothing is ever force-pushed. */
 export const PUSH_SPEC = 'refs/lazy/*:refs/lazy/*';
+/** Task work branches travel under the same name, so forges can open pull requests from them. */
+export const BRANCH_PUSH_SPEC = 'refs/heads/lazy/*:refs/heads/lazy/*';
+/** git's default fetch refspec: it already keeps refs/remotes/<remote>/lazy/<id> for the branches. */
+export const headsFetchSpec = (remote: string) => `+refs/heads/*:refs/remotes/${remote}/*`;
 
 export async function defaultRemote(repo: Repo, name?: string): Promise<string> {
   const remotes = (await git(['remote'], { cwd: repo.cwd })).stdout.split('\n').filter(Boolean);
@@ -30,9 +36,13 @@ export async function defaultRemote(repo: Repo, name?: string): Promise<string> 
   );
 }
 
-/** The remote's refs/lazy/* tips: refname → oid. */
-export async function remoteTips(repo: Repo, remote: string): Promise<Map<string, string>> {
-  const r = await git(['ls-remote', '--refs', remote, 'refs/lazy/*'], { cwd: repo.cwd, allowFail: true });
+/**
+ * The remote's refs/lazy/* and refs/heads/lazy/* tips (plus `heads`, e.g. submitted tasks' targets), in one round
+ * trip: refname → oid.
+ */
+export async function remoteTips(repo: Repo, remote: string, heads: string[] = []): Promise<Map<string, string>> {
+  const patterns = ['refs/lazy/*', 'refs/heads/lazy/*', ...heads.map((h) => `refs/heads/${h}`)];
+  const r = await git(['ls-remote', '--refs', remote, ...patterns], { cwd: repo.cwd, allowFail: true });
   if (r.code !== 0)
     throw fetchFailed(`git ls-remote ${remote} failed: ${r.stderr.trim()}`, {
       remote,
@@ -52,7 +62,7 @@ export async function remoteTips(repo: Repo, remote: string): Promise<Map<string
  * Writing no ref here is what keeps a first pull of 10,000 tasks near the cost of a
  * plain fetch (each loose ref write costs as much as the whole object transfer).
  */
-export async function fetchObjects(repo: Repo, remote: string, progress: boolean): Promise<void> {
+export async function fetchObjects(repo: Repo, remote: string, progress: boolean, more: string[] = []): Promise<void> {
   const r = await git(
     [
       'fetch',
@@ -62,6 +72,7 @@ export async function fetchObjects(repo: Repo, remote: string, progress: boolean
       ...(progress ? ['--progress'] : ['--quiet']),
       remote,
       fetchSpec(remote),
+      ...more,
     ],
     {
       cwd: repo.cwd,
@@ -82,20 +93,31 @@ export interface PushLine {
   summary: string;
 }
 
+/** What one push sends besides refs/lazy/*: refspecs (branches, leased deletions) and their options. */
+export interface PushExtra {
+  specs: string[];
+  options: string[];
+}
+
 /**
- * Pushes refs/lazy/* less the refs in `except` (negative refspecs), fast-forward only;
- * returns git's per-ref verdicts. One pattern, not a list of refs: git matches each
- * listed refspec against every local ref, which costs more than the transfer.
+ * Pushes refs/lazy/* less the refs in `except` (negative refspecs), fast-forward only, with
+ * `extra` in the same invocation; returns git's per-ref verdicts. One pattern, not a list of
+ * refs: git matches each listed refspec against every local ref, which costs more than the transfer.
  */
-export async function pushLazy(repo: Repo, remote: string, progress: boolean, except: string[]): Promise<PushLine[]> {
-  const specs = [PUSH_SPEC, ...except.map((r) => `^${r}`)];
-  const r = await git(['push', '--porcelain', ...(progress ? ['--progress'] : []), remote, ...specs], {
-    cwd: repo.cwd,
-    allowFail: true,
-  });
+export async function pushLazy(
+  repo: Repo,
+  remote: string,
+  progress: boolean,
+  except: string[],
+  extra: PushExtra = { specs: [], options: [] },
+): Promise<PushLine[]> {
+  const specs = [PUSH_SPEC, ...extra.specs, ...except.map((r) => `^${r}`)];
+  const args = ['push', '--porcelain', ...(progress ? ['--progress'] : []), ...extra.options, remote, ...specs];
+  const r = await git(args, { cwd: repo.cwd, allowFail: true });
   const lines: PushLine[] = [];
   for (const line of r.stdout.split('\n')) {
-    const m = /^(.)\t([^:]+):([^\t]+)\t(.*)$/.exec(line);
+    // A deletion has no source: "-\t:refs/heads/lazy/<id>\t[deleted]".
+    const m = /^(.)\t([^:]*):([^\t]+)\t(.*)$/.exec(line);
     if (m) lines.push({ flag: m[1]!, ref: m[3]!, summary: m[4]! });
   }
   if (r.code !== 0 && !lines.some((l) => l.flag === '!')) {
@@ -104,33 +126,50 @@ export async function pushLazy(repo: Repo, remote: string, progress: boolean, ex
   return lines;
 }
 
-/** The refspecs that make plain `git fetch` / `git push` carry tasks; what is missing. */
-export async function missingRefspecs(repo: Repo, remote: string): Promise<{ fetch: boolean; push: boolean }> {
+/** The fetch refspec that keeps branch tracking refs when the remote's fetch refspecs do not already (a narrow clone). */
+export const branchFetchSpec = (remote: string) => `+refs/heads/lazy/*:refs/remotes/${remote}/lazy/*`;
+
+/** The refspecs plain `git fetch` / `git push` need to carry tasks and their branches, each with whether it is there. */
+async function refspecs(repo: Repo, remote: string): Promise<{ key: string; spec: string; have: boolean }[]> {
   const get = async (key: string) =>
     (await git(['config', '--get-all', key], { cwd: repo.cwd, allowFail: true })).stdout.split('\n').filter(Boolean);
   const fetch = await get(`remote.${remote}.fetch`);
   const push = await get(`remote.${remote}.push`);
-  return { fetch: !fetch.includes(fetchSpec(remote)), push: !push.includes(PUSH_SPEC) };
+  const f = `remote.${remote}.fetch`;
+  const p = `remote.${remote}.push`;
+  return [
+    { key: f, spec: fetchSpec(remote), have: fetch.includes(fetchSpec(remote)) },
+    {
+      key: f,
+      spec: branchFetchSpec(remote),
+      have: fetch.includes(branchFetchSpec(remote)) || fetch.includes(headsFetchSpec(remote)),
+    },
+    { key: p, spec: PUSH_SPEC, have: push.includes(PUSH_SPEC) },
+    { key: p, spec: BRANCH_PUSH_SPEC, have: push.includes(BRANCH_PUSH_SPEC) },
+  ];
+}
+
+/** What is missing of the refspecs that make plain `git fetch` / `git push` carry tasks and their branches. */
+export async function missingRefspecs(repo: Repo, remote: string): Promise<{ fetch: boolean; push: boolean }> {
+  const specs = await refspecs(repo, remote);
+  const lacks = (kind: string) => specs.some((s) => s.key.endsWith(kind) && !s.have);
+  return { fetch: lacks('.fetch'), push: lacks('.push') };
 }
 
 export async function addRefspecs(repo: Repo, remote: string): Promise<string[]> {
-  const missing = await missingRefspecs(repo, remote);
   const done: string[] = [];
-  if (missing.fetch) {
-    await git(['config', '--add', `remote.${remote}.fetch`, fetchSpec(remote)], { cwd: repo.cwd });
-    done.push(`remote.${remote}.fetch += ${fetchSpec(remote)}`);
-  }
-  if (missing.push) {
-    // A push refspec replaces git's default of pushing the current branch; keep that too.
-    const had = (
-      await git(['config', '--get-all', `remote.${remote}.push`], { cwd: repo.cwd, allowFail: true })
-    ).stdout.trim();
-    if (!had) {
-      await git(['config', '--add', `remote.${remote}.push`, 'HEAD'], { cwd: repo.cwd });
-      done.push(`remote.${remote}.push += HEAD (so plain git push still pushes your branch)`);
+  const had = (
+    await git(['config', '--get-all', `remote.${remote}.push`], { cwd: repo.cwd, allowFail: true })
+  ).stdout.trim();
+  for (const s of await refspecs(repo, remote)) {
+    if (s.have) continue;
+    if (s.key.endsWith('.push') && !had && !done.some((d) => d.includes('HEAD'))) {
+      // A push refspec replaces git's default of pushing the current branch; keep that too.
+      await git(['config', '--add', s.key, 'HEAD'], { cwd: repo.cwd });
+      done.push(`${s.key} += HEAD (so plain git push still pushes your branch)`);
     }
-    await git(['config', '--add', `remote.${remote}.push`, PUSH_SPEC], { cwd: repo.cwd });
-    done.push(`remote.${remote}.push += ${PUSH_SPEC}`);
+    await git(['config', '--add', s.key, s.spec], { cwd: repo.cwd });
+    done.push(`${s.key} += ${s.spec}`);
   }
   return done;
 }

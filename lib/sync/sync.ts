@@ -1,7 +1,17 @@
 import type { Repo } from '../core/repo.js';
-import type { TaskReader } from '../store/read.js';
+import type { TaskRead, TaskReader } from '../store/read.js';
 import { git } from '../core/git.js';
 import { fetchObjects, pushLazy, remoteTips, type PushLine } from './remote.js';
+import {
+  branchIdOf,
+  branchState,
+  classifyBranch,
+  emptyBranchPush,
+  planBranchPush,
+  type BranchPush,
+} from './branches.js';
+import { settleBranches, wantedRefs, type BranchPull } from './branch-pull.js';
+import { localTasks } from './targets.js';
 import { mergeRemote, type MergeReport } from './pull.js';
 import { CONFIG_REF, TASKS_NS } from '../store/layout.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
@@ -17,6 +27,15 @@ export interface PullResult extends Omit<MergeReport, 'views'> {
   config: ConfigOutcome;
   config_rejected?: { reason: string; details: Record<string, unknown> };
   config_held?: string[];
+  branches: BranchPull;
+  /** What the pull learned about submitted tasks from the forge (merged, closed, new commits). */
+  upstream: Settled[];
+}
+/** One submitted task's outcome a pull found upstream (reconcile's action, as the pull reports it). */
+export interface Settled {
+  task: string;
+  action: string;
+  detail: string;
 }
 /** rejected: refused by the remote, with git's reason; skipped: local refs a pull would refuse, never sent. */
 export interface PushResult {
@@ -26,6 +45,7 @@ export interface PushResult {
   rejected: Rejected[];
   skipped: Rejected[];
   up_to_date: number;
+  branches: BranchPush;
 }
 export interface SyncResult {
   remote: string;
@@ -39,21 +59,28 @@ export interface SyncDeps {
   reader: TaskReader;
   progress?: (msg: string) => void;
   onViews?: (r: MergeReport) => Promise<void>;
+  /**
+   * Runs after every pull's merge and branch step (ops fills it: the upstream settlement of submitted tasks,
+   * lib/reconcile/upstream.ts settleSubmitted, which reads only the tracking refs this pull just wrote).
+   */
+  afterPull?: () => Promise<Settled[]>;
 }
 
 const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.length) : ref);
 
 export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { tips: Map<string, string> }> {
-  const tips = await remoteTips(d.repo, remote);
-  // Fetch only when some remote tip is not here yet: a no-op pull is one round trip.
-  const have = await d.reader.objects.readMany([...new Set(tips.values())]);
-  if (have.some((o) => !o)) {
-    d.progress?.(`fetching refs/lazy/* from ${remote}`);
-    await fetchObjects(d.repo, remote, !!d.progress);
-  }
-  const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress);
+  const listed = await localTasks(d.repo, d.reader);
+  const { targets } = listed;
+  const local = new Set(listed.refs.map((r) => r.id));
+  const tips = await remoteTips(d.repo, remote, targets);
+  await fetchMissing(d, remote, tips, local, targets);
+  const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, listed.refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
+  for (const id of report.new) local.add(id);
+  const settle = { repo: d.repo, reader: d.reader, remote, tips, targets, moved: report.views, known: local };
+  const branches = await settleBranches(settle);
+  const upstream = (await d.afterPull?.()) ?? [];
   const { views: _v, ...rest } = report;
   return {
     remote,
@@ -61,23 +88,53 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
     config: config.outcome,
     ...(config.reason ? { config_rejected: { reason: config.reason, details: config.details ?? {} } } : {}),
     ...(config.held ? { config_held: config.held } : {}),
+    branches,
+    upstream,
     tips,
   };
 }
 
 /**
+ * Fetches only when some remote tip a pull would take is not here yet (a no-op pull is one round trip): refs/lazy/*,
+ * and the branches of tasks known on either side and the submitted targets, in one fetch.
+ */
+async function fetchMissing(
+  d: SyncDeps,
+  remote: string,
+  tips: Map<string, string>,
+  local: Set<string>,
+  targets: string[],
+): Promise<void> {
+  const known = new Set(local);
+  for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
+  const extra = wantedRefs(tips, known, targets);
+  const lazyTips = [...tips].filter(([ref]) => ref.startsWith('refs/lazy/')).map(([, oid]) => oid);
+  const oids = [...new Set([...lazyTips, ...extra.values()])];
+  const have = await d.reader.objects.readMany(oids);
+  if (!have.some((o) => !o)) return;
+  d.progress?.(`fetching refs/lazy/* and task branches from ${remote}`);
+  const missing = new Set(oids.filter((_, i) => !have[i]));
+  const refs = [...extra].filter(([, oid]) => missing.has(oid)).map(([ref]) => ref);
+  await fetchObjects(d.repo, remote, !!d.progress, refs);
+}
+
+/**
  * Local refs under refs/lazy/ that differ from the remote's, split into what may travel and what a pull would refuse.
  */
-async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult): Promise<string[]> {
-  const lines = (
-    await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd })
-  ).stdout
-    .split('\n')
-    .filter(Boolean);
+async function outgoing(
+  d: SyncDeps,
+  tips: Map<string, string>,
+  out: PushResult,
+  here: Set<string>,
+  read: Map<string, TaskRead>,
+  listing: string,
+): Promise<string[]> {
+  const lines = listing.split('\n').filter(Boolean);
   const tasks: { id: string; tip: string; ref: string }[] = [];
   const send: string[] = [];
   for (const line of lines) {
     const [oid, ref] = line.split(' ') as [string, string];
+    if (ref.startsWith(TASKS_NS)) here.add(idOf(ref));
     if (tips.get(ref) === oid) {
       out.up_to_date++;
       continue;
@@ -101,25 +158,39 @@ async function outgoing(d: SyncDeps, tips: Map<string, string>, out: PushResult)
   for (const t of tasks) {
     const r = checked.get(t.id)!;
     if (isRejected(r)) out.skipped.push(r);
-    else send.push(t.ref);
+    else {
+      send.push(t.ref);
+      read.set(t.id, r);
+    }
   }
   return send;
 }
 
-/** Pushes what differs from the remote's tips (asking for them unless given), fast-forward only. */
+/** Pushes what differs from the remote's tips (asking for them unless given), with the task branches, fast-forward only. */
 export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, string>): Promise<PushResult> {
-  const out: PushResult = { remote, new: [], updated: [], rejected: [], skipped: [], up_to_date: 0 };
-  const refs = await outgoing(d, knownTips ?? (await remoteTips(d.repo, remote)), out);
-  if (refs.length === 0) return out;
-  d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ to ${remote}`);
+  const branches = emptyBranchPush();
+  const out: PushResult = { remote, new: [], updated: [], rejected: [], skipped: [], up_to_date: 0, branches };
+  // The remote's tips and the local refs are asked at once: the round trip hides the local reads.
+  const [tips, listing] = await Promise.all([
+    knownTips ?? remoteTips(d.repo, remote),
+    git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd }),
+  ]);
+  const remoteIds = [...tips.keys()].map(branchIdOf).filter((id): id is string => id !== null);
+  const state = await branchState(d.repo.cwd, remote, remoteIds);
+  const here = new Set<string>();
+  const read = new Map<string, TaskRead>();
+  const refs = await outgoing(d, tips, out, here, read, listing.stdout);
+  const skipped = new Set(out.skipped.map((s) => s.id));
+  const plan = await planBranchPush(d.repo.cwd, d.reader, tips, { here, skipped, read, state }, branches);
+  if (refs.length === 0 && plan.sends === 0) return out;
+  d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ and ${plan.sends} branch(es) to ${remote}`);
   // Up-to-date refs cost git nothing; what differs was checked, and what failed is left out.
-  const lines = await pushLazy(
-    d.repo,
-    remote,
-    !!d.progress,
-    out.skipped.map((s) => String(s.details.ref)),
-  );
-  for (const l of lines) classify(out, l);
+  const except = [...out.skipped.map((s) => String(s.details.ref)), ...plan.except];
+  const lines = await pushLazy(d.repo, remote, !!d.progress, except, plan.extra);
+  for (const l of lines) {
+    if (l.ref.startsWith('refs/heads/')) await classifyBranch(d.repo.cwd, plan, l, branches);
+    else classify(out, l);
+  }
   return out;
 }
 
@@ -145,8 +216,9 @@ function classify(out: PushResult, l: PushLine): void {
  * remote moved on, 7 when it refused, 6 when local refs were skipped.
  */
 export function pushExit(p: PushResult): number {
-  if (p.rejected.some((r) => !r.details.behind)) return 7;
-  if (p.rejected.length) return 5;
+  const b = p.branches;
+  if (p.rejected.some((r) => !r.details.behind) || b.refused.length) return 7;
+  if (p.rejected.length || b.diverged.length || b.lease_failed.length) return 5;
   return p.skipped.length ? 6 : 0;
 }
 
@@ -160,7 +232,11 @@ export async function sync(d: SyncDeps, remote: string): Promise<SyncResult> {
     const { tips, ...p } = await pull(d, remote);
     const q = await push(d, remote, tips);
     total = total ? accumulate(total, p, q, round) : { remote, rounds: 1, pull: p, push: q };
-    if (!q.rejected.some((r) => r.details.behind) || round >= MAX_ROUNDS) return total;
+    // A branch git refused because objects were missing here (fetch first) is worth another pull too.
+    const again =
+      q.rejected.some((r) => r.details.behind) ||
+      q.branches.diverged.some((r) => /fetch first/.test(String(r.details.git)));
+    if (!again || round >= MAX_ROUNDS) return total;
     d.progress?.(`push rejected for ${q.rejected.length} task(s): someone pushed meanwhile; pulling again`);
   }
 }
@@ -177,7 +253,23 @@ function accumulate(t: SyncResult, p: PullResult, q: PushResult, rounds: number)
       updated: uniq(t.pull.updated, p.updated),
       merged: uniq(t.pull.merged, p.merged),
       concurrent: [...t.pull.concurrent, ...p.concurrent],
+      branches: mergeBranchPulls(t.pull.branches, p.branches),
+      upstream: [...t.pull.upstream, ...p.upstream],
     },
     push: { ...q, new: uniq(t.push.new, q.new), updated: uniq(t.push.updated, q.updated) },
+  };
+}
+
+/** Branch figures across pull rounds: what was done adds up; what is still wrong is the last round's. */
+function mergeBranchPulls(a: BranchPull, b: BranchPull): BranchPull {
+  const uniq = (x: string[], y: string[]) => [...new Set([...x, ...y])];
+  return {
+    created: uniq(a.created, b.created),
+    updated: uniq(a.updated, b.updated),
+    pruned: uniq(a.pruned, b.pruned),
+    cleaned: uniq(a.cleaned, b.cleaned),
+    targets: uniq(a.targets, b.targets),
+    diverged: b.diverged,
+    kept: b.kept,
   };
 }

@@ -267,11 +267,10 @@ test('plain git fetch and push carry tasks after lazy init --remote; doctor expl
   t.same(p.value.new, [id]);
   t.equal((await b!.json('doctor')).value.findings.filter((f: any) => f.code === 'missing_refspecs').length, 0);
   await a!('init', '--remote', 'origin');
-  t.equal(
-    gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['config', '--get-all', 'remote.origin.push']).trim().split('\n')
-      .length,
-    2,
-    'rerunning adds nothing',
+  t.same(
+    gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['config', '--get-all', 'remote.origin.push']).trim().split('\n'),
+    ['HEAD', 'refs/lazy/*:refs/lazy/*', 'refs/heads/lazy/*:refs/heads/lazy/*'],
+    'rerunning adds nothing; task branches are pushed by plain git push too',
   );
 });
 
@@ -298,6 +297,13 @@ test('a task working on another machine shows as working there and is never judg
   // Its branch is on machine A: B neither calls it lost nor starts over from the base.
   await a('push');
   await b('pull');
+  // The branch travelled (test/sync/branches.test.ts); without it here, B must not start over from the base.
+  t.equal(
+    gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['rev-parse', `lazy/${id}`]),
+    gitSync(tm.clones[0]!.dir, tm.clones[0]!.env, ['rev-parse', `lazy/${id}`]),
+    'the pull brought the branch',
+  );
+  gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['branch', '-D', '-q', `lazy/${id}`]);
   await withFakeAgent(tm.clones[1]!);
   const resumed = await b.json('resume', id);
   t.equal(resumed.run.code, 4, 'B does not restart the work from the base');

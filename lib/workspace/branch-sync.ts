@@ -1,0 +1,37 @@
+import { git } from '../core/git.js';
+
+// Where a task's branch stands against the copy a pull last saw on a remote
+// (refs/remotes/<remote>/lazy/<id>): what `show` names when the two parted.
+
+export interface BranchStanding {
+  /** none: no tracking copy; missing: only the remote has it; else local against remote. */
+  state: 'none' | 'missing' | 'equal' | 'ahead' | 'behind' | 'diverged';
+  remote: string | null;
+  /** Commits only the local branch has, and only the remote's copy has. */
+  ahead: number;
+  behind: number;
+}
+
+/** One for-each-ref; a rev-list only when both sides exist and differ. */
+export async function branchStanding(cwd: string, id: string): Promise<BranchStanding> {
+  const r = await git(
+    ['for-each-ref', '--format=%(objectname) %(refname)', `refs/heads/lazy/${id}`, `refs/remotes/*/lazy/${id}`],
+    { cwd, allowFail: true },
+  );
+  let local: string | null = null;
+  let remote: { name: string; tip: string } | null = null;
+  for (const line of r.stdout.split('\n')) {
+    const [tip, ref] = line.split(' ');
+    if (!tip || !ref) continue;
+    if (ref === `refs/heads/lazy/${id}`) local = tip;
+    else if (!remote || ref.startsWith('refs/remotes/origin/'))
+      remote = { name: ref.slice('refs/remotes/'.length, -`/lazy/${id}`.length), tip };
+  }
+  if (!remote) return { state: 'none', remote: null, ahead: 0, behind: 0 };
+  if (!local) return { state: 'missing', remote: remote.name, ahead: 0, behind: 0 };
+  if (local === remote.tip) return { state: 'equal', remote: remote.name, ahead: 0, behind: 0 };
+  const c = await git(['rev-list', '--left-right', '--count', `${local}...${remote.tip}`], { cwd, allowFail: true });
+  const [ahead = 0, behind = 0] = c.stdout.trim().split(/\s+/).map(Number);
+  const state = ahead && behind ? 'diverged' : ahead ? 'ahead' : 'behind';
+  return { state, remote: remote.name, ahead, behind };
+}
