@@ -93,6 +93,20 @@ export interface PushLine {
   summary: string;
 }
 
+/** git push --porcelain's per-ref verdicts (a deletion has no source: "-\t:refs/heads/lazy/<id>\t[deleted]"). */
+export function pushLines(stdout: string): PushLine[] {
+  const lines: PushLine[] = [];
+  for (const line of stdout.split('\n')) {
+    const m = /^(.)\t([^:]*):([^\t]+)\t(.*)$/.exec(line);
+    if (m) lines.push({ flag: m[1]!, ref: m[3]!, summary: m[4]! });
+  }
+  return lines;
+}
+
+/** A refusal because the remote moved on (or moved while we pushed): pull, then push again. */
+export const isBehind = (summary: string) =>
+  /fetch first|non-fast-forward|stale info|failed to update ref|failed to lock/.test(summary);
+
 /** What one push sends besides refs/lazy/*: refspecs (branches, leased deletions) and their options. */
 export interface PushExtra {
   specs: string[];
@@ -114,12 +128,7 @@ export async function pushLazy(
   const specs = [PUSH_SPEC, ...extra.specs, ...except.map((r) => `^${r}`)];
   const args = ['push', '--porcelain', ...(progress ? ['--progress'] : []), ...extra.options, remote, ...specs];
   const r = await git(args, { cwd: repo.cwd, allowFail: true });
-  const lines: PushLine[] = [];
-  for (const line of r.stdout.split('\n')) {
-    // A deletion has no source: "-\t:refs/heads/lazy/<id>\t[deleted]".
-    const m = /^(.)\t([^:]*):([^\t]+)\t(.*)$/.exec(line);
-    if (m) lines.push({ flag: m[1]!, ref: m[3]!, summary: m[4]! });
-  }
+  const lines = pushLines(r.stdout);
   if (r.code !== 0 && !lines.some((l) => l.flag === '!')) {
     throw pushFailed(`git push ${remote} failed: ${r.stderr.trim()}`, { remote, stderr: r.stderr.trim() });
   }

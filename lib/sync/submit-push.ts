@@ -2,6 +2,8 @@ import { git } from '../core/git.js';
 import { pushFailed, pushRejected } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 import { taskRef } from '../store/layout.js';
+import { isBehind, pushLines } from './remote.js';
+import { BRANCH_NS } from './branches.js';
 
 // One task's hand-off push (lazy submit): its work branch to refs/heads/lazy/<id> on the
 // remote, where a forge opens pull requests from, and its task ref. Fast-forward only
@@ -14,7 +16,7 @@ export interface SubmitPushed {
   up_to_date: string[];
 }
 
-export const branchRef = (id: string) => `refs/heads/lazy/${id}`;
+export const branchRef = (id: string) => `${BRANCH_NS}${id}`;
 
 /** Pushes refs/heads/lazy/<id> and, with `withTask`, refs/lazy/tasks/<id>, each to the same name. */
 export async function pushSubmission(repo: Repo, remote: string, id: string, withTask: boolean): Promise<SubmitPushed> {
@@ -25,16 +27,13 @@ export async function pushSubmission(repo: Repo, remote: string, id: string, wit
   });
   const out: SubmitPushed = { moved: [], up_to_date: [] };
   const refused: { ref: string; summary: string }[] = [];
-  for (const line of r.stdout.split('\n')) {
-    const m = /^(.)\t[^:]+:([^\t]+)\t(.*)$/.exec(line);
-    if (!m) continue;
-    const [, flag, ref, summary] = m as unknown as [string, string, string, string];
+  for (const { flag, ref, summary } of pushLines(r.stdout)) {
     if (flag === '=') out.up_to_date.push(ref);
     else if (flag === '!') refused.push({ ref, summary });
     else out.moved.push(ref);
   }
   if (r.code === 0 && !refused.length) return out;
-  const behind = refused.find((x) => /fetch first|non-fast-forward|stale info/.test(x.summary));
+  const behind = refused.find((x) => isBehind(x.summary));
   if (behind) {
     const what = behind.ref === branchRef(id) ? `branch lazy/${id}` : `task ${id}`;
     throw pushRejected(

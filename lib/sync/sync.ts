@@ -1,7 +1,7 @@
 import type { Repo } from '../core/repo.js';
 import type { TaskRead, TaskReader } from '../store/read.js';
 import { git } from '../core/git.js';
-import { fetchObjects, pushLazy, remoteTips, type PushLine } from './remote.js';
+import { fetchObjects, isBehind, pushLazy, remoteTips, type PushLine } from './remote.js';
 import {
   branchIdOf,
   branchState,
@@ -11,7 +11,7 @@ import {
   type BranchPush,
 } from './branches.js';
 import { settleBranches, wantedRefs, type BranchPull } from './branch-pull.js';
-import { localTasks } from './targets.js';
+import { localTasks, submittedTargets } from './targets.js';
 import { mergeRemote, type MergeReport } from './pull.js';
 import { CONFIG_REF, TASKS_NS } from '../store/layout.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
@@ -70,14 +70,22 @@ const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.len
 
 export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { tips: Map<string, string> }> {
   const listed = await localTasks(d.repo, d.reader);
-  const { targets } = listed;
   const local = new Set(listed.refs.map((r) => r.id));
-  const tips = await remoteTips(d.repo, remote, targets);
+  let { targets } = listed;
+  let tips = await remoteTips(d.repo, remote, targets);
   await fetchMissing(d, remote, tips, local, targets);
   const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, listed.refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   for (const id of report.new) local.add(id);
+  // A task this pull brought in submitted has a target nobody asked for yet: one more round
+  // trip, only then, so its merge upstream is seen by this pull, not the next.
+  const late = submittedTargets(report.views.values()).filter((x) => !targets.includes(x));
+  if (late.length) {
+    targets = [...targets, ...late];
+    tips = await remoteTips(d.repo, remote, targets);
+    await fetchMissing(d, remote, tips, local, targets);
+  }
   const settle = { repo: d.repo, reader: d.reader, remote, tips, targets, moved: report.views, known: local };
   const branches = await settleBranches(settle);
   const upstream = (await d.afterPull?.()) ?? [];
@@ -200,7 +208,7 @@ function classify(out: PushResult, l: PushLine): void {
   else if (l.flag === ' ' || l.flag === '+') out.updated.push(id);
   else if (l.flag === '!') {
     // Behind: the remote has commits this clone lacks, or its ref moved while we pushed (a race at the remote).
-    const behind = /fetch first|non-fast-forward|stale info|failed to update ref|failed to lock/.test(l.summary);
+    const behind = isBehind(l.summary);
     out.rejected.push({
       id,
       reason: behind

@@ -2,6 +2,7 @@ import type { Repo } from '../core/repo.js';
 import type { TaskReader } from '../store/read.js';
 import { refreshIndex } from '../store/listing.js';
 import { viewsOf } from './branches.js';
+import { lastChange, type TaskView } from '../model/fold.js';
 
 // A submitted task waits on a forge: its outcome shows on the remote's copy of its target
 // branch, so every pull also asks for those targets (in the same ls-remote) and keeps their
@@ -23,11 +24,16 @@ export async function localTasks(
   const all = [...rows, ...bad].map((r) => ({ id: r.id, tip: r.tip }));
   const ids = rows.filter((r) => r.status === 'submitted').map((r) => r.id);
   if (ids.length === 0) return { refs: all, targets: [] };
+  return { refs: all, targets: submittedTargets((await viewsOf(reader, ids)).values()) };
+}
+
+/** The targets `lazy submit` recorded on the submitted ones among these views (read defensively). */
+export function submittedTargets(views: Iterable<TaskView>): string[] {
   const out = new Set<string>();
-  for (const v of (await viewsOf(reader, ids)).values()) {
-    const entry = v.changelog.filter((c) => !c.set_aside && c.status === 'submitted').at(-1);
-    const target = entry?.details?.target;
+  for (const v of views) {
+    if (v.status !== 'submitted') continue;
+    const target = lastChange(v, 'submitted')?.details?.target;
     if (typeof target === 'string' && safeBranch(target)) out.add(target);
   }
-  return { refs: all, targets: [...out] };
+  return [...out];
 }
