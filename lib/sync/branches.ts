@@ -157,6 +157,11 @@ export async function planBranchPush(
         reason: 'its task is skipped (a pull would refuse it)',
         details: { ref: BRANCH_NS + id },
       });
+    } else if (!theirs && state.tracking.has(id)) {
+      // Deleted on the remote since this clone saw it there (a pull request closed, a teammate's
+      // accept): never resurrected by a push; a pull settles what it means first.
+      except.push(BRANCH_NS + id);
+      out.behind.push(id);
     } else if (!theirs) fresh.push(id);
     else if (state.tracking.get(id) === tip) {
       except.push(BRANCH_NS + id); // the remote moved on since this clone saw it at our tip

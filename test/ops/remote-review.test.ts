@@ -5,7 +5,7 @@ import { team, withFakeAgent, type Team } from '../helpers/team.js';
 import { concurrent } from '../helpers/concurrent.js';
 
 // Review, land and continue on a clone that did not run the task: clone A runs it and
-// pushes; clone B pulls (the branch fetched by hand until pull carries it) and works from
+// pushes; clone B pulls (the task and its branch) and works from
 // the fetched branch. Each clone has a host name of its own (LAZY_HOST).
 
 const test = concurrent(3);
@@ -45,29 +45,31 @@ const invocations = (c: Clone) =>
         .map((x) => JSON.parse(x) as { argv: string[]; prompt: string; cwd: string })
     : [];
 
-/** A runs a task to review and pushes the task and its branch. */
-async function runOnA(a: Clone, goal: string): Promise<string> {
+/**
+ * A runs a task to review and pushes the task and its branch; with `stateOnly`, the task refs
+ * alone, as plain git push or an older lazy would.
+ */
+async function runOnA(a: Clone, goal: string, stateOnly = false): Promise<string> {
   const id = await a.l.create(goal, '--accept', 'the file exists');
   const s = await a.l('start', id);
   if (s.code !== 0) throw new Error(s.stderr);
   const w = await a.l.json('wait', id, '--timeout', '30');
   if (w.value.status !== 'blocked') throw new Error(`not reviewed: ${w.run.stdout}`);
-  await a.l('push');
-  a.git('push', '-q', 'origin', `lazy/${id}:refs/heads/lazy/${id}`);
+  if (stateOnly) a.git('push', '-q', 'origin', 'refs/lazy/*:refs/lazy/*');
+  else await a.l('push');
   return id;
 }
 
-/** B pulls the task and fetches its branch by hand. */
+/** B pulls the task, and with it its branch. */
 async function pullOnB(b: Clone, id: string): Promise<void> {
   await b.l('pull');
-  b.git('fetch', '-q', 'origin', `+refs/heads/lazy/${id}:refs/remotes/origin/lazy/${id}`);
-  b.git('branch', `lazy/${id}`, `origin/lazy/${id}`);
+  if (!b.git('branch', '--list', `lazy/${id}`).trim()) throw new Error(`the pull did not bring lazy/${id}`);
 }
 
 test('B reviews and accepts what A ran: before the branch is fetched it says to pull; then show, diff, accept', async (t) => {
   const { c } = await clones(t);
   const [a, b] = c as [Clone, Clone];
-  const id = await runOnA(a, 'write the work file');
+  const id = await runOnA(a, 'write the work file', true);
   await b.l('pull');
   const missing = await b.l.json('diff', id);
   t.equal(missing.run.code, 4);
@@ -91,6 +93,7 @@ test('B reviews and accepts what A ran: before the branch is fetched it says to 
   );
   t.notMatch(behind.value.error.message, /moved since it was reviewed/);
   b.git('branch', '-D', `lazy/${id}`);
+  await a.l('push');
   await pullOnB(b, id);
   t.match(
     (await b.l('show', id)).stdout,
@@ -190,8 +193,7 @@ test('a task working on another host stays off limits, and the error names the h
   const r = await runOnA(a, 'to reject');
   const k = await runOnA(a, 'to close');
   await pullOnB(b, r);
-  b.git('fetch', '-q', 'origin', `+refs/heads/lazy/${k}:refs/remotes/origin/lazy/${k}`);
-  b.git('branch', `lazy/${k}`, `origin/lazy/${k}`);
+  t.ok(b.git('branch', '--list', `lazy/${k}`).trim(), 'the same pull brought the other branch');
   t.equal((await b.l.json('close', id)).value.task.status, 'abandoned', 'the stopped task closes on B');
   // Pairing on B does not try to resume the agent session that lives on host-a either.
   mkdirSync(b.sb.home, { recursive: true });
