@@ -17,7 +17,7 @@ import { isTerminal } from '../model/status.js';
 import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
 import { clearActive, markActive, readActive, type ActiveMarker } from '../store/markers.js';
-import { afterKill, recoverAccept, type AfterKill } from '../reconcile/accept-recovery.js';
+import { afterKill, recoverAccept, type AfterKill, type Restore } from '../reconcile/accept-recovery.js';
 import { assertNotWorkingElsewhere, branchGone, taskBranch } from '../workspace/branch.js';
 import { branchExists, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { applySquash, deleteBranch, planSquash, type Applied, type SquashPlan } from '../workspace/merge.js';
@@ -127,7 +127,7 @@ export interface Accepting {
   plan: SquashPlan | null;
   applied: Applied;
   /** The status the task had when it was claimed: every abort restores it. */
-  restore: 'blocked' | 'conflict';
+  restore: Restore;
   /** Written when preflight claims the task; names the step the accept is in. */
   marker: ActiveMarker | null;
   removed: { worktree: boolean; branch: boolean };
@@ -196,7 +196,7 @@ async function preflight(a: Accepting): Promise<void> {
 /** Stamps merging before the target moves, so the task reads merging for the whole time it is being merged. */
 async function claim(a: Accepting, targetOld: string): Promise<void> {
   const owner = selfIdentity();
-  a.restore = a.v.status as 'blocked' | 'conflict';
+  a.restore = a.v.status as Restore;
   a.marker = { task: a.v.id, run: randomId(), kind: 'accept', since: new Date().toISOString(), owner };
   mark(a);
   const details = { restore: a.restore, target: a.target, target_old: targetOld, owner: { ...owner } };

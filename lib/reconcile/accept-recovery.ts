@@ -21,14 +21,14 @@ import type { ActiveMarker } from '../store/markers.js';
  *   (zombie → complete, system actor) and its worktree and branch go; else it is restored.
  */
 export type AfterKill = NonNullable<ActiveMarker['if_killed']>;
+/** The resting statuses an accept starts from, and so the ones an abort restores. */
+export type Restore = 'blocked' | 'conflict' | 'submitted';
 
 /** The rule an accept's marker carries; settle, which is always safe, when it names none. */
 export const afterKill = (m: ActiveMarker | undefined): AfterKill => (m?.kind === 'accept' && m.if_killed) || 'settle';
 
 export type Recovery =
-  | { outcome: 'completed'; commit: string }
-  | { outcome: 'restored'; status: 'blocked' | 'conflict' }
-  | { outcome: 'not-merging' };
+  { outcome: 'completed'; commit: string } | { outcome: 'restored'; status: Restore } | { outcome: 'not-merging' };
 
 export async function recoverAccept(
   repo: Repo,
@@ -42,7 +42,8 @@ export async function recoverAccept(
   const entry = lastChange(v, 'merging');
   const target = String(entry?.details?.target ?? '');
   const since = typeof entry?.details?.target_old === 'string' ? entry.details.target_old : undefined;
-  const restore = entry?.details?.restore === 'conflict' ? 'conflict' : 'blocked';
+  const r = entry?.details?.restore;
+  const restore: Restore = r === 'conflict' || r === 'submitted' ? r : 'blocked';
   const commit = o.rule === 'settle' && target ? await findAccepted(repo.cwd, target, id, since) : null;
   const mutate = o.locked ? store.mutateUnlocked.bind(store) : store.mutate.bind(store);
   await mutate(

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { cli, gitSync, ROOT, type Sandbox } from '../helpers/env.js';
+import { cli, gitSync, lazyJson, ROOT, type Sandbox } from '../helpers/env.js';
 import { team, withFakeAgent } from '../helpers/team.js';
 import { concurrent } from '../helpers/concurrent.js';
 
@@ -304,4 +304,42 @@ test('a missing PR program and a record the remote refuses: the submission stand
   t.match(r.run.stderr, /is submitted here, but its record did not reach origin/, 'and warned about');
   t.equal(remoteRef(tm.remote, `refs/heads/lazy/${id}`), r.value.head, 'the branch is there');
   t.match((await ok(t, c, 'show', id)).submission, { ok: false, error: /no-such-forge-cli/ });
+});
+
+test('an accept of a submitted task that aborts restores submitted, its true prior status', async (t) => {
+  const tm = team(1);
+  t.teardown(tm.cleanup);
+  const c = await clone(tm.clones[0]!);
+  const id = await reviewed(c);
+  await ok(t, c, 'submit', id, 'origin');
+  // The target moves under the accept, into a conflict, between its steps.
+  let step = '';
+  const r = await lazyJson(['accept', id, '--yes'], {
+    cwd: c.sb.dir,
+    env: c.sb.env,
+    io: {
+      stepDelayMs: 1,
+      narrate: (_i, _n, label) => void (step = label),
+      clock: {
+        now: () => Date.now(),
+        sleep: async () => {
+          if (step !== 'squash-merge into the target') return;
+          writeFileSync(join(c.sb.dir, 'work-1.txt'), 'mine\n');
+          c.git('add', 'work-1.txt');
+          c.git('commit', '-q', '-m', 'a conflicting change');
+        },
+      },
+    },
+  });
+  t.equal(r.value.error?.code, 'merge_failed', r.run.stdout);
+  t.match(r.value.error.message, /the task is submitted again/);
+  const v = (await c.l.json('show', id)).value;
+  t.equal(v.status, 'submitted');
+  t.same(
+    v.changelog.slice(-2).map((x: any) => [x.status, x.trigger]),
+    [
+      ['merging', 'accept'],
+      ['submitted', 'merge_abort'],
+    ],
+  );
 });
