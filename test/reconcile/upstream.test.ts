@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, gitSync, type Sandbox } from '../helpers/env.js';
 import { team, withFakeAgent } from '../helpers/team.js';
@@ -256,6 +256,8 @@ test('the settle runs only when a remote-tracking ref may have moved: a readdir 
   const repo = await openRepo(f.a.dir);
   await settle(f.a);
   // A folder changed in the last 2 s is racy: a ref written in the same tick would not change its stamp.
+  const now = new Date();
+  utimesSync(join(f.a.dir, '.git', 'refs', 'remotes', 'origin'), now, now);
   t.ok(upstreamDue(repo), 'due again right after a change (racy)');
   await new Promise((r) => setTimeout(r, 2100));
   await settle(f.a);
