@@ -130,6 +130,27 @@ export function readJsonFile<T>(path: string, limit: number): T | undefined {
   }
 }
 
+const STATE_LIMIT = 8 << 20;
+
+/** A state file a trigger keeps for itself (a cache): null when absent, unreadable or not the shape `valid` accepts. */
+export function readStateFile<T>(path: string, valid: (o: T) => boolean): T | null {
+  try {
+    const o = JSON.parse(readBoundedFile(path, STATE_LIMIT).toString('utf8')) as T;
+    return o && valid(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a state file atomically; one that cannot be written only costs the next command the work again. */
+export function writeStateFile(path: string, value: unknown): void {
+  try {
+    writeFileAtomicSync(path, JSON.stringify(value));
+  } catch {
+    /* done again next time */
+  }
+}
+
 /** The last `maxBytes` of a regular file (a log), and whether earlier bytes were left out. */
 export function readTail(path: string, maxBytes: number): { text: string; cut: boolean } {
   const fd = openRegular(path);

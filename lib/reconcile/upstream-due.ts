@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
-import { writeFileAtomicSync } from '../core/fsutil.js';
+import { readStateFile, writeStateFile } from '../core/fsutil.js';
 
 // The upstream settle's trigger. A fetch, a push or a prune that moves a remote-tracking ref
 // rewrites a file in refs/remotes/<remote>/ (a target such as main) or in
@@ -21,23 +21,14 @@ export interface UpstreamStamp {
 const FILE = 'upstream.json';
 const RACY_MS = 2000;
 
-export function readStamp(lazyDir: string): UpstreamStamp | null {
-  try {
-    const o = JSON.parse(readFileSync(join(lazyDir, FILE), 'utf8')) as UpstreamStamp;
-    return o && typeof o.dirs === 'object' && o.dirs && typeof o.seen === 'object' && o.seen ? o : null;
-  } catch {
-    return null;
-  }
-}
+export const readStamp = (lazyDir: string): UpstreamStamp | null =>
+  readStateFile<UpstreamStamp>(
+    join(lazyDir, FILE),
+    (o) => typeof o.dirs === 'object' && !!o.dirs && typeof o.seen === 'object' && !!o.seen,
+  );
 
 /** A stamp that cannot be written only costs the next command another settle. */
-export function writeStamp(lazyDir: string, s: UpstreamStamp): void {
-  try {
-    writeFileAtomicSync(join(lazyDir, FILE), JSON.stringify(s));
-  } catch {
-    /* settled again next time */
-  }
-}
+export const writeStamp = (lazyDir: string, s: UpstreamStamp): void => writeStateFile(join(lazyDir, FILE), s);
 
 function stampOf(path: string, now: number): string | null {
   try {

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { git } from '../core/git.js';
-import { writeFileAtomicSync } from '../core/fsutil.js';
+import { readStateFile, writeStateFile } from '../core/fsutil.js';
 
 // The merged-branch sweep's trigger. Task branches merge into a few target branches
 // (main, a parent's lazy/<id>); `.git/lazy/target-tips.json` remembers each target's tip
@@ -17,23 +17,11 @@ export interface TargetTips {
 const FILE = 'target-tips.json';
 const SHA = /^[0-9a-f]{40}$/;
 
-export function readTips(lazyDir: string): TargetTips | null {
-  try {
-    const o = JSON.parse(readFileSync(join(lazyDir, FILE), 'utf8')) as TargetTips;
-    return o && typeof o.targets === 'object' && o.targets ? o : null;
-  } catch {
-    return null;
-  }
-}
+export const readTips = (lazyDir: string): TargetTips | null =>
+  readStateFile<TargetTips>(join(lazyDir, FILE), (o) => typeof o.targets === 'object' && !!o.targets);
 
 /** A state that cannot be written only costs the next command another sweep. */
-export function writeTips(lazyDir: string, t: TargetTips): void {
-  try {
-    writeFileAtomicSync(join(lazyDir, FILE), JSON.stringify(t));
-  } catch {
-    /* swept again next time */
-  }
-}
+export const writeTips = (lazyDir: string, t: TargetTips): void => writeStateFile(join(lazyDir, FILE), t);
 
 export function packedStamp(repo: Repo): string | null {
   try {
