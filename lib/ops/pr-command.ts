@@ -8,8 +8,8 @@ import { splitCommand } from '../agents/adapters/split.js';
 import { lastUrl } from '../model/submission.js';
 import type { Config } from '../store/config.js';
 
-// forge.pr_command: the command line lazy submit runs to open a pull request (`gh pr
-// create --fill-first`, or a script for any forge). Split like an agent's command line and
+// forge.pr_command: the command line lazy submit runs to open a pull request (`gh pr create
+// --head {branch} --base {base} --title={title} --body-file {body_file}`, or a script for any forge). Split like an agent's command line and
 // never run by a shell; a shared one that arrived by pull runs only once this clone
 // trusts it, exactly as shared agent commands.
 
