@@ -3,7 +3,7 @@ import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { oneLine, prBody } from '../model/pr-body.js';
 import { withLock } from '../store/lock.js';
-import { taskBranch } from '../workspace/branch.js';
+import { remoteTrackingRef, taskBranch } from '../workspace/branch.js';
 import { branchExists, revParse, worktreePath } from '../workspace/worktree.js';
 import { defaultRemote } from '../sync/remote.js';
 import { pushSubmission } from '../sync/submit-push.js';
@@ -100,7 +100,7 @@ async function handOver(app: App, id: string, remote: string, target: string) {
   await assertReviewed(app, v, target, worktreePath(app.repo, id, (await app.config()).worktree_dir), 'submit');
   const head = (await revParse(app.repo.cwd, `refs/heads/${branch}`))!;
   const target_tip =
-    (await revParse(app.repo.cwd, `refs/remotes/${remote}/${target}`)) ??
+    (await revParse(app.repo.cwd, remoteTrackingRef(remote, target))) ??
     (await revParse(app.repo.cwd, `refs/heads/${target}`));
   await pushSubmission(app.repo, remote, id, true);
   if (v.status === 'submitted') return { task: v, head, retried: true };

@@ -13,6 +13,7 @@ import {
   type TargetTips,
 } from '../workspace/target-tips.js';
 import { upstreamOf } from '../agents/launch.js';
+import { safeRefName } from '../workspace/branch.js';
 import type { ReconcileAction } from './action.js';
 import { completeLanded, type SweepDeps } from './complete.js';
 
@@ -29,8 +30,6 @@ export type { SweepDeps } from './complete.js';
 
 /** Active statuses are left alone: a running turn, a pairing or an accept owns the branch. */
 const BUSY = new Set(['working', 'pairing', 'merging']);
-const safeBranch = (b: string) =>
-  /^[A-Za-z0-9._/-]+$/.test(b) && !b.includes('..') && !b.startsWith('-') && !b.startsWith('/');
 
 export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): Promise<void> {
   const { repo } = deps;
@@ -50,7 +49,7 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
       }
     }
   }
-  const tips = await branchTips(repo.cwd, [...targets].filter(safeBranch));
+  const tips = await branchTips(repo.cwd, [...targets].filter(safeRefName));
   const next: TargetTips = { targets: {}, packed };
   for (const [target, tip] of tips) {
     const before = old?.targets[target];

@@ -3,11 +3,12 @@ import type { Repo } from '../core/repo.js';
 import type { TaskView } from '../model/fold.js';
 import { isActive, isTerminal } from '../model/status.js';
 import type { TaskReader } from '../store/read.js';
-import { lastReviewHead, sessionRanHere, taskBranch } from '../workspace/branch.js';
+import { lastReviewHead, remoteTrackingRef, sessionRanHere, taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, removeWorktree } from '../workspace/worktree.js';
 import { deleteBranch } from '../workspace/merge.js';
 import { moveRefs, type RefMove } from './apply.js';
-import { BRANCH_NS, branchIdOf, branchState, isAncestor, trackingRef, viewsOf } from './branches.js';
+import { isAncestor } from '../workspace/target-tips.js';
+import { BRANCH_NS, branchIdOf, branchState, trackingRef, viewsOf } from './branches.js';
 import type { Rejected } from './check.js';
 
 // The pull side of travelling branches, run after the task merge: the remote branches of
@@ -130,13 +131,13 @@ async function moveTracking(
       out.pruned.push(id);
     }
   const targets = await targetTracking(s);
-  for (const [t, oid] of targets) want.push([`refs/remotes/${s.remote}/${t}`, oid]);
+  for (const [t, oid] of targets) want.push([remoteTrackingRef(s.remote, t), oid]);
   // Only tips whose objects arrived: a ref never points at a commit this clone lacks.
   const have = await s.reader.objects.readMany(want.map(([, oid]) => oid));
   want.forEach(([ref, oid], i) => {
     if (have[i]?.type !== 'commit') return;
     lines.push(`update ${ref} ${oid}`);
-    const t = [...targets].find(([name]) => ref === `refs/remotes/${s.remote}/${name}`);
+    const t = [...targets].find(([name]) => ref === remoteTrackingRef(s.remote, name));
     if (t) out.targets.push(t[0]);
   });
   if (lines.length)
@@ -150,12 +151,12 @@ async function moveTracking(
 async function targetTracking(s: Settle): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (s.targets.length === 0) return out;
-  const refs = s.targets.map((t) => `refs/remotes/${s.remote}/${t}`);
+  const refs = s.targets.map((t) => remoteTrackingRef(s.remote, t));
   const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', ...refs], { cwd: s.repo.cwd });
   const now = new Map(r.stdout.split('\n').map((l) => [l.slice(41), l.slice(0, 40)]));
   for (const t of s.targets) {
     const oid = s.tips.get(`refs/heads/${t}`);
-    if (oid && now.get(`refs/remotes/${s.remote}/${t}`) !== oid) out.set(t, oid);
+    if (oid && now.get(remoteTrackingRef(s.remote, t)) !== oid) out.set(t, oid);
   }
   return out;
 }

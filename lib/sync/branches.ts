@@ -5,7 +5,8 @@ import { foldTask, type TaskView } from '../model/fold.js';
 import { isTerminal } from '../model/status.js';
 import type { TaskRead, TaskReader } from '../store/read.js';
 import { taskRef } from '../store/layout.js';
-import { lastReviewHead, sessionRanHere } from '../workspace/branch.js';
+import { lastReviewHead, remoteTrackingRef, sessionRanHere, taskBranch } from '../workspace/branch.js';
+import { isAncestor } from '../workspace/target-tips.js';
 import type { Rejected } from './check.js';
 import type { PushExtra, PushLine } from './remote.js';
 import { BRANCH_PUSH_SPEC } from './remote.js';
@@ -16,7 +17,7 @@ import { BRANCH_PUSH_SPEC } from './remote.js';
 // Invariant: a branch is pushed fast-forward only; a deletion always carries a lease.
 
 export const BRANCH_NS = 'refs/heads/lazy/';
-export const trackingRef = (remote: string, id: string) => `refs/remotes/${remote}/lazy/${id}`;
+export const trackingRef = (remote: string, id: string) => remoteTrackingRef(remote, taskBranch(id));
 /** Above this many ids one walk of the tracking folder is cheaper than naming each ref. */
 const EXACT_MAX = 2000;
 
@@ -82,9 +83,6 @@ export async function viewsOf(reader: TaskReader, ids: Iterable<string>, known?:
   for (const [id, r] of read) if (!(r instanceof LazyError)) out.set(id, foldTask(r.docs));
   return out;
 }
-
-export const isAncestor = async (cwd: string, a: string, b: string) =>
-  (await git(['merge-base', '--is-ancestor', a, b], { cwd, allowFail: true })).code === 0;
 
 /** What a push did with the branches: lists are [] when empty. */
 export interface BranchPush {

@@ -2,15 +2,12 @@ import type { Repo } from '../core/repo.js';
 import type { TaskReader } from '../store/read.js';
 import { refreshIndex } from '../store/listing.js';
 import { viewsOf } from './branches.js';
-import { lastChange, type TaskView } from '../model/fold.js';
+import type { TaskView } from '../model/fold.js';
+import { submissionOf } from '../workspace/submission.js';
 
 // A submitted task waits on a forge: its outcome shows on the remote's copy of its target
 // branch, so every pull also asks for those targets (in the same ls-remote) and keeps their
 // tracking refs fresh for the upstream settlement to read.
-
-/** A name safe to put in a refspec: plain characters, no `..`, no leading `-` or `/`. */
-export const safeBranch = (b: string) =>
-  /^[A-Za-z0-9._/-]+$/.test(b) && !b.includes('..') && !b.startsWith('-') && !b.startsWith('/') && !b.endsWith('/');
 
 /**
  * The task refs this clone has (each row's tip is the ref's, checked by the refresh), and the targets recorded by `lazy submit` on every submitted one (read defensively:
@@ -27,13 +24,13 @@ export async function localTasks(
   return { refs: all, targets: submittedTargets((await viewsOf(reader, ids)).values()) };
 }
 
-/** The targets `lazy submit` recorded on the submitted ones among these views (read defensively). */
+/** The targets `lazy submit` recorded on the submitted ones among these views (checked as every submission is). */
 export function submittedTargets(views: Iterable<TaskView>): string[] {
   const out = new Set<string>();
   for (const v of views) {
-    if (v.status !== 'submitted') continue;
-    const target = lastChange(v, 'submitted')?.details?.target;
-    if (typeof target === 'string' && safeBranch(target)) out.add(target);
+    // submissionOf reads the submit entry itself: an aborted accept's return to submitted records none.
+    const target = v.status === 'submitted' ? submissionOf(v)?.target : undefined;
+    if (target) out.add(target);
   }
   return [...out];
 }

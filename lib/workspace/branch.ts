@@ -11,6 +11,19 @@ import { thisHost } from '../core/proc.js';
 
 export const taskBranch = (id: string) => `lazy/${id}`;
 
+/** A branch as plain `git fetch` keeps the remote's copy of it. */
+export const remoteTrackingRef = (remote: string, branch: string) => `refs/remotes/${remote}/${branch}`;
+
+/** A ref name component lazy accepts from stored (possibly pulled) data: no option, no `..`, no path tricks. */
+export const safeRefName = (b: string) =>
+  /^[A-Za-z0-9._/-]{1,200}$/.test(b) &&
+  !b.includes('..') &&
+  !b.includes('//') &&
+  !b.startsWith('-') &&
+  !b.startsWith('/') &&
+  !b.endsWith('/') &&
+  !b.endsWith('.lock');
+
 /** The branch checked out where lazy runs, or null on a detached HEAD. */
 export function currentBranch(repo: Repo): string | null {
   try {

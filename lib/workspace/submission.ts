@@ -1,6 +1,6 @@
 import { git } from '../core/git.js';
 import type { TaskView } from '../model/fold.js';
-import { taskBranch } from './branch.js';
+import { remoteTrackingRef, safeRefName, taskBranch } from './branch.js';
 import { revParse } from './worktree.js';
 
 // Where a submitted task's work stands on the forge's remote, read from local refs only:
@@ -23,16 +23,6 @@ export interface Submission {
 }
 
 const SHA = /^[0-9a-f]{40}$/;
-/** A ref name component lazy accepts from stored data: no option, no `..`, no path tricks. */
-export const safeRefName = (b: string) =>
-  /^[A-Za-z0-9._/-]{1,200}$/.test(b) &&
-  !b.includes('..') &&
-  !b.includes('//') &&
-  !b.startsWith('-') &&
-  !b.startsWith('/') &&
-  !b.endsWith('/') &&
-  !b.endsWith('.lock');
-
 /** The latest submission of a task (its details), or null when none is recorded or its details are unusable. */
 export function submissionOf(v: Pick<TaskView, 'id' | 'changelog'>): Submission | null {
   for (let i = v.changelog.length - 1; i >= 0; i--) {
@@ -48,8 +38,8 @@ export function submissionOf(v: Pick<TaskView, 'id' | 'changelog'>): Submission 
       target,
       head,
       target_tip: typeof tip === 'string' && SHA.test(tip) ? tip : '',
-      tracking: `refs/remotes/${remote}/${taskBranch(v.id)}`,
-      target_ref: `refs/remotes/${remote}/${target}`,
+      tracking: remoteTrackingRef(remote, taskBranch(v.id)),
+      target_ref: remoteTrackingRef(remote, target),
     };
   }
   return null;

@@ -342,4 +342,9 @@ test('an accept of a submitted task that aborts restores submitted, its true pri
       ['submitted', 'merge_abort'],
     ],
   );
+  // Still watched upstream: the submission is read from its submit entry, not from the abort's return.
+  c.git('push', '-q', 'origin', 'main:refs/heads/side');
+  gitSync(tm.remote, process.env, ['update-ref', 'refs/heads/main', 'refs/heads/side']);
+  const pulled = await ok(t, c, 'pull');
+  t.same(pulled.branches.targets, ['main'], "the pull fetched the target's new tip");
 });
