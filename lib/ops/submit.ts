@@ -12,6 +12,7 @@ import { targetOf } from './accept.js';
 import { prCommandOf, runPrCommand, type PrRun } from './pr-command.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
+import type { ReconcileAction } from '../reconcile/action.js';
 
 // lazy submit: the hand-off to a forge. The reviewed branch goes to refs/heads/lazy/<id> on
 // the remote (fast-forward only), the task moves blocked → submitted, the configured PR
@@ -73,6 +74,11 @@ export async function submitTask(app: App, idArg: string, remoteArg?: string): P
       return { code: e.code, message: e.message, exit: e.exitCode };
     },
   );
+  // From now on this clone watches it upstream (and records that it saw the remote branch it pushed).
+  const { settleSubmitted } = await import('../reconcile/upstream.js');
+  const actions: ReconcileAction[] = [];
+  await settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions);
+  for (const a of actions) if (a.warn) app.io.warn(`task ${a.task}: ${a.detail}`);
   return {
     task,
     remote,

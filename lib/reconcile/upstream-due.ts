@@ -16,6 +16,8 @@ export interface UpstreamStamp {
   packed: string | null;
   /** Task id → the submission entry whose remote branch a settle here has seen. */
   seen: Record<string, string>;
+  /** How many submitted tasks the last settle found: with none, a moved tracking ref changes nothing. */
+  watching?: number;
 }
 
 const FILE = 'upstream.json';
@@ -62,6 +64,8 @@ export function upstreamDue(repo: Repo): boolean {
   const old = readStamp(repo.lazyDir);
   const now = currentStamps(repo);
   if (!old) return Object.keys(now.dirs).length > 0;
+  // Invariant: a task becomes submitted here only by lazy submit or a pull, and both settle (recording it).
+  if (old.watching === 0) return false;
   if (old.packed !== now.packed || old.packed === 'racy') return true;
   const keys = new Set([...Object.keys(old.dirs), ...Object.keys(now.dirs)]);
   for (const k of keys) if (old.dirs[k] !== now.dirs[k] || now.dirs[k] === 'racy') return true;

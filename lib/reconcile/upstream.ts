@@ -36,6 +36,8 @@ export async function settleSubmitted(deps: SweepDeps, actions: ReconcileAction[
   const old = readStamp(repo.lazyDir);
   const next: UpstreamStamp = { ...stamps, seen: {} };
   const { rows } = await refreshIndex(repo.cwd, repo.lazyDir, deps.store.reader);
+  // merging too: an aborted accept returns its task to submitted without a settle.
+  next.watching = rows.filter((r) => r.status === 'submitted' || r.status === 'merging').length;
   for (const row of rows) {
     if (row.status !== 'submitted') continue;
     try {

@@ -348,3 +348,17 @@ test('an accept of a submitted task that aborts restores submitted, its true pri
   const pulled = await ok(t, c, 'pull');
   t.same(pulled.branches.targets, ['main'], "the pull fetched the target's new tip");
 });
+
+test('the submitting clone watches its submission: a pull request closed on the forge is seen after a plain fetch', async (t) => {
+  const tm = team(1);
+  t.teardown(tm.cleanup);
+  const c = await clone(tm.clones[0]!);
+  await c.l('list'); // a settle with nothing submitted: nothing is watched yet
+  const id = await reviewed(c);
+  await ok(t, c, 'submit', id, 'origin');
+  gitSync(tm.remote, process.env, ['update-ref', '-d', `refs/heads/lazy/${id}`]);
+  c.git('fetch', '-q', '--prune', 'origin');
+  const r = await c.l('list');
+  t.match(r.stderr, new RegExp(`task ${id}: closed without merge: origin deleted lazy/${id}`));
+  t.equal((await c.l.json('show', id)).value.status, 'blocked');
+});

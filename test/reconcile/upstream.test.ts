@@ -255,6 +255,11 @@ test('the settle runs only when a remote-tracking ref may have moved: a readdir 
   const f = await forge(t);
   const repo = await openRepo(f.a.dir);
   await settle(f.a);
+  const now0 = new Date();
+  utimesSync(join(f.a.dir, '.git', 'refs', 'remotes', 'origin'), now0, now0);
+  t.notOk(upstreamDue(repo), 'with no submitted task a moved tracking ref changes nothing: not due');
+  // submit settles, so from here on the task is watched.
+  await submittedTask(f, 'watched');
   // A folder changed in the last 2 s is racy: a ref written in the same tick would not change its stamp.
   const now = new Date();
   utimesSync(join(f.a.dir, '.git', 'refs', 'remotes', 'origin'), now, now);
