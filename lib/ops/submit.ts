@@ -66,7 +66,7 @@ export async function submitTask(app: App, idArg: string, remoteArg?: string): P
     });
   });
   // The task ref follows the transition and the record (the branch is there already).
-  const push_error = await pushSubmission(app.repo, remote, id, true).then(
+  const push_error = await pushSubmission(app.repo, remote, id).then(
     () => null,
     (e: unknown) => {
       if (!(e instanceof LazyError)) throw e;
@@ -108,7 +108,7 @@ async function handOver(app: App, id: string, remote: string, target: string) {
   const target_tip =
     (await revParse(app.repo.cwd, remoteTrackingRef(remote, target))) ??
     (await revParse(app.repo.cwd, `refs/heads/${target}`));
-  await pushSubmission(app.repo, remote, id, true);
+  await pushSubmission(app.repo, remote, id);
   if (v.status === 'submitted') return { task: v, head, retried: true };
   const { view: task } = await app.store.mutateUnlocked(id, 'submit', (d) => {
     assertAllowed('submit', d.view);

@@ -10,29 +10,19 @@ import { BRANCH_NS } from './branches.js';
 // (no '+', never --force): a branch someone else moved on the remote is reported, not
 // overwritten. --atomic: either every named ref moves or none does.
 
-export interface SubmitPushed {
-  /** Refs the remote took (moved or created); up-to-date ones are not listed. */
-  moved: string[];
-  up_to_date: string[];
-}
-
 export const branchRef = (id: string) => `${BRANCH_NS}${id}`;
 
-/** Pushes refs/heads/lazy/<id> and, with `withTask`, refs/lazy/tasks/<id>, each to the same name. */
-export async function pushSubmission(repo: Repo, remote: string, id: string, withTask: boolean): Promise<SubmitPushed> {
-  const refs = [branchRef(id), ...(withTask ? [taskRef(id)] : [])];
+/** Pushes refs/heads/lazy/<id> and refs/lazy/tasks/<id>, each to the same name; throws what the remote refused. */
+export async function pushSubmission(repo: Repo, remote: string, id: string): Promise<void> {
+  const refs = [branchRef(id), taskRef(id)];
   const r = await git(['push', '--porcelain', '--atomic', remote, ...refs.map((x) => `${x}:${x}`)], {
     cwd: repo.cwd,
     allowFail: true,
   });
-  const out: SubmitPushed = { moved: [], up_to_date: [] };
-  const refused: { ref: string; summary: string }[] = [];
-  for (const { flag, ref, summary } of pushLines(r.stdout)) {
-    if (flag === '=') out.up_to_date.push(ref);
-    else if (flag === '!') refused.push({ ref, summary });
-    else out.moved.push(ref);
-  }
-  if (r.code === 0 && !refused.length) return out;
+  const refused = pushLines(r.stdout)
+    .filter((l) => l.flag === '!')
+    .map(({ ref, summary }) => ({ ref, summary }));
+  if (r.code === 0 && !refused.length) return;
   const behind = refused.find((x) => isBehind(x.summary));
   if (behind) {
     const what = behind.ref === branchRef(id) ? `branch lazy/${id}` : `task ${id}`;
