@@ -54,6 +54,13 @@ export interface LaunchInput {
   config: Config;
   /** Adds the launching turn and the move into working; receives the run id to stamp. */
   plan(d: Draft, run: { id: string; host: string; session: string }): TurnPlan;
+  /** A fleet worker's run (RunRecord.fleet). */
+  fleet?: boolean;
+  /**
+   * Runs after the move into working is committed and before the supervisor starts: a fleet
+   * worker pushes its claim here. If it throws, nothing is spawned (the caller undoes the commit).
+   */
+  beforeSpawn?(view: TaskView, run: RunRecord): Promise<void>;
 }
 
 export interface Launched {
@@ -166,11 +173,13 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
           host,
           launcher,
           supervisor: null,
+          ...(input.fleet ? { fleet: true } : {}),
         };
         writeRun(repo.lazyDir, rec, withEnvelope(prompt, resultPathOf(path, runId)));
       },
       { actor: input.actor },
     );
+    await input.beforeSpawn?.(view, rec!);
     rec!.supervisor = spawnSupervisor(repo, cliPath, rec!);
     writeRun(repo.lazyDir, rec!);
     return { view, run: rec!, ...(skipped ? { upstream_skipped: skipped } : {}) };

@@ -39,6 +39,11 @@ export interface RunRecord {
   host: string;
   launcher: ProcIdentity;
   supervisor: ProcIdentity | null;
+  /**
+   * Launched by a fleet worker (lazy work): a usage limit with a named reset ends the turn and
+   * sends the task back to the queue (trigger usage_limit) instead of waiting in the supervisor.
+   */
+  fleet?: boolean;
 }
 
 export const runsDir = (lazyDir: string) => join(lazyDir, 'runs');

@@ -13,6 +13,7 @@ import {
 } from './docs.js';
 import type { Json } from '../core/json.js';
 import { submissionOf, type Submission } from './submission.js';
+import { isNeutral, scheduleOf, type Schedule } from './schedule.js';
 
 export type { ChangeView, PendingViolation, TurnView } from './views.js';
 
@@ -31,17 +32,34 @@ export function replayStatus(changelog: readonly StatusEntry[]): Replay {
   let status: Status | null = null;
   const applied: StatusEntry[] = [];
   const setAside: StatusEntry[] = [];
+  const lost = lostRuns(changelog);
   for (const e of [...changelog].sort(byClock)) {
     const ok =
       status === null
         ? e.from === null && e.trigger === 'create' && e.to === 'backlog'
-        : e.from === status && e.trigger !== 'create' && canTransition(status, e.to, e.trigger, e.actor);
+        : e.from === status &&
+          e.trigger !== 'create' &&
+          canTransition(status, e.to, e.trigger, e.actor) &&
+          !(e.from === 'working' && e.run && lost.has(e.run) && !e.details?.lease_expired);
     if (ok) {
       status = e.to;
       applied.push(e);
     } else setAside.push(e);
   }
   return { status, applied, setAside };
+}
+
+/**
+ * Runs another worker took over when their lease expired. Invariant (fencing): such a run's own
+ * outcome never applies, whatever its clock, so a dead worker that comes back cannot land a second outcome.
+ */
+function lostRuns(changelog: readonly StatusEntry[]): Set<string> {
+  const lost = new Set<string>();
+  for (const e of changelog) {
+    const l = e.details?.lease_expired;
+    if (l && typeof l === 'object' && !Array.isArray(l) && typeof l.run === 'string') lost.add(l.run);
+  }
+  return lost;
 }
 
 /** Crashes in a row since the last completed turn or human intervention (the circuit breaker's input). */
@@ -53,7 +71,8 @@ export function consecutiveInterruptions(applied: readonly StatusEntry[]): numbe
       e.trigger === 'turn_complete' ||
       e.trigger === 'resume' ||
       e.trigger === 'unblock' ||
-      e.trigger === 'answer'
+      e.trigger === 'answer' ||
+      e.trigger === 'queue' // a person sending a crashed task back to the fleet, as resume does here
     )
       n = 0;
   }
@@ -87,6 +106,8 @@ export interface TaskView extends Omit<TaskDoc, 'clock'> {
   concurrent_changes: ChangeView[];
   /** The latest hand-off to a forge (lazy submit): pushed branch, PR address or the PR command's failure. */
   submission: Submission | null;
+  /** Where the task stands in the fleet's queue (queued, priority, paused, a usage-limit wait, a worker's claim). */
+  schedule: Schedule;
   turns: TurnView[];
   changelog: ChangeView[];
 }
@@ -159,7 +180,7 @@ export function foldTask(docs: TaskDocs): TaskView {
     consecutive_interruptions: crashes,
     attention: attentionOf(
       status,
-      changelog.filter((c) => !c.set_aside),
+      changelog.filter((c) => !c.set_aside && !isNeutral(c)),
       turns,
       crashes,
     ),
@@ -172,6 +193,7 @@ export function foldTask(docs: TaskDocs): TaskView {
     agent_session_id: latestSessionId(turns),
     concurrent_changes: changelog.filter((c) => c.set_aside),
     submission: submissionOf(turns),
+    schedule: scheduleOf(changelog),
     turns,
     changelog,
   };
@@ -179,11 +201,11 @@ export function foldTask(docs: TaskDocs): TaskView {
   return view;
 }
 
-/** The latest status change a merge did not set aside (into `status`, when given). */
+/** The latest status change a merge did not set aside (into `status`, when given); queue entries move nothing. */
 export function lastChange(v: Pick<TaskView, 'changelog'>, status?: Status): ChangeView | undefined {
   for (let i = v.changelog.length - 1; i >= 0; i--) {
     const c = v.changelog[i]!;
-    if (!c.set_aside && (status === undefined || c.status === status)) return c;
+    if (!c.set_aside && !isNeutral(c) && (status === undefined || c.status === status)) return c;
   }
   return undefined;
 }

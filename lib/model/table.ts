@@ -5,6 +5,7 @@ import { ACTIONS, type Action, type Trigger } from './triggers.js';
 import { isReviewTurn } from './review.js';
 import type { Attention } from './attention.js';
 import type { ChangeView, PendingViolation, TurnView } from './views.js';
+import type { Schedule } from './schedule.js';
 
 // The one transition table. Commands, reconcile, sync's merge replay and
 // available_actions all read it; nothing else decides what may happen next.
@@ -22,11 +23,14 @@ const edge = (from: Status, to: Status, ...on: Trigger[]): Edge => ({ from, to, 
 export const EDGES: readonly Edge[] = [
   edge('backlog', 'working', 'start'),
   edge('backlog', 'abandoned', 'close'),
+  // The fleet's queue (lib/model/schedule.ts): status-neutral entries, recorded in the changelog like any move.
+  edge('backlog', 'backlog', 'queue', 'unqueue', 'pause', 'unpause'),
 
   // stop: an ask is status-neutral, so stopping one returns the task to where it was.
   edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify', 'stop'),
   edge('working', 'conflict', 'turn_complete', 'stop'),
-  edge('working', 'interrupted', 'turn_crashed', 'stop'),
+  // usage_limit: a worker's turn hit the agent's usage limit; the task waits in the queue for its reset.
+  edge('working', 'interrupted', 'turn_crashed', 'stop', 'usage_limit'),
 
   edge('blocked', 'working', 'unblock', 'answer', 'ask'),
   edge('blocked', 'conflict', 'rederive'),
@@ -52,6 +56,7 @@ export const EDGES: readonly Edge[] = [
   // An auto-resume that cannot launch (its agent's program is gone) blocks with the reason.
   edge('interrupted', 'blocked', 'turn_failed'),
   edge('interrupted', 'pairing', 'pair'),
+  edge('interrupted', 'interrupted', 'queue', 'unqueue', 'pause', 'unpause'),
   edge('interrupted', 'abandoned', 'reject', 'close'),
 
   edge('pairing', 'blocked', 'pair_end', 'stale_pairing'),
@@ -105,6 +110,7 @@ export interface Guarded {
   pending_violations: PendingViolation[];
   turns: TurnView[];
   changelog: ChangeView[];
+  schedule: Schedule;
 }
 
 /** A condition an action needs beyond the status, and the one line that says why it is refused. */
@@ -128,6 +134,21 @@ const GUARDS: Partial<Record<Action, Guard>> = {
       `resume cannot decide on protected files (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
       `use lazy unblock with --approve-file/--revert-file`,
     details: (v) => ({ pending_files: v.pending_violations.map((p) => p.file) }),
+  },
+  unqueue: {
+    name: 'queued',
+    holds: (v) => v.schedule.queued,
+    reason: () => 'it is not queued',
+  },
+  pause: {
+    name: 'not_paused',
+    holds: (v) => !v.schedule.paused && (v.schedule.queued || v.status === 'interrupted'),
+    reason: (v) => (v.schedule.paused ? 'it is already paused' : 'only a queued or interrupted task can be paused'),
+  },
+  unpause: {
+    name: 'paused',
+    holds: (v) => v.schedule.paused,
+    reason: () => 'it is not paused',
   },
   accept: reviewed('accept merges'),
   submit: reviewed('submit hands over'),

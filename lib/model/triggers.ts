@@ -5,6 +5,10 @@
 /** What a human (or builder/agent) can ask for. */
 export const ACTIONS = [
   'start',
+  'queue',
+  'unqueue',
+  'pause',
+  'unpause',
   'unblock',
   'answer',
   'resume',
@@ -26,6 +30,7 @@ export type Event =
   | 'turn_complete'
   | 'turn_failed'
   | 'turn_crashed'
+  | 'usage_limit'
   | 'clarify'
   | 'auto_resume'
   | 'stale_response'

@@ -145,7 +145,8 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
  * to decide).
  */
 export function willAutoResume(v: TaskView, host: string = thisHost()): boolean {
-  if (v.status !== 'interrupted') return false;
+  // A queued task's crash is the fleet's to resume (a worker claims it); a paused one waits for a person.
+  if (v.status !== 'interrupted' || v.schedule.queued || v.schedule.paused) return false;
   const last = lastChange(v);
   if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== host)) return false;
   return (
