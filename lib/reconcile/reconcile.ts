@@ -148,6 +148,7 @@ export function willAutoResume(v: TaskView, host: string = thisHost()): boolean 
   // A queued task's crash is the fleet's to resume (a worker claims it); a paused one waits for a person.
   if (v.status !== 'interrupted' || v.schedule.queued || v.schedule.paused) return false;
   const last = lastChange(v);
+  // Only a crash: a fleet run's usage limit (usage_limit) waits for a worker or a person, before its reset and after.
   if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== host)) return false;
   return (
     v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last)

@@ -35,6 +35,8 @@ export interface Outcome {
     logs: string[];
     at: string;
     user_stopped?: boolean;
+    /** A fleet run's usage limit: the turn ended so the task waits in the queue until this reset (ISO). */
+    not_before?: string;
   };
   agent_session_id?: string;
   usage?: { [k: string]: Json };

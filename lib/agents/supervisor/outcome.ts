@@ -21,6 +21,8 @@ const TURN_KIND = {
 export function outcomeText(o: Outcome): string {
   if (o.kind === 'decision_required' || o.kind === 'blocked') return o.question ?? o.summary;
   if (o.kind === 'failed') return `${o.failure?.class ?? 'failure'}: ${o.failure?.reason ?? o.summary}`;
+  if (o.kind === 'interrupted' && o.interrupt?.not_before && o.failure)
+    return `interrupted: ${o.interrupt.reason} (the agent said: ${o.failure.reason})`;
   if (o.kind === 'interrupted') return `interrupted: ${o.interrupt?.reason ?? o.summary}`;
   return o.summary;
 }
@@ -100,14 +102,16 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
     );
   } else {
     const i = o.interrupt!;
+    // A usage limit is no crash (the breaker counts turn_crashed only) and asks nothing of a person.
     d.transition(
       'interrupted',
-      i.user_stopped ? 'stop' : 'turn_crashed',
+      i.user_stopped ? 'stop' : i.not_before ? 'usage_limit' : 'turn_crashed',
       i.reason,
       {
         run: run.id,
         host: run.host,
         details: {
+          ...(i.not_before ? { not_before: i.not_before } : {}),
           reason: i.reason,
           exit_code: i.exit_code,
           signal: i.signal,

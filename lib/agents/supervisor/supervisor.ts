@@ -69,8 +69,9 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     // Feedback queued during this turn starts the next one (only once the task is parked
     // blocked), while the marker still stands: wait sees one piece of work throughout.
     if (outcome.kind !== 'interrupted') await startQueuedOrNote(ctx, rec.task, note);
-    if (outcome.kind !== 'interrupted' || outcome.interrupt?.user_stopped || rec.kind === 'ask')
-      clearActive(ctx.lazyDir, rec.task, rec.id);
+    // A usage limit's wait is the fleet queue's (schedule.not_before), never reconcile's to resume.
+    const left = outcome.interrupt?.user_stopped || outcome.interrupt?.not_before;
+    if (outcome.kind !== 'interrupted' || left || rec.kind === 'ask') clearActive(ctx.lazyDir, rec.task, rec.id);
     return 0;
   } finally {
     clearInterval(beat);
@@ -217,6 +218,7 @@ async function usageLimited(
   const u = usageWait(c.resetAt, Date.now(), t.cfg);
   if (u.action === 'stop') return { end: failedOutcome(common, c.cls, c.reason, `${c.reason} (${u.why})`) };
   const until = new Date(u.untilMs).toISOString();
+  if (t.rec.fleet && u.named) return { end: backToQueue(t, common, c, until, interrupt) };
   const when = u.named ? ', when it resets' : ': no reset named, checking again then';
   t.note(`attempt ${common.attempts}: usage limit (${c.reason}); waiting until ${until}${when}; no retry is consumed`);
   const w = {
@@ -230,6 +232,22 @@ async function usageLimited(
   if (await waitForUsage(t.ctx.lazyDir, t.rec.task, w, t.files.stop))
     return { end: interrupt('stopped by the user', true) };
   return { again: 'usage_reset' };
+}
+
+/**
+ * A fleet run holds no worker through a named reset: the turn ends (trigger usage_limit) and the task
+ * waits in the queue until then, its session kept and its pending feedback still pending.
+ */
+function backToQueue(
+  t: Turn,
+  common: Common,
+  c: Classified,
+  until: string,
+  interrupt: (reason: string) => Outcome,
+): Outcome {
+  t.note(`attempt ${common.attempts}: usage limit (${c.reason}); the task waits in the queue until ${until}`);
+  const o = interrupt(`usage limit of ${t.rec.agent.name}: waiting until ${until}`);
+  return { ...o, interrupt: { ...o.interrupt!, not_before: until }, failure: { class: c.cls, reason: c.reason } };
 }
 
 /** A clean exit: the envelope the agent wrote decides the kind; without one the turn completed. */
