@@ -87,6 +87,8 @@ export function commentsBlock(v: Pick<TaskView, 'turns' | 'changelog'>): string 
 /** How the interrupted turn ended, as the resume prompt reports it. */
 export interface PreviousEnd {
   stopped: boolean;
+  /** It ended at the agent's usage limit (a fleet run), to go on once the limit reset. */
+  usage_limit?: boolean;
   turn: number | null;
   cls: string;
   reason: string;
@@ -95,20 +97,23 @@ export interface PreviousEnd {
 }
 
 /**
- * Why the agent is resumed, truthfully (a stop is never called a
+ * Why the agent is resumed, truthfully (a stop or a usage limit is never called a
  * crash), the previous failure, and its worktree's state.
  */
 export function resumeContext(dirty: boolean, upstream: string | null, prev: PreviousEnd): string {
   const turn = prev.turn ? ` (#${prev.turn})` : '';
   const lead = prev.stopped
     ? `You are being resumed after the user stopped your previous turn${turn} with lazy stop. It did not crash or fail.`
-    : 'You are being resumed after a crash.';
+    : prev.usage_limit
+      ? `You are being resumed after your previous turn${turn} reached the agent's usage limit, ` +
+        'which has reset since. It did not crash or fail.'
+      : 'You are being resumed after a crash.';
   const merged = upstream ? ` Upstream (${upstream}) has been merged into your branch since your last turn.` : '';
   const state = dirty
     ? ' There are uncommitted changes in your worktree from your interrupted turn.' +
       ' Review them, decide what to keep, commit or discard, then continue your work.'
     : `${merged} Don't assume your previous state is intact — verify before continuing.`;
-  if (prev.stopped) return lead + state;
+  if (prev.stopped || prev.usage_limit) return lead + state;
   const exit = [prev.exit_code !== null && `exit code ${prev.exit_code}`, prev.signal && `signal ${prev.signal}`]
     .filter(Boolean)
     .join(', ');

@@ -121,6 +121,7 @@ function previousEnd(v: TaskView): PreviousEnd {
   const cls = agent?.details?.failure_class;
   return {
     stopped: entry?.trigger === 'stop',
+    usage_limit: entry?.trigger === 'usage_limit',
     turn: started?.sequence ?? null,
     cls: typeof cls === 'string' ? cls : 'unknown',
     // Agent output can reach the reason, and the prompt goes into argv.

@@ -155,6 +155,8 @@ for (const adapter of ['command', 'claude'] as const) {
       t.equal(second!.session, first!.session);
     }
     t.match(second!.prompt, /Task: fleet quota/, 'the pending task prompt is delivered');
+    t.match(second!.prompt, /reached the agent's usage limit, which has reset since\. It did not crash or fail\./);
+    t.notMatch(second!.prompt, /after a crash|Previous failure/, 'a usage limit is never called a crash');
     const after = await view(f);
     t.equal(after.turns[0]!.feedback, 'consumed', 'consumed once a turn completed');
     t.equal(after.consecutive_interruptions, 0);
