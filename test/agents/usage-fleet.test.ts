@@ -197,3 +197,29 @@ t.test('a run that is not a fleet run still waits for the reset in its superviso
   await supervisorGone(f, run.id);
   t.equal((await view(f)).changelog.at(-1)!.trigger, 'stop');
 });
+
+t.test('a fleet run whose usage limit names no reset still rechecks in its supervisor', async (t) => {
+  const f = await queuedTask(t, 'command', 'usage-limit-none,succeed');
+  const run = await launch(f, { fleet: true });
+  const waits = join(f.box.sb.dir, '.git', 'lazy', 'waits', `${f.id}.json`);
+  await eventually(() => existsSync(waits), 20_000, 'the in-process wait');
+  t.match(readJson(waits), { run: run.id, reset_named: false });
+  const v = await view(f);
+  t.equal(v.status, 'working', 'the turn waits, working');
+  t.equal(v.schedule.not_before, null, 'no not-before time is invented');
+  t.equal((await f.l('stop', f.id)).code, 0);
+  await supervisorGone(f, run.id);
+});
+
+t.test('a fleet run whose usage limit resets beyond usage_limit_max_wait_ms blocks the task', async (t) => {
+  const f = await queuedTask(t, 'command', `usage-limit-${8 * 3_600_000},succeed`);
+  const run = await launch(f, { fleet: true });
+  await eventually(async () => (await view(f)).status !== 'working', 30_000, 'the turn to end');
+  await supervisorGone(f, run.id);
+  const v = await view(f);
+  t.equal(v.status, 'blocked');
+  t.match(v.changelog.at(-1), { trigger: 'turn_failed', details: { failure_class: 'usage_limit' } });
+  t.match(v.attention, { kind: 'failure', reason: /usage_limit_max_wait_ms/ });
+  t.equal(v.schedule.queued, false, 'out of the queue: a person decides');
+  t.equal(f.box.invocations().length, 1);
+});
