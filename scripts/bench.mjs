@@ -1,59 +1,14 @@
 // npm run bench: median wall times of whole lazy processes, each as a ratio against a
 // floor measured in the same run on the same machine. A benchmark, not a test: it prints
 // a table (and writes bench-results.json) and never fails on a slow machine.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readdirSync, readFileSync, cpSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { rmSync, writeFileSync, readdirSync, readFileSync, cpSync } from 'node:fs';
+import { join } from 'node:path';
+import { LAZY, REPS, lazy, log, median, root, row, rows, sh, timed, work } from './bench-lib.mjs';
+import { fleetBench } from './bench-fleet.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const LAZY = join(root, 'bin', 'lazy.cjs');
-const REPS = Number(process.env.BENCH_REPS ?? 15);
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
-const work = mkdtempSync(join(tmpdir(), 'lazy-bench-'));
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.com',
-  GIT_COMMITTER_NAME: 'Bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-  LAZY_LOCK_TIMEOUT_MS: '30000',
-};
-const rows = [];
-const log = (s) => process.stderr.write(`bench: ${s}\n`);
-
-function sh(cmd, args, cwd, input) {
-  const r = spawnSync(cmd, args, { cwd, env, input, encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
-  return r.stdout;
-}
-const lazy = (args, cwd) => sh(process.execPath, [LAZY, ...args], cwd);
-function timed(cmd, args, cwd) {
-  const t = performance.now();
-  const r = spawnSync(cmd, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const ms = performance.now() - t;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
-  return ms;
-}
-function median(f, reps = REPS) {
-  const xs = [];
-  for (let i = 0; i < reps; i++) xs.push(f(i));
-  xs.sort((a, b) => a - b);
-  return xs[Math.floor(xs.length / 2)];
-}
-function row(name, ms, floorName, floorMs, target) {
-  rows.push({
-    name,
-    ms: Math.round(ms),
-    floor: floorName,
-    floor_ms: Math.round(floorMs),
-    ratio: +(ms / floorMs).toFixed(2),
-    target,
-  });
-  log(`${name}: ${ms.toFixed(0)} ms (${(ms / floorMs).toFixed(2)}x ${floorName})`);
-}
+// BENCH_ONLY=fleet runs the fleet's rows alone.
+const ONLY = process.env.BENCH_ONLY;
 
 function seededRepo(n) {
   const dir = join(work, `repo-${n}`);
@@ -72,6 +27,13 @@ function seededRepo(n) {
 const node0 = () => median(() => timed(process.execPath, ['-e', '0'], work));
 
 try {
+  if (ONLY !== 'fleet') await storeAndSync();
+  await fleetBench();
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function storeAndSync() {
   let big;
   for (const n of SIZES) {
     const dir = seededRepo(n);
@@ -234,8 +196,6 @@ try {
     mid(floorMs),
     '≤ 1.3',
   );
-} finally {
-  rmSync(work, { recursive: true, force: true });
 }
 
 const lines = ['| measurement | median ms | floor | floor ms | ratio | target |', '|---|---:|---|---:|---:|---|'];
