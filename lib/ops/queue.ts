@@ -66,11 +66,12 @@ async function scheduleOne(app: App, action: QueueAction, arg: string, priority?
 }
 
 /**
- * A crash this machine would have resumed, had the task not been paused or queued, is resumed
- * once released (unpause, unqueue), as the next command's reconcile would have done.
+ * A crash this machine would have resumed, had the task not been paused, is resumed once unpaused, as
+ * the next command's reconcile would have done. An unqueued crash is not: it was the fleet's, and the
+ * person who took it back decides (lazy resume).
  */
 async function releaseCrash(app: App, action: QueueAction, v: TaskView): Promise<TaskView> {
-  if (action !== 'unpause' && action !== 'unqueue') return v;
+  if (action !== 'unpause') return v;
   const { maybeAutoResume, willAutoResume } = await import('../reconcile/reconcile.js');
   if (!willAutoResume(v)) return v;
   const actions: Parameters<typeof maybeAutoResume>[2] = [];

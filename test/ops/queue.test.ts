@@ -314,3 +314,23 @@ test('a stopped task, paused then unpaused, stays interrupted: only a crash is r
   t.equal(u.value[0].status, 'interrupted', 'a stop is held for the person who stopped it');
   t.equal(invocations().length, 1);
 });
+
+test('a crash queued for the fleet is not resumed here, nor when a person takes it back (unqueue)', async (t) => {
+  const { sb, l, invocations, scenario } = await agentSandbox();
+  t.teardown(sb.cleanup);
+  scenario('crash,succeed');
+  const id = await l.create('crash, then send to the fleet', '--accept', 'done');
+  const s = await l.json('start', id);
+  await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+  const q = await l.json('queue', id, '--priority', '4');
+  t.equal(q.run.code, 0, `queue lands before the resume (${q.run.stderr})`);
+  t.match(q.value[0], { status: 'interrupted', consecutive_interruptions: 0, schedule: { queued: true, priority: 4 } });
+  t.same(activeMarkers(sb.dir), [], "the queued crash is the fleet's: not resumed here");
+  const u = await l.json('unqueue', id);
+  t.equal(u.value[0].status, 'interrupted', 'taken back, it waits for the person (lazy resume)');
+  t.equal((await l('list')).code, 0);
+  t.equal((await l.json('show', id)).value.status, 'interrupted');
+  t.equal(invocations().length, 1, 'no agent was launched again');
+  t.equal((await l('resume', id)).code, 0);
+  t.equal((await l.json('wait', id, '--timeout', '40')).value.status, 'blocked');
+});
