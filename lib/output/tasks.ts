@@ -159,6 +159,7 @@ export function renderClosed(r: Closed): string {
 /** list --tree: children under their parents, in creation order. */
 export function renderTree(rows: ListedTask[]): string {
   if (rows.length === 0) return renderList(rows);
+  const now = Date.now();
   const ids = new Set(rows.map((r) => r.id));
   const kids = new Map<string | null, ListedTask[]>();
   for (const r of rows) {
@@ -171,7 +172,7 @@ export function renderTree(rows: ListedTask[]): string {
     list.forEach((r, i) => {
       const last = i === list.length - 1;
       const glyph = parent ? (last ? '└─ ' : '├─ ') : '';
-      out.push(`${prefix}${glyph}${r.id}  ${r.status.padEnd(11)} ${truncate(r.goal, 70)}`);
+      out.push(`${prefix}${glyph}${r.id}  ${statusCell(r, now).padEnd(11)} ${truncate(r.goal, 70)}`);
       walk(r.id, parent ? prefix + (last ? '   ' : '│  ') : prefix);
     });
   };

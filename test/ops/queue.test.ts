@@ -213,6 +213,11 @@ test('list: --queued in queue order, --paused, combined filters, labels and the 
     (await l('show', waiting)).stdout,
     new RegExp(`^queue: +queued, priority 1, waiting for the usage limit until ${when}$`, 'm'),
   );
+  t.match(
+    (await l('list', '--tree')).stdout,
+    new RegExp(`${high}  backlog \\(queued, priority 5, paused\\) high`),
+    'so does --tree',
+  );
   const watch = await l('watch', '--once');
   t.match(watch.stdout, new RegExp(`${waiting}\\s+${label}`), 'watch says it too');
   const wj = (await l.json('watch')).value.find((r: any) => r.id === waiting);
