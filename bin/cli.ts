@@ -11,6 +11,10 @@ import * as reopen from './commands/reopen.js';
 import * as doctor from './commands/doctor.js';
 import * as demo from './commands/demo.js';
 import * as start from './commands/start.js';
+import * as queue from './commands/queue.js';
+import * as unqueue from './commands/unqueue.js';
+import * as pause from './commands/pause.js';
+import * as unpause from './commands/unpause.js';
 import * as unblock from './commands/unblock.js';
 import * as answer from './commands/answer.js';
 import * as resume from './commands/resume.js';
@@ -56,6 +60,10 @@ const COMMANDS = [
   comment,
   edit,
   start,
+  queue,
+  unqueue,
+  pause,
+  unpause,
   unblock,
   answer,
   resume,

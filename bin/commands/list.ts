@@ -15,7 +15,9 @@ export const builder = (y: Argv) =>
     })
     .option('tag', { alias: 't', type: 'string', describe: 'only tasks with this tag' })
     .option('parent', { type: 'string', describe: 'only subtasks of ID' })
-    .option('tree', { type: 'boolean', describe: 'show subtasks under their parents' });
+    .option('tree', { type: 'boolean', describe: 'show subtasks under their parents' })
+    .option('queued', { type: 'boolean', describe: 'only queued tasks, in the order a worker picks them' })
+    .option('paused', { type: 'boolean', describe: 'only paused tasks' });
 
 interface Args extends GlobalArgs {
   all?: boolean;
@@ -23,6 +25,8 @@ interface Args extends GlobalArgs {
   tag?: string;
   parent?: string;
   tree?: boolean;
+  queued?: boolean;
+  paused?: boolean;
 }
 
 export const handler = (a: Args) =>
@@ -30,7 +34,8 @@ export const handler = (a: Args) =>
     a,
     async (app) => {
       const { listTasks } = await import('../../lib/ops/query.js');
-      return listTasks(app, { all: a.all, status: a.status, tag: a.tag, parent: a.parent });
+      const { all, status, tag, parent, queued, paused } = a;
+      return listTasks(app, { all, status, tag, parent, queued, paused });
     },
     a.tree ? renderTree : renderList,
   );

@@ -88,3 +88,28 @@ export function byQueueOrder(
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   );
 }
+
+/**
+ * The one line every human surface (list, show, watch) prints for a task's place in the queue,
+ * or null when it has none: "queued, priority 2, paused", "waiting for the usage limit until 14:05".
+ */
+export function queueLabel(s: Schedule, nowMs: number): string | null {
+  const parts: string[] = [];
+  if (s.queued) parts.push(`queued, priority ${s.priority}`);
+  if (s.paused) parts.push('paused');
+  if (s.not_before !== null && Date.parse(s.not_before) > nowMs)
+    parts.push(`waiting for the usage limit until ${localTime(s.not_before, nowMs)}`);
+  if (s.claim) parts.push(`claimed by ${s.claim.host}`);
+  return parts.length ? parts.join(', ') : null;
+}
+
+/** Local HH:MM, with the date in front when it is not today's. */
+function localTime(iso: string, nowMs: number): string {
+  const d = new Date(iso);
+  const now = new Date(nowMs);
+  const p = (n: number) => String(n).padStart(2, '0');
+  const hm = `${p(d.getHours())}:${p(d.getMinutes())}`;
+  const sameDay =
+    d.getFullYear() === now.getFullYear() && d.getMonth() === now.getMonth() && d.getDate() === now.getDate();
+  return sameDay ? hm : `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${hm}`;
+}

@@ -8,6 +8,7 @@ import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listi
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { prBody } from '../model/pr-body.js';
+import { byQueueOrder } from '../model/schedule.js';
 import type { BranchNews } from '../workspace/submission.js';
 
 /** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
@@ -18,6 +19,10 @@ export interface ListInput {
   status?: string[];
   tag?: string;
   parent?: string;
+  /** Only queued tasks, in queue order (the order a worker picks them in). */
+  queued?: boolean;
+  /** Only paused tasks. */
+  paused?: boolean;
 }
 
 export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
@@ -36,6 +41,7 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   for (const r of rows) {
     if (statuses.length ? !statuses.includes(r.status) : !input.all && isTerminal(r.status)) continue;
     if ((input.tag && !r.tags.includes(input.tag)) || (parent && r.parent !== parent)) continue;
+    if ((input.queued && !r.schedule.queued) || (input.paused && !r.schedule.paused)) continue;
     out.push(Object.assign(r, { category: categoryOf(r.status as Status) }));
   }
   if (out.some((r) => r.status === 'working')) {
@@ -46,9 +52,12 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
       if (w && r.status === 'working' && w.run === r.current_run) r.waiting = w;
     }
   }
+  if (input.queued) return out.sort((a, b) => byQueueOrder(queueKey(a), queueKey(b)));
   // The index keeps rows in this order already, so this sort is a linear pass.
   return out.sort(byCreation);
 }
+
+const queueKey = (r: ListedTask) => ({ priority: r.schedule.priority, created_at: r.created_at, id: r.id });
 
 /** show's view: the task plus what only this machine knows (worktree, the running turn's log). */
 export interface ShownTask extends TaskView {

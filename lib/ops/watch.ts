@@ -5,11 +5,14 @@ import { logTail, readRun, runDir, runFiles } from '../agents/runs.js';
 import { listActive } from '../store/markers.js';
 import { liveness } from '../core/proc.js';
 import { reconcileNow, type App } from './app.js';
+import type { Schedule } from '../model/schedule.js';
 
 export interface WatchRow {
   id: string;
   status: string;
   goal: string;
+  /** Where the task stands in the fleet's queue (a usage-limit wait included). */
+  schedule: Schedule;
   run: string | null;
   agent: string | null;
   supervisor: 'alive' | 'dead' | 'unknown' | null;
@@ -39,6 +42,7 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
         id: r.id,
         status: r.status,
         goal: r.goal,
+        schedule: r.schedule,
         run: runId,
         agent: rec?.agent.name ?? null,
         supervisor: rec?.supervisor ? liveness(rec.supervisor) : null,

@@ -5,6 +5,7 @@ import { renderReview, renderSubmission } from './review.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
 import { sanitizeLine } from '../core/sanitize.js';
+import { queueLabel, type Schedule } from '../model/schedule.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
@@ -13,14 +14,14 @@ export function renderList(rows: ListedTask[]): string {
   const now = Date.now();
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
-    rows.map((r) => [
-      r.id,
-      r.waiting ? `${r.status} (${waitNote(r.waiting)})` : r.status,
-      ago(r.updated_at, now),
-      truncate(r.tags.join(','), 24),
-      r.goal,
-    ]),
+    rows.map((r) => [r.id, statusCell(r, now), ago(r.updated_at, now), truncate(r.tags.join(','), 24), r.goal]),
   );
+}
+
+/** The status with what qualifies it: a turn's usage-limit wait here, the task's place in the queue. */
+export function statusCell(r: { status: string; schedule: Schedule; waiting?: Waiting }, now: number): string {
+  const notes = [r.waiting ? waitNote(r.waiting) : null, queueLabel(r.schedule, now)].filter(Boolean);
+  return notes.length ? `${r.status} (${notes.join('; ')})` : r.status;
 }
 
 /** A turn waiting for the agent's usage window: until when, and whether the agent named that time. */
@@ -52,6 +53,8 @@ export function renderShow(v: ShownTask): string {
   const attention = v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : '';
   lines.push(`status:    ${v.status}${category}${attention}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
+  const queue = queueLabel(v.schedule, Date.now());
+  if (queue) lines.push(`queue:     ${queue}`);
   if (v.waiting)
     lines.push(
       `waiting:   for the agent's usage limit to reset: retries at ${shortTime(v.waiting.until)}` +
@@ -133,6 +136,12 @@ export function renderTransition(v: TaskView): string {
   return `${v.id}: ${last?.from ?? '∅'} → ${v.status}`;
 }
 
+/** queue, unqueue, pause, unpause: one line per task, with where it now stands in the queue. */
+export function renderScheduled(action: string, tasks: TaskView[]): string {
+  const now = Date.now();
+  return tasks.map((v) => `${v.id} ${action}d: ${statusCell(v, now)}`).join('\n');
+}
+
 export function renderClosed(r: Closed): string {
   const lines = [renderTransition(r.task)];
   if (r.saved_commit)
@@ -150,6 +159,7 @@ export function renderClosed(r: Closed): string {
 /** list --tree: children under their parents, in creation order. */
 export function renderTree(rows: ListedTask[]): string {
   if (rows.length === 0) return renderList(rows);
+  const now = Date.now();
   const ids = new Set(rows.map((r) => r.id));
   const kids = new Map<string | null, ListedTask[]>();
   for (const r of rows) {
@@ -162,7 +172,7 @@ export function renderTree(rows: ListedTask[]): string {
     list.forEach((r, i) => {
       const last = i === list.length - 1;
       const glyph = parent ? (last ? '└─ ' : '├─ ') : '';
-      out.push(`${prefix}${glyph}${r.id}  ${r.status.padEnd(11)} ${truncate(r.goal, 70)}`);
+      out.push(`${prefix}${glyph}${r.id}  ${statusCell(r, now).padEnd(11)} ${truncate(r.goal, 70)}`);
       walk(r.id, parent ? prefix + (last ? '   ' : '│  ') : prefix);
     });
   };

@@ -5,6 +5,7 @@ import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
 import { ACTIONS, tableSignature, type Action } from '../model/table.js';
+import { NO_SCHEDULE, type Schedule } from '../model/schedule.js';
 import { listTaskRefs } from './refs.js';
 import type { TaskReader } from './read.js';
 
@@ -15,7 +16,7 @@ import type { TaskReader } from './read.js';
 // remaining fields, read only for --json, inbox and watch.
 
 // available_actions are stored as a bit mask derived under this table: another table, another index.
-const VERSION = `5.${tableSignature()}`;
+const VERSION = `6.${tableSignature()}`;
 
 /** What the table, the filters and the inbox need of every task. */
 export type LeanRow = Pick<
@@ -31,6 +32,7 @@ export type LeanRow = Pick<
   | 'attention'
   | 'current_run'
   | 'available_actions'
+  | 'schedule'
 >;
 type Detail = Pick<
   TaskView,
@@ -59,6 +61,8 @@ type Tuple = [
   TaskView['attention'],
   string | null,
   number,
+  // The queue (queued, priority, paused, a usage-limit wait, a claim); null for a task never queued.
+  Schedule | null,
 ];
 interface IndexFile {
   version: string;
@@ -89,6 +93,7 @@ const toTuple = (v: LeanRow): Tuple => [
   v.attention,
   v.current_run,
   maskOf(v.available_actions),
+  isPlain(v.schedule) ? null : v.schedule,
 ];
 const fromTuple = (t: Tuple): LeanRow => ({
   id: t[0],
@@ -102,7 +107,11 @@ const fromTuple = (t: Tuple): LeanRow => ({
   attention: t[8],
   current_run: t[9],
   available_actions: actionsOf(t[10]),
+  schedule: t[11] ?? NO_SCHEDULE,
 });
+
+const isPlain = (s: Schedule) =>
+  !s.queued && !s.paused && s.priority === 0 && s.not_before === null && s.claim === null;
 
 const maskOf = (actions: readonly Action[]) => actions.reduce((m, a) => m | (1 << ACTIONS.indexOf(a)), 0);
 const byMask = new Map<number, Action[]>();

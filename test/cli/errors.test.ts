@@ -80,7 +80,7 @@ test('action not allowed exits 4 with status and available actions', async (t) =
   t.equal(r.run.code, 4);
   errorShape(t, r.value, 'action_not_allowed');
   t.equal(r.value.error.details.status, 'backlog');
-  t.same(r.value.error.details.available_actions, ['start', 'close', 'comment', 'edit']);
+  t.same(r.value.error.details.available_actions, ['start', 'queue', 'close', 'comment', 'edit']);
 });
 
 test('a held lock exits 5 after a bounded wait', async (t) => {

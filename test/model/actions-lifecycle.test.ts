@@ -16,6 +16,8 @@ t.jobs = 4;
 
 type State =
   | 'backlog'
+  | 'queued'
+  | 'paused'
   | 'working'
   | 'blocked'
   | 'decision'
@@ -25,6 +27,7 @@ type State =
   | 'submitted'
   | 'interrupted'
   | 'interrupted+violations'
+  | 'interrupted+paused'
   | 'pairing'
   | 'merging'
   | 'complete'
@@ -32,7 +35,10 @@ type State =
 
 /** What each state lists, in ACTIONS order. */
 const EXPECT: Record<State, Action[]> = {
-  backlog: ['start', 'close', 'comment', 'edit'],
+  // queue on a task already queued re-queues it (a new priority); unqueue, pause and unpause follow the schedule.
+  backlog: ['start', 'queue', 'close', 'comment', 'edit'],
+  queued: ['start', 'queue', 'unqueue', 'pause', 'close', 'comment', 'edit'],
+  paused: ['start', 'queue', 'unqueue', 'unpause', 'close', 'comment', 'edit'],
   // unblock on a working task queues the feedback for the turn after this one.
   working: ['unblock', 'stop', 'comment', 'edit'],
   blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
@@ -44,8 +50,9 @@ const EXPECT: Record<State, Action[]> = {
   conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
   // Handed to a forge: a new turn, a local accept, the retry of submit, or giving up.
   submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  interrupted: ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+violations': ['unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
+  interrupted: ['queue', 'pause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
+  'interrupted+violations': ['queue', 'pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
+  'interrupted+paused': ['queue', 'unpause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
   pairing: ['comment', 'edit'],
   merging: ['accept'],
   complete: ['reopen'],
@@ -54,6 +61,8 @@ const EXPECT: Record<State, Action[]> = {
 
 const STATUS: Record<State, string> = {
   backlog: 'backlog',
+  queued: 'backlog',
+  paused: 'backlog',
   working: 'working',
   blocked: 'blocked',
   decision: 'blocked',
@@ -63,6 +72,7 @@ const STATUS: Record<State, string> = {
   submitted: 'submitted',
   interrupted: 'interrupted',
   'interrupted+violations': 'interrupted',
+  'interrupted+paused': 'interrupted',
   pairing: 'pairing',
   merging: 'merging',
   complete: 'complete',
@@ -72,6 +82,10 @@ const STATUS: Record<State, string> = {
 /** Valid arguments for each action; `pending` adds the decision every pending protected file needs. */
 const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   start: (id) => ['start', id],
+  queue: (id) => ['queue', id, '--priority', '1'],
+  unqueue: (id) => ['unqueue', id],
+  pause: (id) => ['pause', id],
+  unpause: (id) => ['unpause', id],
   unblock: (id, p) => ['unblock', id, '-m', 'carry on', ...(p ? ['--approve-all'] : [])],
   answer: (id) => ['answer', id, '-m', 'approach A'],
   resume: (id) => ['resume', id],
@@ -161,6 +175,21 @@ async function hanging(e: Env, scenario = 'hang'): Promise<string> {
 /** Builds each resting state with real commands. */
 const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
   backlog: (e) => create(e),
+  queued: async (e) => {
+    const id = await create(e);
+    await ok(e, ['queue', id, '--priority', '3']);
+    return id;
+  },
+  paused: async (e) => {
+    const id = copy(e, await built(e, 'queued'));
+    await ok(e, ['pause', id]);
+    return id;
+  },
+  'interrupted+paused': async (e) => {
+    const id = copy(e, await built(e, 'interrupted'));
+    await ok(e, ['pause', id]);
+    return id;
+  },
   blocked: async (e) => {
     const id = await create(e);
     await turn(e, id, ['start', id], 'succeed');

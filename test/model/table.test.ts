@@ -18,14 +18,16 @@ import { REVIEW, change, decision, turn, view, violation, walk } from '../helper
 
 // The expected table, transcribed independently from the reference state machine
 // (submitted: issue 11's edges; the reference's forge-pending merging is submitted here).
+// The fleet's queue (issue 12) adds two self-loops: queue, unqueue, pause and unpause are
+// status-neutral entries of backlog and interrupted tasks (lib/model/schedule.ts).
 const ALLOWED: Record<Status, Status[]> = {
-  backlog: ['working', 'abandoned', 'zombie'],
+  backlog: ['working', 'abandoned', 'zombie', 'backlog'],
   working: ['blocked', 'conflict', 'interrupted', 'zombie'],
   // No blocked → backlog migration: lazy never had unstarted tasks parked in blocked, and
   // a blocked task without a session (a clarify question, a failed launch) must stay in view.
   blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie', 'submitted'],
   conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
-  interrupted: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
+  interrupted: ['working', 'blocked', 'pairing', 'abandoned', 'zombie', 'interrupted'],
   pairing: ['blocked', 'conflict', 'zombie'],
   submitted: ['working', 'merging', 'complete', 'blocked', 'abandoned', 'zombie'],
   merging: ['complete', 'blocked', 'conflict', 'submitted', 'zombie'],
@@ -85,7 +87,7 @@ t.test('categories', async (t) => {
 });
 
 t.test('available actions are derived from the edges', async (t) => {
-  t.same(statusActions('backlog'), ['start', 'close', 'comment', 'edit']);
+  t.same(statusActions('backlog'), ['start', 'queue', 'unqueue', 'pause', 'unpause', 'close', 'comment', 'edit']);
   t.same(statusActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
   t.same(statusActions('blocked'), [
     'unblock',
@@ -102,7 +104,19 @@ t.test('available actions are derived from the edges', async (t) => {
   // submit on submitted is the retry (pushes again, reruns the PR command); unblock runs a new turn.
   t.same(statusActions('submitted'), ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit']);
   t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
-  t.same(statusActions('interrupted'), ['unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit']);
+  t.same(statusActions('interrupted'), [
+    'queue',
+    'unqueue',
+    'pause',
+    'unpause',
+    'unblock',
+    'resume',
+    'pair',
+    'reject',
+    'close',
+    'comment',
+    'edit',
+  ]);
   // merging and zombie belong to an accept and the system: nothing but accept (which waits for the merge) applies.
   t.same(statusActions('merging'), ['accept']);
   t.same(statusActions('zombie'), []);
@@ -171,6 +185,17 @@ const REFERENCE_ALLOWED: Row[] = [
   ['complete', 'backlog', 'reopen', 'lazy reopen of an accepted task with no session'],
   ['abandoned', 'backlog', 'reopen', 'lazy reopen of a task with no agent work'],
   ['abandoned', 'blocked', 'reopen', 'lazy reopen of a task with agent work'],
+  // issue 12: vincent's pause and priority (vincent-task-lifecycle.md, "Human actions"), as status-neutral entries.
+  ['backlog', 'backlog', 'queue', 'lazy queue: the task is ready for any machine (vincent: queued)'],
+  ['backlog', 'backlog', 'queue', 'vincent set priority on a queued task: lazy queue --priority N again'],
+  ['backlog', 'backlog', 'pause', 'vincent pause from queued'],
+  ['backlog', 'backlog', 'unpause', 'vincent resume: paused → queued'],
+  ['backlog', 'backlog', 'unqueue', 'lazy unqueue takes a task back from the fleet'],
+  ['interrupted', 'interrupted', 'queue', 'a crashed task sent back to the fleet'],
+  ['interrupted', 'interrupted', 'pause', 'vincent pause from running, once the turn has ended (crashed)'],
+  ['interrupted', 'interrupted', 'unpause', 'vincent resume of a held task'],
+  ['interrupted', 'interrupted', 'unqueue', 'a crashed fleet task taken back by a person'],
+  ['working', 'interrupted', 'usage_limit', 'vincent: a usage limit is an interruption, not a failure; no retry spent'],
 ];
 
 // The NOTEs of the reference: transitions it forbids outright.
@@ -234,6 +259,21 @@ const DIFFERENCES: [from: Status, to: Status, trigger: Trigger | undefined, expe
   // Difference: the reference's forge-pending merging is submitted here; a PR closed upstream leaves it.
   ['submitted', 'blocked', 'pr_closed', true, 'a pull request closed without merge returns the task to blocked'],
   ['merging', 'blocked', 'pr_closed', false, 'merging is only ever a local accept, never a forge wait'],
+  // Difference (issue 12): vincent pauses a running task at its next step boundary; lazy holds only a queued
+  // or interrupted task (a running turn is ended by lazy stop, and its crash can then be held).
+  ['working', 'working', 'pause', false, 'a running turn is not paused: lazy stop ends it'],
+  // Difference: vincent's paused is a status (resume → queued); lazy's queued and paused are flags on a backlog
+  // or interrupted task, so pausing or releasing one never changes its status.
+  ['backlog', 'backlog', 'pause', true, 'pause is a status-neutral entry, not a move into paused'],
+  ['backlog', 'backlog', 'unpause', true, 'unpause is a status-neutral entry, not a move into queued'],
+  // Difference: vincent sets priority only on a queued or paused task (a PATCH); lazy's queue --priority both
+  // queues and sets it, from a backlog or interrupted task, queued or not.
+  ['interrupted', 'interrupted', 'queue', true, 'queue --priority from an interrupted task'],
+  // Difference (lazy addition): pause holds an interrupted task from auto-resume (vincent has no interrupted status).
+  ['interrupted', 'interrupted', 'pause', true, 'pause holds a crash from auto-resume'],
+  // Difference: no status leaves blocked, conflict, submitted or pairing for the queue: a person's review comes first.
+  ['blocked', 'blocked', 'queue', false, 'a blocked task waits for a person, never for the fleet'],
+  ['submitted', 'submitted', 'pause', false, 'a submitted task waits for its forge, not the queue'],
 ];
 
 t.test('our deliberate differences from the reference table', async (t) => {
@@ -245,6 +285,8 @@ t.test('our deliberate differences from the reference table', async (t) => {
     );
   }
   t.ok((STATUSES as readonly string[]).includes('submitted'), 'submitted is a status of its own (issue 11)');
+  t.notOk((STATUSES as readonly string[]).includes('paused'), "vincent's paused is a flag here (issue 12)");
+  t.notOk((STATUSES as readonly string[]).includes('queued'), "vincent's queued is a flag here (issue 12)");
 });
 
 t.test('a trigger drives only the edges that name it', async (t) => {
@@ -258,6 +300,11 @@ t.test('a trigger drives only the edges that name it', async (t) => {
     ['working', 'interrupted', 'turn_failed', 'a classified failure blocks, it never interrupts'],
     ['complete', 'blocked', 'unblock', 'only reopen leaves complete'],
     ['zombie', 'complete', 'accept', 'only the merged-branch sweep completes a zombie'],
+    ['backlog', 'working', 'queue', 'queue never starts a task: a worker claims it with start'],
+    ['interrupted', 'working', 'unpause', 'unpause never resumes a turn by itself: a resume does'],
+    ['backlog', 'backlog', 'start', 'start always moves'],
+    ['interrupted', 'interrupted', 'resume', 'resume always moves'],
+    ['working', 'interrupted', 'pause', 'pause never interrupts a running turn'],
   ];
   for (const [from, to, trigger, pins] of rows) {
     t.ok(canTransition(from, to), `${from} → ${to} exists on some trigger`);
@@ -268,6 +315,12 @@ t.test('a trigger drives only the edges that name it', async (t) => {
 // The reference's "Human Actions": the statuses each command acts from.
 const ACTION_FROM: [Action, Status[], string][] = [
   ['start', ['backlog'], 'lazy start: backlog → working'],
+  // vincent's set priority (queued, paused) and pause (queued, running), in lazy's vocabulary: the queue is
+  // a flag on a backlog or interrupted task, not a status (see the differences below).
+  ['queue', ['backlog', 'interrupted'], 'lazy queue: a backlog or interrupted task, status-neutral'],
+  ['unqueue', ['backlog', 'interrupted'], 'lazy unqueue: a queued task (guard queued), status-neutral'],
+  ['pause', ['backlog', 'interrupted'], 'lazy pause: a queued or interrupted task (guard not_paused)'],
+  ['unpause', ['backlog', 'interrupted'], "vincent's resume of a paused task: lazy unpause (guard paused)"],
   // Difference (lazy addition): unblock on working queues feedback for the next turn.
   [
     'unblock',
@@ -471,8 +524,13 @@ t.test('assertAllowed: the same test available_actions makes, as an exit-4 error
   t.throws(() => assertAllowed('accept', v), {
     code: 'action_not_allowed',
     exitCode: 4,
-    message: 'cannot accept a task that is backlog; available actions: start, close, comment, edit',
-    details: { action: 'accept', status: 'backlog', available_actions: ['start', 'close', 'comment', 'edit'] },
+    // issue 12: an unqueued backlog task also offers queue (unqueue, pause and unpause are guarded out).
+    message: 'cannot accept a task that is backlog; available actions: start, queue, close, comment, edit',
+    details: {
+      action: 'accept',
+      status: 'backlog',
+      available_actions: ['start', 'queue', 'close', 'comment', 'edit'],
+    },
   });
   t.throws(() => assertAllowed('accept', v, 'told why'), { message: 'told why' }, 'a caller may name the reason');
   const zombie: Guarded = { ...v, status: 'zombie' };
@@ -485,8 +543,10 @@ t.test('assertAllowed: the same test available_actions makes, as an exit-4 error
 });
 
 t.test('availableActions: unguarded statuses share the memoized list; guarded ones filter it', async (t) => {
-  const v = view();
-  t.equal(availableActions(v), statusActions('backlog'), 'backlog has no guarded action: the same array');
+  // issue 12: backlog has guarded actions now (unqueue, pause, unpause); working still has none.
+  const v = view({ changelog: walk(['working', 'start']) });
+  t.equal(availableActions(v), statusActions('working'), 'working has no guarded action: the same array');
+  t.not(availableActions(view()), statusActions('backlog'), 'backlog has guards now: a filtered copy');
   const b = blocked();
   t.not(availableActions(b), statusActions('blocked'), 'blocked has guards: a filtered copy');
   t.same(availableActions(b), ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'], 'no answer, no accept');
@@ -496,4 +556,53 @@ t.test('availableActions: unguarded statuses share the memoized list; guarded on
 t.test('tableSignature: a stable key of the table and its guards', async (t) => {
   t.match(tableSignature(), /^[0-9a-z]+$/);
   t.equal(tableSignature(), tableSignature(), 'deterministic');
+});
+
+// issue 12: the queue's guards. A history is written with its neutral entries (from === to).
+t.test('guards queued, not_paused, paused: unqueue, pause and unpause follow the schedule', async (t) => {
+  const base = walk();
+  const crashed = walk(['working', 'start'], ['interrupted', 'turn_crashed']);
+  const n = (c: number, s: Status, trigger: Trigger, more = {}) => change(c, s, s, trigger, more);
+  const rows: [string, TaskDocs['changelog'], Action[], Action[]][] = [
+    ['a backlog task', base, ['queue'], ['unqueue', 'pause', 'unpause']],
+    ['a queued task', [...base, n(2, 'backlog', 'queue')], ['queue', 'unqueue', 'pause'], ['unpause']],
+    [
+      'a queued, paused task',
+      [...base, n(2, 'backlog', 'queue'), n(3, 'backlog', 'pause')],
+      ['queue', 'unqueue', 'unpause'],
+      ['pause'],
+    ],
+    [
+      'an unqueued task (paused stays until unpaused)',
+      [...base, n(2, 'backlog', 'queue'), n(3, 'backlog', 'pause'), n(4, 'backlog', 'unqueue')],
+      ['queue', 'unpause'],
+      ['unqueue', 'pause'],
+    ],
+    ['an interrupted task', crashed, ['queue', 'pause'], ['unqueue', 'unpause']],
+    ['a paused interrupted task', [...crashed, n(4, 'interrupted', 'pause')], ['queue', 'unpause'], ['pause']],
+  ];
+  for (const [pins, changelog, offered, withheld] of rows) {
+    const v = view({ changelog });
+    for (const a of offered) {
+      t.ok(availableActions(v).includes(a), `${pins}: ${a} offered`);
+      t.doesNotThrow(() => assertAllowed(a, v), `${pins}: ${a} allowed`);
+    }
+    for (const a of withheld) {
+      t.notOk(availableActions(v).includes(a), `${pins}: ${a} withheld`);
+      t.throws(
+        () => assertAllowed(a, v),
+        {
+          code: 'action_not_allowed',
+          exitCode: 4,
+          details: { status: v.status, guard: /^(queued|not_paused|paused)$/ },
+        },
+        `${pins}: ${a} refused by its guard`,
+      );
+    }
+  }
+  const paused = view({ changelog: [...base, n(2, 'backlog', 'queue'), n(3, 'backlog', 'pause')] });
+  t.throws(() => assertAllowed('pause', paused), { message: /it is already paused/ }, 'pause says it is paused');
+  t.throws(() => assertAllowed('pause', view()), { message: /only a queued or interrupted task can be paused/ });
+  t.throws(() => assertAllowed('unqueue', view()), { message: /it is not queued/ });
+  t.throws(() => assertAllowed('unpause', view()), { message: /it is not paused/ });
 });

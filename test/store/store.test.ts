@@ -33,7 +33,7 @@ test('create, comment, close, reopen: state, JSON shapes and git history', async
   t.equal(created.value.goal, 'fix the flaky login test');
   t.equal(created.value.status, 'backlog');
   t.same(created.value.tags, ['auth'], 'tags are de-duplicated');
-  t.same(created.value.available_actions, ['start', 'close', 'comment', 'edit']);
+  t.same(created.value.available_actions, ['start', 'queue', 'close', 'comment', 'edit']);
 
   t.equal(
     (await l('comment', id.slice(0, 4), '-m', 'look at the retry loop')).code,
@@ -90,7 +90,7 @@ test('create, comment, close, reopen: state, JSON shapes and git history', async
   const listed = (await l.json('list')).value[0];
   t.notOk('turns' in listed, 'list rows may omit turns');
   t.equal(listed.status, 'backlog');
-  t.same(listed.available_actions, ['start', 'close', 'comment', 'edit']);
+  t.same(listed.available_actions, ['start', 'queue', 'close', 'comment', 'edit']);
 
   // The ref's history reads like the task's story.
   const log = gitSync(sb.dir, sb.env, [
@@ -170,7 +170,7 @@ test('reopen a complete task needs a reason', async (t) => {
   const id = await l.create('a');
   const r = await l.json('reopen', id);
   t.equal(r.run.code, 4, 'reopen of a backlog task is refused');
-  t.same(r.value.error.details.available_actions, ['start', 'close', 'comment', 'edit']);
+  t.same(r.value.error.details.available_actions, ['start', 'queue', 'close', 'comment', 'edit']);
 });
 
 test('LAZY_ACTOR names the channel; the person is still recorded', async (t) => {

@@ -1,0 +1,6 @@
+import { queueCommand } from './queue.js';
+
+export const { command, describe, builder, handler } = queueCommand(
+  'pause',
+  'Hold queued or interrupted tasks: no worker picks them and nothing auto-resumes them',
+);

@@ -1,0 +1,3 @@
+import { queueCommand } from './queue.js';
+
+export const { command, describe, builder, handler } = queueCommand('unqueue', 'Take queued tasks back from the fleet');
