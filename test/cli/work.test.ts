@@ -1,6 +1,9 @@
 import t from 'tap';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, gitSync, type Sandbox } from '../helpers/env.js';
+import { LAZY, cli, gitSync, type Sandbox } from '../helpers/env.js';
+import { eventually, readJson, runDirOf } from '../helpers/agent.js';
+import { background, exited } from '../helpers/procs.js';
 import { team, withFakeAgent } from '../helpers/team.js';
 import { queueTasks, runsPerTask } from '../helpers/fleet.js';
 
@@ -62,3 +65,107 @@ t.test(
     );
   },
 );
+
+const leaseUntil = (remote: string, id: string) => {
+  try {
+    const text = gitSync(remote, process.env, ['show', `refs/lazy/leases/${id}:lease.yaml`]);
+    return Date.parse(/until: ['"]?([^'"\n]+)/.exec(text)![1]!);
+  } catch {
+    return null;
+  }
+};
+
+t.test(
+  'lease takeover: a SIGKILLed worker loses its task to another after the lease; its stale push is refused',
+  async (t) => {
+    const { tm, boxes } = await machines(3);
+    t.teardown(tm.cleanup);
+    const [seed, a, b] = boxes;
+    for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '3', '--local')).code, 0);
+    const id = await seed!.l.create('the task a dead machine held', '--accept', 'done');
+    await queueTasks(seed!.sb, [id]);
+    t.equal((await seed!.l('push')).code, 0);
+
+    // A claims it and its agent hangs; then the whole machine dies: worker, supervisor and agent, by SIGKILL.
+    const worker = background(process.execPath, [LAZY, 'work', 'origin'], {
+      cwd: a!.sb.dir,
+      env: { ...a!.sb.env, FAKE_SCENARIO: 'hang' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await eventually(() => runsPerTask([a!.log!]).get(id) === 1, 30_000, 'the agent on A to start');
+    await eventually(() => leaseUntil(tm.remote, id), 10_000, "A's lease on the remote");
+    const runs = readdirSync(join(a!.sb.dir, '.git', 'lazy', 'runs'));
+    t.equal(runs.length, 1, 'one run on A');
+    const run = readJson(join(runDirOf(a!.sb, runs[0]!), 'run.json'));
+    const agent = readJson(join(runDirOf(a!.sb, runs[0]!), 'agent.json'));
+    worker.kill('SIGKILL');
+    await exited(worker);
+    for (const pid of [run.supervisor.pid, -agent.pid, agent.pid]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    // After the lease, B takes it over and completes it.
+    await eventually(() => (leaseUntil(tm.remote, id) ?? 0) < Date.now(), 15_000, "A's lease to expire");
+    const taken = await b!.l.spawn('work', 'origin', '--drain', '--json');
+    t.equal(taken.code, 0, taken.stdout);
+    const summary = JSON.parse(taken.stdout);
+    t.same(
+      summary.claimed.map((c: { task: string; detail: string }) => [c.task, c.detail]),
+      [[id, 'takeover']],
+    );
+    t.same(
+      summary.finished.map((c: { task: string }) => c.task),
+      [id],
+      'B finished it',
+    );
+    const tip = gitSync(tm.remote, process.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
+    t.equal((await seed!.l('pull')).code, 0);
+    const v = (await seed!.l.json('show', id)).value;
+    t.equal(v.status, 'blocked', 'it completed');
+    t.ok(
+      v.changelog.some(
+        (c: { reason: string; trigger: string }) =>
+          c.trigger === 'turn_crashed' && c.reason === 'lease of machine-1 expired',
+      ),
+      'the takeover is recorded as a crash: lease of machine-1 expired',
+    );
+    t.equal(v.turns.filter((x: { role: string }) => x.role === 'agent').length, 1, 'exactly one outcome');
+    t.equal(runsPerTask([b!.log!]).get(id), 1, 'B ran it once');
+
+    // A comes back: its claim's push is refused, nothing lands, and it says so (exit 5).
+    const back = await a!.l.spawn('work', 'origin', '--drain', '--json');
+    t.equal(back.code, 5, back.stdout + back.stderr);
+    const lost = JSON.parse(back.stdout).lost;
+    t.same(
+      lost.map((l: { task: string }) => l.task),
+      [id],
+    );
+    t.match(lost[0].detail, new RegExp(`claim of ${id} lost: lease taken over by`));
+    t.equal(
+      gitSync(tm.remote, process.env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim(),
+      tip,
+      'the remote task did not move',
+    );
+    t.equal((await a!.l.json('show', id)).value.status, 'blocked', "A's clone now agrees with the remote");
+    t.equal(runsPerTask([a!.log!]).get(id), 1, 'A never ran it again');
+  },
+);
+
+t.test('one worker runs higher priorities first, equal priorities oldest first', async (t) => {
+  const { tm, boxes } = await machines(2);
+  t.teardown(tm.cleanup);
+  const [seed, w] = boxes;
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) ids.push(await seed!.l.create(`task ${i}`, '--accept', 'done'));
+  await queueTasks(seed!.sb, [ids[0]!, ids[1]!]);
+  await queueTasks(seed!.sb, [ids[2]!], 5);
+  await queueTasks(seed!.sb, [ids[3]!], 1);
+  t.equal((await seed!.l('push')).code, 0);
+  const r = await w!.l.spawn('work', '--max', '1', '--drain', '--json');
+  t.equal(r.code, 0, r.stderr);
+  const order = JSON.parse(r.stdout).claimed.map((c: { task: string }) => c.task);
+  t.same(order, [ids[2], ids[3], ids[0], ids[1]]);
+});
