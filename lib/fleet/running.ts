@@ -34,6 +34,25 @@ export async function renew(deps: FleetDeps, c: ClaimState): Promise<'renewed' |
   return 'renewed';
 }
 
+/**
+ * A claim whose run this clone no longer has (the supervisor never started, or its run files are
+ * gone): it ends as a crash here, so the release pushes an outcome and no claim is left without an owner.
+ */
+export async function endAbandoned(deps: FleetDeps, c: ClaimState): Promise<boolean> {
+  if (readRun(deps.repo.lazyDir, c.run)) return false;
+  const reason = 'the worker could not run the turn it claimed (its run is gone)';
+  await deps.store.mutate(
+    c.task,
+    'turn',
+    (d) => {
+      if (d.status === 'working' && d.view.current_run === c.run)
+        d.transition('interrupted', 'turn_crashed', reason, { run: c.run, host: c.host }, 'system');
+    },
+    { actor: 'system' },
+  );
+  return true;
+}
+
 export type Released =
   | { kind: 'released'; tip: string; branch: string | null; branch_skipped?: string }
   /** The task ref or branch moved on the remote (a teammate's comment): pull, then release again. */

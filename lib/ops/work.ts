@@ -1,4 +1,5 @@
 import { thisHost } from '../core/proc.js';
+import type { TaskView } from '../model/fold.js';
 import { readOutcome } from '../agents/runs.js';
 import { pull } from '../sync/sync.js';
 import { defaultRemote } from '../sync/remote.js';
@@ -6,9 +7,9 @@ import { candidates } from '../fleet/pick.js';
 import { claimTask } from '../fleet/claim-turn.js';
 import { leaseMsOf, type FleetDeps } from '../fleet/deps.js';
 import { listClaims, type ClaimState } from '../fleet/claims.js';
-import { endLost, release, renew } from '../fleet/running.js';
+import { endAbandoned, endLost, release, renew } from '../fleet/running.js';
 import { leaseRef } from '../fleet/lease.js';
-import { pushRejected, usageError } from '../core/errors.js';
+import { LazyError, pushRejected, usageError } from '../core/errors.js';
 import { syncDeps } from './sync.js';
 import { reconcileNow, type App } from './app.js';
 import { Known } from './work-state.js';
@@ -51,6 +52,8 @@ interface Running {
 
 const TICK_MS = 200;
 const MAX_BEHIND = 5;
+const MAX_FAILURES = 10;
+const TRANSIENT: string[] = ['fetch_failed', 'push_failed', 'push_rejected'];
 
 export async function work(
   app: App,
@@ -117,12 +120,17 @@ class Worker {
       this.stopping = this.o.now || this.stopping ? 'now' : 'finish';
     });
     try {
-      for (;;) {
-        await this.tick();
+      for (let failures = 0; ;) {
         let idle = false;
-        if (!this.stopping && this.running.size < this.o.max && this.deps.now() >= this.nextPull) {
-          idle = !(await this.fill());
-          if (idle) this.nextPull = this.deps.now() + this.pollMs;
+        try {
+          idle = await this.step();
+          failures = 0;
+        } catch (e) {
+          // The remote unreachable, a push that failed in transit: the claims are kept (on disk too), try again.
+          if (!(e instanceof LazyError) || !TRANSIENT.includes(e.code) || ++failures > MAX_FAILURES) throw e;
+          this.app.io.warn(`${e.message}; trying again (${failures} of ${MAX_FAILURES})`);
+          await this.app.io.clock.sleep(this.pollMs);
+          continue;
         }
         if (this.running.size === 0 && (this.stopping || (this.o.drain && idle))) return this.result;
         await this.app.io.clock.sleep(TICK_MS);
@@ -130,6 +138,15 @@ class Worker {
     } finally {
       off();
     }
+  }
+
+  /** One round: the running claims, then new ones when there is room; true when a pull found nothing to take. */
+  private async step(): Promise<boolean> {
+    await this.tick();
+    if (this.stopping || this.running.size >= this.o.max || this.deps.now() < this.nextPull) return false;
+    const idle = !(await this.fill());
+    if (idle) this.nextPull = this.deps.now() + this.pollMs;
+    return idle;
   }
 
   /** Pulls, then claims the best tasks until this worker is full; false when there was nothing to take. */
@@ -169,7 +186,7 @@ class Worker {
     for (const r of [...this.running.values()]) {
       const lease = tips.get(leaseRef(r.claim.task));
       if (lease !== r.claim.lease) {
-        await this.lose(r);
+        await this.lose(r, true);
         continue;
       }
       r.claim.task_tip = this.known.remoteTask(r.claim.task) ?? r.claim.task_tip;
@@ -193,7 +210,7 @@ class Worker {
   }
 
   private async ended(c: ClaimState): Promise<boolean> {
-    if (!readOutcome(this.app.repo.lazyDir, c.run)) return false;
+    if (!readOutcome(this.app.repo.lazyDir, c.run)) return endAbandoned(this.deps, c);
     const v = await this.app.store.view(c.task);
     return v.current_run !== c.run || v.turns.some((t) => t.run === c.run && t.role === 'agent');
   }
@@ -215,16 +232,14 @@ class Worker {
     this.event('finished', { task: r.claim.task, run: r.claim.run, detail: `${v.status}${note}` });
   }
 
-  private async lose(r: Running): Promise<void> {
+  /** A refused push or a lease the remote no longer holds: the turn stops here without an outcome. */
+  private async lose(r: Running, pulled = false): Promise<void> {
     this.running.delete(r.claim.task);
     await endLost(this.deps, r.claim);
-    const by = this.known.leases.get(r.claim.task)?.doc;
-    const who = by && by.run !== r.claim.run ? by.host : 'another worker';
-    this.event('lost', {
-      task: r.claim.task,
-      run: r.claim.run,
-      detail: `claim of ${r.claim.task} lost: lease taken over by ${who}`,
-    });
+    if (!pulled) await this.pull();
+    const by = takenBy(await this.app.store.view(r.claim.task), r.claim.run) ?? 'another worker';
+    const detail = `claim of ${r.claim.task} lost: lease taken over by ${by}`;
+    this.event('lost', { task: r.claim.task, run: r.claim.run, detail });
   }
 
   /** --now (or a second signal): stop the turn as lazy stop does; its outcome is then released like any other. */
@@ -235,4 +250,11 @@ class Worker {
     const { stopTask } = await import('./stop.js');
     await stopTask(this.app, r.claim.task);
   }
+}
+
+/** The worker that took the task over from `run`: the host of the first claim after the takeover entry. */
+function takenBy(v: TaskView, run: string): string | null {
+  const at = v.changelog.findIndex((c) => (c.details?.lease_expired as { run?: string } | undefined)?.run === run);
+  if (at < 0) return null;
+  return v.changelog.slice(at + 1).find((c) => c.status === 'working' && !c.set_aside)?.host ?? null;
 }
