@@ -10,7 +10,7 @@ import { branchRef } from '../sync/submit-push.js';
 import { leaseRef, writeLease, type LeaseDoc } from './lease.js';
 import { casPush, type RefUpdate, type Verdict } from './claim.js';
 import { saveClaim, type ClaimState } from './claims.js';
-import { resumable, type Pick } from './pick.js';
+import { resumable, startable, type Pick } from './pick.js';
 import type { FleetDeps } from './deps.js';
 
 // Claiming a task: the turn is launched exactly as start or auto-resume launch it, with the
@@ -72,10 +72,10 @@ export async function claimTask(
       fleet: true,
       plan: (d, r) => {
         const run: RunRef = { ...r, claim };
-        if (pick.kind === 'start') {
-          if (d.status !== 'backlog') throw new Refused({ ok: false, stale: [], refused: [] });
-          return planStart(d, run);
-        }
+        // Under the task's lock: a task that moved since the pick is not claimed (nothing was pushed).
+        const still = pick.kind === 'start' ? startable(d.view, deps.now()) : resumable(d.view, deps.now());
+        if (!still) throw new Refused({ ok: false, stale: [], refused: [] });
+        if (pick.kind === 'start') return planStart(d, run);
         const upstream = upstreamOf(d.view, 'main');
         return planResume(d, run, { actor: 'system', trigger: 'auto_resume', dirty, upstream });
       },

@@ -44,6 +44,18 @@ export class Known {
     }
   }
 
+  private skips = new Map<string, string>();
+
+  /** Leaves a task out of the picks until its tip moves. */
+  skip(id: string): void {
+    const tip = this.views.get(id)?.tip;
+    if (tip) this.skips.set(id, tip);
+  }
+
+  skipped(): string[] {
+    return [...this.skips].filter(([id, tip]) => this.views.get(id)?.tip === tip).map(([id]) => id);
+  }
+
   set(v: TaskView): void {
     this.views.set(v.id, v);
   }

@@ -9,7 +9,7 @@ import { leaseMsOf, type FleetDeps } from '../fleet/deps.js';
 import { listClaims, type ClaimState } from '../fleet/claims.js';
 import { endAbandoned, endLost, release, renew } from '../fleet/running.js';
 import { leaseRef } from '../fleet/lease.js';
-import { LazyError, pushRejected, usageError } from '../core/errors.js';
+import { EXIT, LazyError, pushRejected, usageError } from '../core/errors.js';
 import { syncDeps } from './sync.js';
 import { reconcileNow, type App } from './app.js';
 import { Known } from './work-state.js';
@@ -155,10 +155,12 @@ class Worker {
     let took = false;
     for (let races = 0; races < 20 && !this.stopping && this.running.size < this.o.max;) {
       const now = this.deps.now();
-      const pick = candidates(this.known.claimable(), this.known.leases, now, new Set(this.running.keys()))[0];
+      const busy = new Set([...this.running.keys(), ...this.known.skipped()]);
+      const pick = candidates(this.known.claimable(), this.known.leases, now, busy)[0];
       if (!pick) return took;
       const seen = { task: this.known.remoteTask(pick.id), branch: this.known.remoteBranch(pick.id) };
-      const r = await claimTask(this.deps, pick, seen, this.o.agent);
+      const r = await claimTask(this.deps, pick, seen, this.o.agent).catch((e: unknown) => this.skip(pick.id, e));
+      if (!r) continue;
       if (r.kind === 'claimed') {
         took = true;
         this.known.set(r.view);
@@ -175,6 +177,17 @@ class Worker {
       }
     }
     return took;
+  }
+
+  /**
+   * A task this worker cannot run as it stands (its branch is not here, its data is invalid): skipped, with
+   * a warning, until its tip moves. Anything else (the agent's program missing) stops the worker.
+   */
+  private skip(id: string, e: unknown): null {
+    if (!(e instanceof LazyError) || (e.exitCode !== EXIT.notAllowed && e.exitCode !== EXIT.invalidData)) throw e;
+    this.app.io.warn(`task ${id} skipped: ${e.message}`);
+    this.known.skip(id);
+    return null;
   }
 
   private async pull(): Promise<void> {
