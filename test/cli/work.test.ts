@@ -149,7 +149,10 @@ t.test(
       tip,
       'the remote task did not move',
     );
-    t.equal((await a!.l.json('show', id)).value.status, 'blocked', "A's clone now agrees with the remote");
+    const onA = (await a!.l.json('show', id)).value;
+    t.equal(onA.status, 'blocked', "A's clone now agrees with the remote");
+    t.same(onA.concurrent_changes, [], 'what A committed for its lost run alone was dropped, not merged');
+    t.equal(onA.tip, tip, "A's task ref is the remote's");
     t.equal(runsPerTask([a!.log!]).get(id), 1, 'A never ran it again');
   },
 );
