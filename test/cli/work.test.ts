@@ -172,3 +172,48 @@ t.test('one worker runs higher priorities first, equal priorities oldest first',
   const order = JSON.parse(r.stdout).claimed.map((c: { task: string }) => c.task);
   t.same(order, [ids[2], ids[3], ids[0], ids[1]]);
 });
+
+t.test(
+  'a crashed fleet turn goes back to the queue: resumed by a worker under the breaker, then left for a person',
+  async (t) => {
+    const { tm, boxes } = await machines(3);
+    t.teardown(tm.cleanup);
+    const [seed, w0, x0] = boxes;
+    const w = { ...w0!, l: cli({ ...w0!.sb, env: { ...w0!.sb.env, FAKE_SCENARIO: 'crash,succeed' } }) };
+    const x = { ...x0!, l: cli({ ...x0!.sb, env: { ...x0!.sb.env, FAKE_SCENARIO: 'crash' } }) };
+    const once = await seed!.l.create('crashes once', '--accept', 'done');
+    await queueTasks(seed!.sb, [once]);
+    t.equal((await seed!.l('push')).code, 0);
+    const r = await w!.l.spawn('work', '--drain', '--json');
+    t.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout);
+    t.same(
+      s.claimed.map((c: { detail: string }) => c.detail),
+      ['start', 'resume'],
+      'claimed, crashed, claimed again as an auto-resume',
+    );
+    t.same(
+      s.finished.map((f: { detail: string }) => f.detail),
+      ['interrupted', 'blocked'],
+    );
+    t.equal((await seed!.l('pull')).code, 0);
+    const v = (await seed!.l.json('show', once)).value;
+    t.equal(v.status, 'blocked');
+    const resumed = v.changelog.find((c: { trigger: string }) => c.trigger === 'auto_resume');
+    t.equal(resumed?.details?.claim?.host, 'machine-1', "the resume is a worker's claim");
+
+    // Always crashing: three crashes in a row trip the breaker, and the task waits for a person.
+    const always = await seed!.l.create('always crashes', '--accept', 'done');
+    await queueTasks(seed!.sb, [always]);
+    t.equal((await seed!.l('push')).code, 0);
+    const r2 = await x!.l.spawn('work', '--drain', '--json');
+    t.equal(r2.code, 0, r2.stderr);
+    t.equal(JSON.parse(r2.stdout).claimed.length, 3, 'three turns, then the breaker');
+    t.equal(runsPerTask([x!.log!]).get(always), 3);
+    t.equal((await seed!.l('pull')).code, 0);
+    const v2 = (await seed!.l.json('show', always)).value;
+    t.equal(v2.status, 'interrupted');
+    t.equal(v2.consecutive_interruptions, 3);
+    t.same(refs(tm.remote, 'refs/lazy/leases/'), [], 'no claim left without an owner');
+  },
+);
