@@ -5,7 +5,7 @@ import { sanitizeLine } from '../core/sanitize.js';
 
 export function renderWorkEvent(kind: WorkEventKind, e: WorkEvent): string {
   const run = e.run ? ` (run ${e.run})` : '';
-  if (kind === 'lost') return `lost ${sanitizeLine(e.detail)}${run}\n`;
+  if (kind === 'lost') return `${sanitizeLine(e.detail)}${run}\n`;
   return `${kind} ${e.task}${run}: ${sanitizeLine(e.detail)}\n`;
 }
 

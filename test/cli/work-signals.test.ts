@@ -156,3 +156,34 @@ t.test('a worker frozen past its lease loses its claim at the next renewal and s
   t.equal(v.turns.filter((x: { role: string }) => x.role === 'agent').length, 1, 'exactly one outcome');
   t.equal((await a!.l.json('show', id!)).value.status, 'blocked', "A's clone agrees after the loss");
 });
+
+t.test(
+  'a teammate changes the task during the turn: the release pulls, merges and pushes again; no claim lost',
+  async (t) => {
+    const { tm, boxes } = await machines(2);
+    t.teardown(tm.cleanup);
+    const [id] = await seeded(boxes, 1);
+    const [seed, w] = boxes;
+    const worker = startWorker(w!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_SLEEP_MS: '2500' });
+    await eventually(() => runsPerTask([w!.log!]).size === 1, 30_000, 'the turn to start');
+    t.equal((await seed!.l('pull')).code, 0);
+    t.equal((await seed!.l('comment', id!, '-m', 'a note while it works')).code, 0);
+    t.equal((await seed!.l('push')).code, 0, 'the comment reaches the remote while the turn runs');
+    const r = await worker.done();
+    t.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout);
+    t.same(s.lost, [], 'a moved task ref is not a lost claim');
+    t.same(
+      s.finished.map((f: { task: string; detail: string }) => [f.task, f.detail]),
+      [[id, 'blocked']],
+    );
+    t.equal((await seed!.l('pull')).code, 0);
+    const v = (await seed!.l.json('show', id!)).value;
+    t.equal(v.status, 'blocked');
+    t.ok(
+      v.turns.some((x: { content: string }) => x.content === 'a note while it works'),
+      'the comment and the outcome both landed',
+    );
+    t.same(refs(tm.remote, 'refs/lazy/leases/'), []);
+  },
+);
