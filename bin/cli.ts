@@ -32,6 +32,7 @@ import * as inbox from './commands/inbox.js';
 import * as pull from './commands/pull.js';
 import * as push from './commands/push.js';
 import * as sync from './commands/sync.js';
+import * as work from './commands/work.js';
 import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
 import * as benchSeed from './commands/bench-seed.js';
@@ -80,6 +81,7 @@ const COMMANDS = [
   pull,
   push,
   sync,
+  work,
   config,
   doctor,
   demo,

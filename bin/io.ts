@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { systemClock, type Io } from '../lib/core/io.js';
+import { processSignals, systemClock, type Io } from '../lib/core/io.js';
 import { readTextInput } from '../lib/core/fsutil.js';
 import { warnLine } from '../lib/output/emit.js';
 import { stdoutOpen, writeOut } from './pipes.js';
@@ -36,6 +36,7 @@ export function processIo(json: boolean): Io {
     env: { ...process.env, LAZY_CLI: process.env.LAZY_CLI ?? process.argv[1] },
     outOpen: stdoutOpen,
     stepDelayMs: 0,
+    onSignal: processSignals,
   };
 }
 

@@ -15,8 +15,9 @@ const ALLOWED: Record<string, string[]> = {
   agents: ['core', 'model', 'store', 'workspace'],
   reconcile: ['core', 'model', 'store', 'workspace', 'agents'],
   sync: ['core', 'model', 'store', 'workspace'],
-  ops: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync'],
-  output: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'ops'],
+  fleet: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync'],
+  ops: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet'],
+  output: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet', 'ops'],
 };
 
 /** Only core/ touches the process (pid, signals, the node binary, the environment's fallback); the rest uses the port. */

@@ -16,7 +16,16 @@ export interface RunRef {
   id: string;
   host: string;
   session: string;
+  /** A fleet worker's claim: stamped on the move into working (lib/model/schedule.ts reads it). */
+  claim?: { host: string; lease_until: string };
 }
+
+/** What the move into working records of its run (and of the worker's claim, when a worker launched it). */
+const moveExtra = (run: RunRef) => ({
+  run: run.id,
+  host: run.host,
+  ...(run.claim ? { details: { claim: { ...run.claim } } } : {}),
+});
 
 const pendingTurns = (d: Draft): TurnView[] => {
   const v = d.preview();
@@ -33,10 +42,7 @@ export function planStart(d: Draft, run: RunRef, trigger: 'start' | 'answer' = '
     run: run.id,
     session: run.session,
   });
-  d.transition('working', trigger, trigger === 'start' ? 'started' : 'answered: the first turn starts', {
-    run: run.id,
-    host: run.host,
-  });
+  d.transition('working', trigger, trigger === 'start' ? 'started' : 'answered: the first turn starts', moveExtra(run));
   return {
     prompt: feedbackBlock(
       pendingTurns(d),
@@ -96,13 +102,7 @@ export function planResume(
   });
   const prev = previousEnd(d.view);
   const n = d.view.consecutive_interruptions;
-  d.transition(
-    'working',
-    o.trigger,
-    auto ? `auto-resume after crash ${n} of 3` : 'resumed',
-    { run: run.id, host: run.host },
-    o.actor,
-  );
+  d.transition('working', o.trigger, auto ? `auto-resume after crash ${n} of 3` : 'resumed', moveExtra(run), o.actor);
   const pending = pendingTurns(d);
   const context = resumeContext(o.dirty, o.dirty ? null : o.upstream, prev);
   const body = pending.length

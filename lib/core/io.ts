@@ -28,6 +28,23 @@ export interface Io {
   outOpen(): boolean;
   /** Pause between accept's steps, to widen crash windows in tests; 0 in real use. */
   stepDelayMs: number;
+  /**
+   * Ctrl-C and SIGTERM, for a long-running command that winds down instead of dying (lazy work):
+   * `handler` runs on each until the returned function is called.
+   */
+  onSignal(handler: (signal: StopSignal) => void): () => void;
+}
+
+export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/** The real onSignal, over this process's signals. */
+export function processSignals(handler: (signal: StopSignal) => void): () => void {
+  const sigs: StopSignal[] = ['SIGINT', 'SIGTERM'];
+  const listeners = sigs.map((s) => [s, () => handler(s)] as const);
+  for (const [s, f] of listeners) process.on(s, f);
+  return () => {
+    for (const [s, f] of listeners) process.off(s, f);
+  };
 }
 
 export const systemClock: Clock = {

@@ -15,7 +15,7 @@ import type { ReconcileAction } from '../reconcile/action.js';
 
 // push, pull and sync as commands: the remote defaults to origin (or the only remote).
 
-function deps(app: App, progress: boolean): SyncDeps {
+export function syncDeps(app: App, progress: boolean): SyncDeps {
   return {
     repo: app.repo,
     reader: app.store.reader,
@@ -34,7 +34,7 @@ function deps(app: App, progress: boolean): SyncDeps {
 const wantsProgress = (app: App) => !app.out.json && app.io.isTTY.stderr;
 
 export async function pullOp(app: App, remote?: string): Promise<PullResult> {
-  const { tips: _t, ...result } = await pull(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  const { tips: _t, ...result } = await pull(syncDeps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
   warnRefused(app, result);
   return result;
 }
@@ -56,11 +56,11 @@ export const exitOf = {
 };
 
 export async function pushOp(app: App, remote?: string): Promise<PushResult> {
-  return push(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  return push(syncDeps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
 }
 
 export async function syncOp(app: App, remote?: string): Promise<SyncResult> {
-  const s = await sync(deps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
+  const s = await sync(syncDeps(app, wantsProgress(app)), await defaultRemote(app.repo, remote));
   warnRefused(app, s.pull);
   return s;
 }

@@ -26,6 +26,8 @@ export type Config = {
   usage_limit_max_wait_ms?: number;
   /** The hand-off to a forge: pr_command is run by lazy submit (a command line, like an agent's). */
   forge?: { pr_command?: string };
+  /** The fleet worker (lazy work): how long a claim's lease lasts before another worker may take it over. */
+  work?: { lease_seconds?: number };
   /** In a merged read only: a shared forge.pr_command this clone has not trusted. */
   untrusted_pr_command?: boolean;
   /** In a merged read only: agents defined by shared settings this clone has not trusted. */

@@ -32,11 +32,12 @@ const INT_KEYS = new Set([
   'crash_window_ms',
   'usage_limit_recheck_ms',
   'usage_limit_max_wait_ms',
+  'work.lease_seconds',
 ]);
 const LIST_KEYS = new Set(['protected']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive']);
 /** Nested keys outside agents.<name>: each a command line or a setting of one feature. */
-const NESTED_KEYS = new Set(['forge.pr_command']);
+const NESTED_KEYS = new Set(['forge.pr_command', 'work.lease_seconds']);
 
 export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
 
@@ -191,7 +192,8 @@ function setPath(c: Config, path: string[], value: Json | undefined): Config {
   else cur[path.at(-1)!] = value;
   if (path[0] === 'agents' && value === undefined && Object.keys(out.agents?.[path[1]!] ?? {}).length === 0)
     delete out.agents[path[1]!];
-  if (path[0] === 'forge' && value === undefined && Object.keys(out.forge ?? {}).length === 0) delete out.forge;
+  for (const k of ['forge', 'work'])
+    if (path[0] === k && value === undefined && Object.keys(out[k] ?? {}).length === 0) delete out[k];
   return out as Config;
 }
 

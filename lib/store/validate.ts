@@ -7,7 +7,7 @@ import type { Json } from '../core/json.js';
 
 // Invariant: no document is committed or believed without passing its schema.
 
-export type DocKind = 'task' | 'session' | 'turn' | 'statusChange' | 'violation' | 'decision' | 'config';
+export type DocKind = 'task' | 'session' | 'turn' | 'statusChange' | 'violation' | 'decision' | 'config' | 'lease';
 
 const byKind: Record<DocKind, Validator> = validators;
 

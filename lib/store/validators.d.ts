@@ -17,3 +17,4 @@ export const config: Validator;
 export const envelope: Validator;
 export const violation: Validator;
 export const decision: Validator;
+export const lease: Validator;

@@ -47,6 +47,7 @@ export async function inproc(args: string[], o: InprocOptions): Promise<Recorded
       env: { ...o.env, LAZY_CLI: o.cliPath },
       outOpen: () => true,
       stepDelayMs: 0,
+      onSignal: () => () => undefined,
       ...o.io,
     },
   };

@@ -1,0 +1,175 @@
+import { thisHost } from '../core/proc.js';
+import type { TaskView } from '../model/fold.js';
+import { taskRef } from '../store/layout.js';
+import { casRef } from '../store/refs.js';
+import { launchTurn, upstreamOf } from '../agents/launch.js';
+import { planResume, planStart, type RunRef } from '../agents/turns.js';
+import { dirtyFiles, revParse, worktreePath } from '../workspace/worktree.js';
+import { taskBranch } from '../workspace/branch.js';
+import { branchRef } from '../sync/submit-push.js';
+import { leaseRef, writeLease, type LeaseDoc } from './lease.js';
+import { casPush, type RefUpdate, type Verdict } from './claim.js';
+import { saveClaim, type ClaimState } from './claims.js';
+import { resumable, startable, type Pick } from './pick.js';
+import type { FleetDeps } from './deps.js';
+
+// Claiming a task: the turn is launched exactly as start or auto-resume launch it, with the
+// worker's claim stamped on the move into working, and the supervisor is spawned only after
+// the claim push won on the remote. A refused claim is undone here and never runs.
+
+export type ClaimResult =
+  | { kind: 'claimed'; claim: ClaimState; view: TaskView }
+  /** Another worker won the race (the remote moved on): nothing ran, the local claim commit was undone. */
+  | { kind: 'lost_race'; verdict: Verdict }
+  /** A takeover that left the task interrupted for a person (the breaker tripped): the dead lease is gone. */
+  | { kind: 'released'; reason: string };
+
+class Refused extends Error {
+  constructor(readonly verdict: Verdict) {
+    super('the claim push was refused');
+  }
+}
+
+/** What the remote held when this worker pulled: the task, its work branch and its lease. */
+export interface Seen {
+  task: string | null;
+  branch: string | null;
+}
+
+export async function claimTask(
+  deps: FleetDeps,
+  pick: Pick,
+  seen: Seen,
+  agent: string | undefined,
+): Promise<ClaimResult> {
+  const { store, repo } = deps;
+  const before = (await store.view(pick.id)).tip;
+  // The last local commit this claim made: the undo moves the task ref back only from there.
+  let ours: string | undefined;
+  if (pick.kind === 'takeover') {
+    let taken: TaskView;
+    try {
+      taken = await recordTakeover(deps, pick);
+    } catch (e) {
+      if (e instanceof Refused) return { kind: 'lost_race', verdict: e.verdict };
+      throw e;
+    }
+    ours = taken.tip;
+    if (!resumable(taken, deps.now())) return releaseDead(deps, pick, seen, before, taken);
+  }
+  const host = thisHost();
+  const until = new Date(deps.now() + deps.leaseMs).toISOString();
+  const claim = { host, lease_until: until };
+  const dirty = (await dirtyFiles(worktreePath(repo, pick.id, deps.config.worktree_dir)).catch(() => [])).length > 0;
+  let state: ClaimState | undefined;
+  try {
+    const { view } = await launchTurn(repo, store, deps.cliPath, {
+      id: pick.id,
+      op: 'work',
+      actor: 'system',
+      agent,
+      config: deps.config,
+      fleet: true,
+      plan: (d, r) => {
+        const run: RunRef = { ...r, claim };
+        // Under the task's lock: a task that moved since the pick is not claimed (nothing was pushed).
+        const still = pick.kind === 'start' ? startable(d.view, deps.now()) : resumable(d.view, deps.now());
+        if (!still) throw new Refused({ ok: false, stale: [], refused: [] });
+        if (pick.kind === 'start') return planStart(d, run);
+        const upstream = upstreamOf(d.view, 'main');
+        return planResume(d, run, { actor: 'system', trigger: 'auto_resume', dirty, upstream });
+      },
+      beforeSpawn: async (v, rec) => {
+        const doc: LeaseDoc = {
+          task: pick.id,
+          run: rec.id,
+          host,
+          until,
+          renewed_at: new Date(deps.now()).toISOString(),
+        };
+        const lease = await writeLease(repo, doc, pick.lease?.oid ?? null, await store.person());
+        const branch = await revParse(repo.cwd, taskBranch(pick.id));
+        const updates: RefUpdate[] = [
+          { ref: taskRef(pick.id), next: v.tip, expected: seen.task },
+          { ref: leaseRef(pick.id), next: lease, expected: pick.lease?.oid ?? null },
+        ];
+        // The branch travels with the claim, so a worker that takes the task over finds it.
+        if (branch && branch !== seen.branch)
+          updates.push({ ref: branchRef(pick.id), next: branch, expected: seen.branch });
+        ours = v.tip;
+        const verdict = await casPush(repo, deps.remote, updates);
+        if (!verdict.ok) throw new Refused(verdict);
+        state = {
+          task: pick.id,
+          run: rec.id,
+          remote: deps.remote,
+          host,
+          lease,
+          until,
+          task_tip: v.tip,
+          branch_tip: branch ?? seen.branch,
+        };
+        saveClaim(repo.lazyDir, state);
+      },
+    });
+    return { kind: 'claimed', claim: state!, view };
+  } catch (e) {
+    if (state) throw e; // claimed, but the supervisor did not start: the caller releases the claim
+    await undo(deps, pick.id, before, ours);
+    if (e instanceof Refused) return { kind: 'lost_race', verdict: e.verdict };
+    throw e;
+  }
+}
+
+/** The takeover entry, committed here first: the dead worker's run ends as a crash (the breaker counts it). */
+async function recordTakeover(deps: FleetDeps, pick: Pick): Promise<TaskView> {
+  const dead = pick.lease!.doc!;
+  const { view } = await deps.store.mutate(
+    pick.id,
+    'takeover',
+    (d) => {
+      if (d.status !== 'working') throw new Refused({ ok: false, stale: [], refused: [] });
+      d.transition(
+        'interrupted',
+        'turn_crashed',
+        `lease of ${dead.host} expired`,
+        {
+          run: dead.run,
+          host: dead.host,
+          details: { lease_expired: { host: dead.host, run: dead.run, until: dead.until } },
+        },
+        'system',
+      );
+    },
+    { actor: 'system' },
+  );
+  return view;
+}
+
+/** A takeover the breaker stops: the crash is recorded and pushed, and the dead lease deleted, in one push. */
+async function releaseDead(
+  deps: FleetDeps,
+  pick: Pick,
+  seen: Seen,
+  before: string,
+  taken: TaskView,
+): Promise<ClaimResult> {
+  const verdict = await casPush(deps.repo, deps.remote, [
+    { ref: taskRef(pick.id), next: taken.tip, expected: seen.task },
+    { ref: leaseRef(pick.id), next: null, expected: pick.lease!.oid },
+  ]).catch(async (e: unknown) => {
+    await undo(deps, pick.id, before, taken.tip);
+    throw e;
+  });
+  if (!verdict.ok) {
+    await undo(deps, pick.id, before, taken.tip);
+    return { kind: 'lost_race', verdict };
+  }
+  return { kind: 'released', reason: `lease of ${pick.lease!.doc!.host} expired; left interrupted for a person` };
+}
+
+/** Moves the local task ref back to its tip before the claim, by compare-and-swap from the claim's own last commit. */
+async function undo(deps: FleetDeps, id: string, before: string, ours: string | undefined): Promise<void> {
+  if (ours && ours !== before)
+    await casRef(deps.repo.cwd, taskRef(id), before, ours, `lazy: work ${id}: claim refused`);
+}

@@ -1,0 +1,273 @@
+import { thisHost } from '../core/proc.js';
+import type { TaskView } from '../model/fold.js';
+import { readOutcome } from '../agents/runs.js';
+import { pull } from '../sync/sync.js';
+import { defaultRemote } from '../sync/remote.js';
+import { candidates } from '../fleet/pick.js';
+import { claimTask } from '../fleet/claim-turn.js';
+import { leaseMsOf, type FleetDeps } from '../fleet/deps.js';
+import { listClaims, type ClaimState } from '../fleet/claims.js';
+import { endAbandoned, endLost, release, renew } from '../fleet/running.js';
+import { leaseRef } from '../fleet/lease.js';
+import { EXIT, LazyError, pushRejected, usageError } from '../core/errors.js';
+import { syncDeps } from './sync.js';
+import { reconcileNow, type App } from './app.js';
+import { Known } from './work-state.js';
+
+// lazy work: a foreground loop, not a daemon. Pull, pick the best task nobody holds, claim it
+// by compare-and-swap on the remote, run the turn as start or auto-resume does, push its
+// outcome with its work branch, repeat. Leases are renewed at a third of their length.
+
+export interface WorkOptions {
+  remote?: string;
+  agent?: string;
+  max?: number;
+  drain?: boolean;
+  now?: boolean;
+}
+
+export type WorkEventKind = 'claimed' | 'finished' | 'lost' | 'released';
+export interface WorkEvent {
+  task: string;
+  run: string | null;
+  detail: string;
+}
+export interface WorkResult {
+  remote: string;
+  host: string;
+  claimed: WorkEvent[];
+  finished: WorkEvent[];
+  lost: WorkEvent[];
+  released: WorkEvent[];
+  /** The signal that stopped the worker, if one did. */
+  stopped_by: string | null;
+}
+
+interface Running {
+  claim: ClaimState;
+  renewAt: number;
+  behind: number;
+  stopping: boolean;
+}
+
+const TICK_MS = 200;
+const MAX_BEHIND = 5;
+const MAX_FAILURES = 10;
+const TRANSIENT: string[] = ['fetch_failed', 'push_failed', 'push_rejected'];
+
+export async function work(
+  app: App,
+  o: WorkOptions,
+  onEvent: (kind: WorkEventKind, e: WorkEvent) => void = () => {},
+): Promise<WorkResult> {
+  const max = o.max ?? 1;
+  if (!Number.isInteger(max) || max < 1) throw usageError(`--max takes a whole number of at least 1 (got ${o.max})`);
+  const remote = await defaultRemote(app.repo, o.remote);
+  const config = await app.config();
+  const deps: FleetDeps = {
+    repo: app.repo,
+    store: app.store,
+    cliPath: app.cliPath,
+    config,
+    remote,
+    leaseMs: leaseMsOf(config),
+    now: () => app.io.clock.now(),
+  };
+  const w = new Worker(app, deps, { ...o, max }, onEvent);
+  return w.loop();
+}
+
+class Worker {
+  readonly result: WorkResult;
+  private running = new Map<string, Running>();
+  private known: Known;
+  private stopping: 'finish' | 'now' | null = null;
+  private nextPull = 0;
+  private readonly pollMs: number;
+
+  constructor(
+    private readonly app: App,
+    private readonly deps: FleetDeps,
+    private readonly o: WorkOptions & { max: number },
+    private readonly emit: (kind: WorkEventKind, e: WorkEvent) => void,
+  ) {
+    this.result = {
+      remote: deps.remote,
+      host: thisHost(),
+      claimed: [],
+      finished: [],
+      lost: [],
+      released: [],
+      stopped_by: null,
+    };
+    this.known = new Known(app.store);
+    const poll = Number(app.io.env.LAZY_WORK_POLL_MS);
+    this.pollMs = Number.isFinite(poll) && poll > 0 ? poll : 5000;
+  }
+
+  private event(kind: WorkEventKind, e: WorkEvent): void {
+    this.result[kind].push(e);
+    this.emit(kind, e);
+  }
+
+  async loop(): Promise<WorkResult> {
+    // Claims a killed worker of this clone left: renewing them at once finds out whether they are still ours.
+    for (const claim of listClaims(this.app.repo.lazyDir))
+      if (claim.remote === this.deps.remote)
+        this.running.set(claim.task, { claim, renewAt: 0, behind: 0, stopping: false });
+    const off = this.app.io.onSignal((sig) => {
+      this.result.stopped_by ??= sig;
+      this.stopping = this.o.now || this.stopping ? 'now' : 'finish';
+    });
+    try {
+      for (let failures = 0; ;) {
+        let idle = false;
+        try {
+          idle = await this.step();
+          failures = 0;
+        } catch (e) {
+          // The remote unreachable, a push that failed in transit: the claims are kept (on disk too), try again.
+          if (!(e instanceof LazyError) || !TRANSIENT.includes(e.code) || ++failures > MAX_FAILURES) throw e;
+          this.app.io.warn(`${e.message}; trying again (${failures} of ${MAX_FAILURES})`);
+          await this.app.io.clock.sleep(this.pollMs);
+          continue;
+        }
+        if (this.running.size === 0 && (this.stopping || (this.o.drain && idle))) return this.result;
+        await this.app.io.clock.sleep(TICK_MS);
+      }
+    } finally {
+      off();
+    }
+  }
+
+  /** One round: the running claims, then new ones when there is room; true when a pull found nothing to take. */
+  private async step(): Promise<boolean> {
+    await this.tick();
+    if (this.stopping || this.running.size >= this.o.max || this.deps.now() < this.nextPull) return false;
+    const idle = !(await this.fill());
+    if (idle) this.nextPull = this.deps.now() + this.pollMs;
+    return idle;
+  }
+
+  /** Pulls, then claims the best tasks until this worker is full; false when there was nothing to take. */
+  private async fill(): Promise<boolean> {
+    await this.pull();
+    let took = false;
+    for (let races = 0; races < 20 && !this.stopping && this.running.size < this.o.max;) {
+      const now = this.deps.now();
+      const busy = new Set([...this.running.keys(), ...this.known.skipped()]);
+      const pick = candidates(this.known.claimable(), this.known.leases, now, busy)[0];
+      if (!pick) return took;
+      const seen = { task: this.known.remoteTask(pick.id), branch: this.known.remoteBranch(pick.id) };
+      const r = await claimTask(this.deps, pick, seen, this.o.agent).catch((e: unknown) => this.skip(pick.id, e));
+      if (!r) continue;
+      if (r.kind === 'claimed') {
+        took = true;
+        this.known.set(r.view);
+        this.known.tips.set(leaseRef(pick.id), r.claim.lease);
+        const renewAt = now + this.deps.leaseMs / 3;
+        this.running.set(pick.id, { claim: r.claim, renewAt, behind: 0, stopping: false });
+        this.event('claimed', { task: pick.id, run: r.claim.run, detail: pick.kind });
+      } else {
+        if (r.kind === 'released')
+          this.event('released', { task: pick.id, run: pick.lease?.doc?.run ?? null, detail: r.reason });
+        else races++;
+        // Another worker won (or the takeover changed the task): fetch, and pick again.
+        await this.pull();
+      }
+    }
+    return took;
+  }
+
+  /**
+   * A task this worker cannot run as it stands (its branch is not here, its data is invalid): skipped, with
+   * a warning, until its tip moves. Anything else (the agent's program missing) stops the worker.
+   */
+  private skip(id: string, e: unknown): null {
+    if (!(e instanceof LazyError) || (e.exitCode !== EXIT.notAllowed && e.exitCode !== EXIT.invalidData)) throw e;
+    this.app.io.warn(`task ${id} skipped: ${e.message}`);
+    this.known.skip(id);
+    return null;
+  }
+
+  private async pull(): Promise<void> {
+    const { tips, rejected } = await pull(syncDeps(this.app, false), this.deps.remote);
+    await this.known.refresh(
+      tips,
+      rejected.map((x) => x.id),
+    );
+    for (const r of [...this.running.values()]) {
+      const lease = tips.get(leaseRef(r.claim.task));
+      if (lease !== r.claim.lease) {
+        await this.lose(r, true);
+        continue;
+      }
+      r.claim.task_tip = this.known.remoteTask(r.claim.task) ?? r.claim.task_tip;
+      r.claim.branch_tip = this.known.remoteBranch(r.claim.task);
+    }
+  }
+
+  /** Per running claim: record what a dead supervisor left (reconcile), release an ended turn, renew a due lease. */
+  private async tick(): Promise<void> {
+    if (this.running.size === 0) return;
+    await reconcileNow(this.app);
+    for (const r of [...this.running.values()]) {
+      if (this.stopping === 'now' && !r.stopping) await this.stopTurn(r);
+      if (await this.ended(r.claim)) await this.finish(r);
+      else if (this.deps.now() >= r.renewAt) {
+        const renewed = await renew(this.deps, r.claim);
+        if (renewed === 'renewed') r.renewAt = this.deps.now() + this.deps.leaseMs / 3;
+        else if (renewed === 'lost') await this.lose(r);
+      }
+    }
+  }
+
+  private async ended(c: ClaimState): Promise<boolean> {
+    if (!readOutcome(this.app.repo.lazyDir, c.run)) return endAbandoned(this.deps, c);
+    const v = await this.app.store.view(c.task);
+    return v.current_run !== c.run || v.turns.some((t) => t.run === c.run && t.role === 'agent');
+  }
+
+  private async finish(r: Running): Promise<void> {
+    const out = await release(this.deps, r.claim);
+    if (out.kind === 'lost') return this.lose(r);
+    if (out.kind === 'behind') {
+      if (++r.behind > MAX_BEHIND)
+        throw pushRejected(`task ${r.claim.task}: the remote kept moving (${out.refs.join(', ')}); its claim is kept`, {
+          task: r.claim.task,
+          refs: out.refs,
+        });
+      return this.pull();
+    }
+    this.running.delete(r.claim.task);
+    const v = await this.app.store.view(r.claim.task);
+    const note = out.branch_skipped ? ` (${out.branch_skipped})` : '';
+    this.event('finished', { task: r.claim.task, run: r.claim.run, detail: `${v.status}${note}` });
+  }
+
+  /** A refused push or a lease the remote no longer holds: the turn stops here without an outcome. */
+  private async lose(r: Running, pulled = false): Promise<void> {
+    this.running.delete(r.claim.task);
+    await endLost(this.deps, r.claim);
+    if (!pulled) await this.pull();
+    const by = takenBy(await this.app.store.view(r.claim.task), r.claim.run) ?? 'another worker';
+    const detail = `claim of ${r.claim.task} lost: lease taken over by ${by}`;
+    this.event('lost', { task: r.claim.task, run: r.claim.run, detail });
+  }
+
+  /** --now (or a second signal): stop the turn as lazy stop does; its outcome is then released like any other. */
+  private async stopTurn(r: Running): Promise<void> {
+    r.stopping = true;
+    const v = await this.app.store.view(r.claim.task);
+    if (v.status !== 'working' || v.current_run !== r.claim.run) return;
+    const { stopTask } = await import('./stop.js');
+    await stopTask(this.app, r.claim.task);
+  }
+}
+
+/** The worker that took the task over from `run`: the host of the first claim after the takeover entry. */
+function takenBy(v: TaskView, run: string): string | null {
+  const at = v.changelog.findIndex((c) => (c.details?.lease_expired as { run?: string } | undefined)?.run === run);
+  if (at < 0) return null;
+  return v.changelog.slice(at + 1).find((c) => c.status === 'working' && !c.set_aside)?.host ?? null;
+}

@@ -1,0 +1,107 @@
+import t from 'tap';
+import { change, docs } from '../helpers/docs.js';
+import { foldTask, type TaskView } from '../../lib/model/fold.js';
+import type { StatusEntry } from '../../lib/model/docs.js';
+import { candidates } from '../../lib/fleet/pick.js';
+import type { Lease } from '../../lib/fleet/lease.js';
+
+// The pick rule: what a worker may take (start, auto-resume, takeover of an expired lease) and in
+// which order (higher priority first, equal priorities oldest first, then by id).
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function task(id: string, created: string, changelog: StatusEntry[], acceptance = ['done']): TaskView {
+  const d = docs({ id, changelog });
+  return foldTask({ ...d, task: { ...d.task, id, acceptance, created_at: created } });
+}
+const created = (n: number) => `2026-01-0${n}T00:00:00.000Z`;
+const queued = (clock: number, from: 'backlog' | 'interrupted', priority?: number) =>
+  change(clock, from, from, 'queue', { actor: 'human', ...(priority === undefined ? {} : { details: { priority } }) });
+const backlogQueued = (priority?: number) => [change(1, null, 'backlog', 'create'), queued(2, 'backlog', priority)];
+const claimed = (clock: number, from: 'backlog' | 'interrupted', run: string) =>
+  change(clock, from, 'working', from === 'backlog' ? 'start' : 'auto_resume', {
+    actor: 'system',
+    run,
+    host: 'box-a',
+    details: { claim: { host: 'box-a', lease_until: iso(NOW - 1000) } },
+  });
+const crashed = (clock: number, run: string) =>
+  change(clock, 'working', 'interrupted', 'turn_crashed', { actor: 'system', run, host: 'box-a' });
+const lease = (id: string, until: number, run = 'run00001'): Lease => ({
+  oid: 'a'.repeat(40),
+  doc: { task: id, run, host: 'box-a', until: iso(until), renewed_at: iso(until - 300_000) },
+});
+const pick = (views: TaskView[], leases = new Map<string, Lease>(), busy = new Set<string>()) =>
+  candidates(views, leases, NOW, busy).map((p) => `${p.id}:${p.kind}`);
+
+t.test('queue order: higher priority first, equal priorities oldest first, then by id', async (t) => {
+  const views = [
+    task('aaaa0001', created(3), backlogQueued()),
+    task('aaaa0002', created(1), backlogQueued()),
+    task('aaaa0003', created(5), backlogQueued(5)),
+    task('aaaa0004', created(2), backlogQueued(-1)),
+    task('aaaa0005', created(1), backlogQueued()),
+  ];
+  t.same(pick(views), ['aaaa0003:start', 'aaaa0002:start', 'aaaa0005:start', 'aaaa0001:start', 'aaaa0004:start']);
+});
+
+t.test('only queued, unpaused backlog tasks with a criterion start; tasks this worker runs are skipped', async (t) => {
+  const paused = [...backlogQueued(), change(3, 'backlog', 'backlog', 'pause')];
+  const unqueued = [...backlogQueued(), change(3, 'backlog', 'backlog', 'unqueue')];
+  const views = [
+    task('bbbb0001', created(1), [change(1, null, 'backlog', 'create')]),
+    task('bbbb0002', created(1), paused),
+    task('bbbb0003', created(1), unqueued),
+    task('bbbb0004', created(1), backlogQueued(), []),
+    task('bbbb0005', created(1), backlogQueued()),
+    task('bbbb0006', created(1), backlogQueued()),
+  ];
+  t.same(pick(views), ['bbbb0005:start', 'bbbb0006:start']);
+  t.same(pick(views, new Map(), new Set(['bbbb0005'])), ['bbbb0006:start'], 'busy tasks are not picked again');
+});
+
+t.test(
+  'a queued fleet task back from a crash resumes under the breaker; a stopped one waits for a person',
+  async (t) => {
+    const once = [...backlogQueued(), claimed(3, 'backlog', 'run00001'), crashed(4, 'run00001')];
+    const stopped = [
+      ...backlogQueued(),
+      claimed(3, 'backlog', 'run00001'),
+      change(4, 'working', 'interrupted', 'stop', { run: 'run00001' }),
+    ];
+    const thrice = [
+      ...once,
+      claimed(5, 'interrupted', 'run00002'),
+      crashed(6, 'run00002'),
+      claimed(7, 'interrupted', 'run00003'),
+      crashed(8, 'run00003'),
+    ];
+    const limited = (until: number) => [
+      ...backlogQueued(),
+      claimed(3, 'backlog', 'run00001'),
+      change(4, 'working', 'interrupted', 'usage_limit', {
+        actor: 'system',
+        run: 'run00001',
+        details: { not_before: iso(until) },
+      }),
+    ];
+    t.same(pick([task('cccc0001', created(1), once)]), ['cccc0001:resume']);
+    t.same(pick([task('cccc0002', created(1), stopped)]), [], 'stopped by a person: never picked');
+    t.same(pick([task('cccc0003', created(1), thrice)]), [], 'the breaker tripped: left for a person');
+    t.same(pick([task('cccc0004', created(1), limited(NOW + 60_000))]), [], 'a usage limit not reset yet');
+    t.same(pick([task('cccc0005', created(1), limited(NOW - 1))]), ['cccc0005:resume'], 'after the reset');
+  },
+);
+
+t.test('a working task is taken over only when its lease has expired', async (t) => {
+  const working = (id: string) => task(id, created(1), [...backlogQueued(), claimed(3, 'backlog', 'run00001')]);
+  const views = [working('dddd0001'), working('dddd0002'), working('dddd0003'), working('dddd0004')];
+  const leases = new Map<string, Lease>([
+    ['dddd0001', lease('dddd0001', NOW - 1)],
+    ['dddd0002', lease('dddd0002', NOW + 60_000)],
+    ['dddd0003', { oid: 'b'.repeat(40), doc: null }],
+  ]);
+  t.same(pick(views, leases), ['dddd0001:takeover'], 'expired: taken; live, unreadable or no lease: left alone');
+  t.same(candidates(views, leases, NOW, new Set())[0]!.lease, leases.get('dddd0001'), 'the pick carries the lease');
+});
