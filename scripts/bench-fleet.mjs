@@ -95,7 +95,7 @@ async function claimAndOverhead() {
     const t = performance.now();
     const out = JSON.parse(lazy(['work', 'origin', '--drain', '--json'], m.dir, m.extra));
     const ms = performance.now() - t;
-    claims.push(...out.claimed.map((c) => c.claim_ms));
+    claims.push(...out.claimed.map((c) => c.ms));
     return ms;
   }, REPS);
   const startMs = median((i) => {

@@ -18,7 +18,8 @@ import type { FleetDeps } from './deps.js';
 // the claim push won on the remote. A refused claim is undone here and never runs.
 
 export type ClaimResult =
-  | { kind: 'claimed'; claim: ClaimState; view: TaskView }
+  /** `ms`: from the pick to the remote's acceptance of the claim (the claim's latency; the agent starts after). */
+  | { kind: 'claimed'; claim: ClaimState; view: TaskView; ms: number }
   /** Another worker won the race (the remote moved on): nothing ran, the local claim commit was undone. */
   | { kind: 'lost_race'; verdict: Verdict }
   /** A takeover that left the task interrupted for a person (the breaker tripped): the dead lease is gone. */
@@ -43,6 +44,8 @@ export async function claimTask(
   agent: string | undefined,
 ): Promise<ClaimResult> {
   const { store, repo } = deps;
+  const t0 = deps.now();
+  let won = 0;
   const before = (await store.view(pick.id)).tip;
   // The last local commit this claim made: the undo moves the task ref back only from there.
   let ours: string | undefined;
@@ -99,6 +102,7 @@ export async function claimTask(
         ours = v.tip;
         const verdict = await casPush(repo, deps.remote, updates);
         if (!verdict.ok) throw new Refused(verdict);
+        won = deps.now();
         state = {
           task: pick.id,
           run: rec.id,
@@ -112,7 +116,7 @@ export async function claimTask(
         saveClaim(repo.lazyDir, state);
       },
     });
-    return { kind: 'claimed', claim: state!, view };
+    return { kind: 'claimed', claim: state!, view, ms: won - t0 };
   } catch (e) {
     if (state) throw e; // claimed, but the supervisor did not start: the caller releases the claim
     await undo(deps, pick.id, before, ours);

@@ -31,6 +31,8 @@ export interface WorkEvent {
   task: string;
   run: string | null;
   detail: string;
+  /** On a claim: its latency in ms, from the pick to the remote's acceptance. */
+  ms?: number;
 }
 export interface WorkResult {
   remote: string;
@@ -167,7 +169,7 @@ class Worker {
         this.known.tips.set(leaseRef(pick.id), r.claim.lease);
         const renewAt = now + this.deps.leaseMs / 3;
         this.running.set(pick.id, { claim: r.claim, renewAt, behind: 0, stopping: false });
-        this.event('claimed', { task: pick.id, run: r.claim.run, detail: pick.kind });
+        this.event('claimed', { task: pick.id, run: r.claim.run, detail: pick.kind, ms: r.ms });
       } else {
         if (r.kind === 'released')
           this.event('released', { task: pick.id, run: pick.lease?.doc?.run ?? null, detail: r.reason });
