@@ -1,7 +1,6 @@
-import { lastChange, type TaskView } from '../model/fold.js';
+import type { TaskView } from '../model/fold.js';
 import { byQueueOrder, pickable } from '../model/schedule.js';
-import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
-import { parkStatus } from '../model/park.js';
+import { unattendedResume } from '../model/resume.js';
 import { expired, type Lease } from './lease.js';
 
 // What a worker may take, in the one queue order every worker agrees on (byQueueOrder):
@@ -21,18 +20,8 @@ export interface Pick {
 export const startable = (v: TaskView, nowMs: number) =>
   v.status === 'backlog' && pickable(v.schedule, nowMs) && v.acceptance.some((a) => a.trim());
 
-/**
- * A queued task interrupted by a crash (or a usage limit) that a worker may resume: not stopped by a
- * person, the breaker intact, no protected file to decide, not held for a person.
- */
-export function resumable(v: TaskView, nowMs: number): boolean {
-  if (v.status !== 'interrupted' || !pickable(v.schedule, nowMs)) return false;
-  const last = lastChange(v);
-  if (!last || (last.trigger !== 'turn_crashed' && last.trigger !== 'usage_limit')) return false;
-  return (
-    v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last)
-  );
-}
+/** A queued task back from a crash or a usage limit (or sent back by a person) that a worker may resume. */
+export const resumable = (v: TaskView, nowMs: number) => pickable(v.schedule, nowMs) && !!unattendedResume(v);
 
 /** A working task whose worker's lease expired: the claim belongs to a dead machine. */
 export const takeable = (v: TaskView, lease: Lease | null, nowMs: number): lease is Lease =>

@@ -16,6 +16,7 @@ import { submissionOf, type Submission } from './submission.js';
 import { isNeutral, scheduleOf, type Schedule } from './schedule.js';
 
 export type { ChangeView, PendingViolation, TurnView } from './views.js';
+export { lastChange } from './views.js';
 
 // Derived state: status, sequence numbers, pending feedback and counters are computed
 // from the append-only entries on every read, never stored.
@@ -199,15 +200,6 @@ export function foldTask(docs: TaskDocs): TaskView {
   };
   view.available_actions = availableActions(view);
   return view;
-}
-
-/** The latest status change a merge did not set aside (into `status`, when given); queue entries move nothing. */
-export function lastChange(v: Pick<TaskView, 'changelog'>, status?: Status): ChangeView | undefined {
-  for (let i = v.changelog.length - 1; i >= 0; i--) {
-    const c = v.changelog[i]!;
-    if (!c.set_aside && !isNeutral(c) && (status === undefined || c.status === status)) return c;
-  }
-  return undefined;
 }
 
 /** A file is pending while its latest violation has no decision after it; decisions are sticky. */

@@ -1,4 +1,4 @@
-import type { ChangeView } from './views.js';
+import { isNeutral, type ChangeView } from './views.js';
 
 // Where a task stands in the fleet's queue, derived from its changelog: queue, unqueue,
 // pause and unpause are status-neutral entries (from === to) in the same changelog as
@@ -25,8 +25,7 @@ export interface Schedule {
   claim: Claim | null;
 }
 
-/** A status-neutral entry: queue, unqueue, pause, unpause. It never changes a status, attention or the breaker. */
-export const isNeutral = (c: Pick<ChangeView, 'from' | 'status'>) => c.from === c.status;
+export { isNeutral } from './views.js';
 
 export const NO_SCHEDULE: Schedule = { queued: false, priority: 0, paused: false, not_before: null, claim: null };
 

@@ -3,8 +3,8 @@ import { STATUSES, TERMINAL, type Status } from './status.js';
 import { notAllowed } from '../core/errors.js';
 import { ACTIONS, type Action, type Trigger } from './triggers.js';
 import { isReviewTurn } from './review.js';
-import type { Attention } from './attention.js';
-import type { ChangeView, PendingViolation, TurnView } from './views.js';
+import { heldCrash, type Attention } from './attention.js';
+import { lastChange, type ChangeView, type PendingViolation, type TurnView } from './views.js';
 import type { Schedule } from './schedule.js';
 
 // The one transition table. Commands, reconcile, sync's merge replay and
@@ -135,6 +135,16 @@ const GUARDS: Partial<Record<Action, Guard>> = {
       `use lazy unblock with --approve-file/--revert-file`,
     details: (v) => ({ pending_files: v.pending_violations.map((p) => p.file) }),
   },
+  queue: {
+    name: 'resumable',
+    holds: (v) =>
+      v.status !== 'interrupted' || (v.pending_violations.length === 0 && !heldCrash(lastChange(v) ?? NONE)),
+    reason: (v) =>
+      v.pending_violations.length
+        ? `no worker resumes a task with protected files to decide (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
+          'use lazy unblock with --approve-file/--revert-file'
+        : `${heldCrash(lastChange(v) ?? NONE)}`,
+  },
   unqueue: {
     name: 'queued',
     holds: (v) => v.schedule.queued,
@@ -153,6 +163,8 @@ const GUARDS: Partial<Record<Action, Guard>> = {
   accept: reviewed('accept merges'),
   submit: reviewed('submit hands over'),
 };
+
+const NONE = { trigger: '', details: null };
 
 /** accept and submit both hand on reviewed work: the one guard, worded for each. */
 function reviewed(what: string): Guard {

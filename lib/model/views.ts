@@ -48,3 +48,15 @@ export interface PendingViolation {
   base: string;
   since: string;
 }
+
+/** A status-neutral entry: queue, unqueue, pause, unpause. It never changes a status, attention or the breaker. */
+export const isNeutral = (c: Pick<ChangeView, 'from' | 'status'>) => c.from === c.status;
+
+/** The latest status change a merge did not set aside (into `status`, when given); queue entries move nothing. */
+export function lastChange(v: { changelog: readonly ChangeView[] }, status?: Status): ChangeView | undefined {
+  for (let i = v.changelog.length - 1; i >= 0; i--) {
+    const c = v.changelog[i]!;
+    if (!c.set_aside && !isNeutral(c) && (status === undefined || c.status === status)) return c;
+  }
+  return undefined;
+}

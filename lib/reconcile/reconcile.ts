@@ -2,10 +2,11 @@ import type { Repo } from '../core/repo.js';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
-import { lastChange, type TaskView } from '../model/fold.js';
+import type { TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
+import { unattendedResume } from '../model/resume.js';
+import { MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
 import { parkStatus } from '../model/park.js';
-import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
 import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
 import { afterKill, recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
@@ -146,13 +147,10 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
  */
 export function willAutoResume(v: TaskView, host: string = thisHost()): boolean {
   // A queued task's crash is the fleet's to resume (a worker claims it); a paused one waits for a person.
-  if (v.status !== 'interrupted' || v.schedule.queued || v.schedule.paused) return false;
-  const last = lastChange(v);
-  // Only a crash: a fleet run's usage limit (usage_limit) waits for a worker or a person, before its reset and after.
-  if (!last || last.trigger !== 'turn_crashed' || (last.host && last.host !== host)) return false;
-  return (
-    v.consecutive_interruptions < MAX_CONSECUTIVE_INTERRUPTIONS && parkStatus(v) !== 'conflict' && !heldCrash(last)
-  );
+  if (v.schedule.queued || v.schedule.paused) return false;
+  const last = unattendedResume(v);
+  // Only a crash here: a fleet run's usage limit (usage_limit) waits for a worker or a person, before its reset and after.
+  return !!last && last.trigger === 'turn_crashed' && (!last.host || last.host === host);
 }
 
 /** Resumes a crashed task unless a human stopped it, the breaker tripped, or files await a decision. */

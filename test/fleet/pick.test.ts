@@ -105,3 +105,36 @@ t.test('a working task is taken over only when its lease has expired', async (t)
   t.same(pick(views, leases), ['dddd0001:takeover'], 'expired: taken; live, unreadable or no lease: left alone');
   t.same(candidates(views, leases, NOW, new Set())[0]!.lease, leases.get('dddd0001'), 'the pick carries the lease');
 });
+
+t.test(
+  'a person queueing an interrupted task is its say-so: a stopped turn or a tripped breaker is resumed',
+  async (t) => {
+    const stopped = [
+      ...backlogQueued(),
+      claimed(3, 'backlog', 'run00001'),
+      change(4, 'working', 'interrupted', 'stop', { actor: 'human', run: 'run00001' }),
+    ];
+    const tripped = [
+      ...backlogQueued(),
+      claimed(3, 'backlog', 'run00001'),
+      crashed(4, 'run00001'),
+      claimed(5, 'interrupted', 'run00002'),
+      crashed(6, 'run00002'),
+      claimed(7, 'interrupted', 'run00003'),
+      crashed(8, 'run00003'),
+    ];
+    t.same(
+      pick([task('cccc0001', created(1), stopped), task('cccc0002', created(1), tripped)]),
+      [],
+      'not picked as they are',
+    );
+    t.same(
+      pick([
+        task('cccc0001', created(1), [...stopped, queued(9, 'interrupted')]),
+        task('cccc0002', created(1), [...tripped, queued(9, 'interrupted')]),
+      ]),
+      ['cccc0001:resume', 'cccc0002:resume'],
+      'picked once a person queued them again',
+    );
+  },
+);

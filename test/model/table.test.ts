@@ -442,6 +442,26 @@ t.test('guard no_pending_violations: resume refuses while protected files await 
   t.ok(availableActions(decided).includes('resume'), 'a decided file no longer holds resume back');
 });
 
+t.test('guard resumable: queue refuses an interrupted task no worker could resume', async (t) => {
+  const crashed = walk(['working', 'start'], ['interrupted', 'turn_crashed']);
+  t.ok(availableActions(view({ changelog: crashed })).includes('queue'), 'a plain crash may go back to the fleet');
+  const pending = view({ changelog: crashed, violations: [violation(3, 'a.lock')] });
+  t.notOk(availableActions(pending).includes('queue'), 'withheld while a protected file awaits a decision');
+  t.throws(() => assertAllowed('queue', pending), {
+    message: /protected files to decide \(a\.lock\).*--approve-file/,
+    details: { guard: 'resumable', status: 'interrupted' },
+  });
+  const held = walk(['working', 'start']);
+  held.push({
+    ...walk(['working', 'start'], ['interrupted', 'turn_crashed'])[2]!,
+    details: { held: 'the run was lost' },
+  });
+  const heldView = view({ changelog: held });
+  t.equal(heldView.status, 'interrupted');
+  t.throws(() => assertAllowed('queue', heldView), { message: /the run was lost/, details: { guard: 'resumable' } });
+  t.ok(availableActions(view({ changelog: walk() })).includes('queue'), 'a backlog task is always queueable');
+});
+
 t.test('guard reviewed: accept merges only work a person has had in front of them', async (t) => {
   const accepted = walk(
     ['working', 'start'],
