@@ -2,6 +2,7 @@ import type { Repo } from '../core/repo.js';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
+import { withLock } from '../core/lock.js';
 import type { TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
 import { unattendedResume } from '../model/resume.js';
@@ -97,12 +98,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     const owner = rec.supervisor ?? rec.launcher;
     if (!dead(owner)) return; // alive, or on another machine: not ours to judge
     if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
-    const orphan = readAgentIdentity(lazyDir, m.run);
-    if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none')
-      actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
-    outcome = await setAsideAskLeftovers(deps.store, rec, await deadSupervisorOutcome(lazyDir, rec), () => {});
-    writeOutcome(lazyDir, outcome);
-    clearWaiting(lazyDir, m.task, m.run); // a supervisor killed during a usage-limit wait left its record
+    outcome = await withLock(lazyDir, `run-${m.run}`, () => settleDeadRun(deps, m, rec, actions));
   }
   await recordOutcome(deps.store, rec, outcome);
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
@@ -120,6 +116,28 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
       });
   }
   if (!resumed) clearActive(lazyDir, m.task, m.run);
+}
+
+/**
+ * The outcome of a run whose supervisor died, written once. Invariant: under the run's lock, so of two commands
+ * that notice the same death one kills, sets the leftovers aside and writes; the other reads what it wrote.
+ */
+async function settleDeadRun(
+  deps: ReconcileDeps,
+  m: ActiveMarker,
+  rec: RunRecord,
+  actions: ReconcileAction[],
+): Promise<Outcome> {
+  const { lazyDir } = deps.repo;
+  const written = readOutcome(lazyDir, m.run);
+  if (written) return written;
+  const orphan = readAgentIdentity(lazyDir, m.run);
+  if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none')
+    actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
+  const outcome = await setAsideAskLeftovers(deps.store, rec, await deadSupervisorOutcome(lazyDir, rec), () => {});
+  writeOutcome(lazyDir, outcome);
+  clearWaiting(lazyDir, m.task, m.run); // a supervisor killed during a usage-limit wait left its record
+  return outcome;
 }
 
 async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<Outcome> {
