@@ -27,7 +27,7 @@ import {
 import { runDir, writeRun, type RunKind, type RunRecord } from './runs.js';
 import { clearActive, markActive } from '../store/markers.js';
 import { resolveExecutable } from './adapters/which.js';
-import { withLock } from '../store/lock.js';
+import { withLock } from '../core/lock.js';
 import { watchTarget } from '../workspace/target-tips.js';
 import { env } from '../core/env.js';
 

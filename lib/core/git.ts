@@ -24,6 +24,14 @@ export interface GitResult {
 
 export const GIT_ENV: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
 
+/** The error a failed git command is reported as (exit 7), for a caller that ran it with allowFail first. */
+export const gitError = (args: string[], r: GitResult) =>
+  gitFailed(`git ${args[0]} failed: ${r.stderr.trim() || `exit ${r.code}`}`, {
+    args,
+    exit_code: r.code,
+    stderr: r.stderr.trim(),
+  });
+
 export function git(args: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
@@ -49,13 +57,7 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
         code: code ?? 128,
       };
       if (result.code !== 0 && !opts.allowFail) {
-        reject(
-          gitFailed(`git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`, {
-            args,
-            exit_code: result.code,
-            stderr: result.stderr.trim(),
-          }),
-        );
+        reject(gitError(args, result));
       } else resolve(result);
     });
     child.stdin!.on('error', () => {

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { mkdirSync, writeFileSync, readdirSync, readFileSync, statSync, unlinkSync, rmSync, rmdirSync } from 'node:fs';
-import { busy } from '../core/errors.js';
-import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
-import { env } from '../core/env.js';
+import { busy } from './errors.js';
+import { liveness, selfIdentity, type ProcIdentity } from './proc.js';
+import { env } from './env.js';
+import { isTaskId } from './ids.js';
 
 // Per-task writer lock (proper-lockfile) in .git/lazy/locks, outside refs/ so it never
 // collides with git's own <ref>.lock. The lock only serialises writers to avoid retry
@@ -82,10 +83,13 @@ export async function withLock<T>(lazyDir: string, name: string, fn: () => Promi
     });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ELOCKED') {
-      throw busy(`task ${name} is busy: another lazy process holds its lock (waited ${timeout} ms)`, {
-        lock: lockfilePath,
-        waited_ms: timeout,
-      });
+      throw busy(
+        `${isTaskId(name) ? `task ${name}` : `the ${name} lock`} is busy: another lazy process holds it (waited ${timeout} ms)`,
+        {
+          lock: lockfilePath,
+          waited_ms: timeout,
+        },
+      );
     }
     throw e;
   }

@@ -11,7 +11,7 @@ import {
 import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
 import { randomId } from '../core/ids.js';
 import { git } from '../core/git.js';
-import { withLock } from '../store/lock.js';
+import { withLock } from '../core/lock.js';
 import { assertAllowed } from '../model/table.js';
 import { isTerminal } from '../model/status.js';
 import { parkStatus } from '../model/park.js';

@@ -4,7 +4,7 @@ import { LazyError } from '../core/errors.js';
 import { git } from '../core/git.js';
 import { foldTask } from '../model/fold.js';
 import { listTaskRefs } from '../store/refs.js';
-import { listLocks, removeLock } from '../store/lock.js';
+import { listLocks, removeLock } from '../core/lock.js';
 import { TASKS_NS } from '../store/layout.js';
 import { refreshIndex } from '../store/listing.js';
 import type { App } from './app.js';

@@ -11,7 +11,7 @@ import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/w
 import { sessionHostElsewhere, upstreamOf } from '../agents/launch.js';
 import { git } from '../core/git.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
-import { withLock } from '../store/lock.js';
+import { withLock } from '../core/lock.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { env } from '../core/env.js';

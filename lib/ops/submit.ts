@@ -2,7 +2,7 @@ import { LazyError, noTarget, notAllowed } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { oneLine, prBody } from '../model/pr-body.js';
-import { withLock } from '../store/lock.js';
+import { withLock } from '../core/lock.js';
 import { remoteTrackingRef, taskBranch } from '../workspace/branch.js';
 import { branchExists, revParse, worktreePath } from '../workspace/worktree.js';
 import { defaultRemote } from '../sync/remote.js';

@@ -12,7 +12,7 @@ import { readDoc, writeDoc } from './validate.js';
 import { ObjectWriter, type CommitFields } from './writer.js';
 import type { ObjectReader } from './objects.js';
 import { parseCommit, parseTree } from './objects.js';
-import { withLock } from './lock.js';
+import { withLock } from '../core/lock.js';
 import { isTrusted, readTrust, record, untrustedAgents } from './trust.js';
 import { applySafety, isSafetyKey, withKey, type HeldBack } from './safety.js';
 import { reflogTips } from './recover.js';

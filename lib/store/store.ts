@@ -9,7 +9,7 @@ import { Draft, creationDraft, type Ctx } from './draft.js';
 import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
 import { ObjectWriter, type Entries } from './writer.js';
 import { casRef } from './refs.js';
-import { withLock } from './lock.js';
+import { withLock } from '../core/lock.js';
 import { ENTRY_DIRS, entryName, sessionName, SESSIONS_DIR, TASK_ENTRY_LIMIT, TASK_FILE, taskRef } from './layout.js';
 import { ENTRY_SCHEMA, writeDoc, type DocKind } from './validate.js';
 

@@ -6,7 +6,7 @@ import type { Json } from '../core/json.js';
 import { CONFIG_REF } from '../store/layout.js';
 import type { ObjectReader } from '../store/objects.js';
 import { casRef } from '../store/refs.js';
-import { withLock } from '../store/lock.js';
+import { withLock } from '../core/lock.js';
 import { readTrust, record } from '../store/trust.js';
 import { applySafety, union } from '../store/safety.js';
 import { commitConfig, readConfigAt, type Config } from '../store/config.js';

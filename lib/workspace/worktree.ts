@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve, isAbsolute } from 'node:path';
-import { git } from '../core/git.js';
+import { git, gitError } from '../core/git.js';
+import { withLock } from '../core/lock.js';
 import { indexLocked, worktreeMismatch } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 
@@ -66,17 +67,27 @@ export async function ensureWorktree(
       { path: o.path },
     );
   }
-  await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true });
-  const args = (await branchExists(repo, o.branch))
-    ? ['worktree', 'add', '--quiet', o.path, o.branch]
-    : ['worktree', 'add', '--quiet', '-b', o.branch, o.path, o.base];
-  await git(args, { cwd: repo.cwd });
+  // Invariant: one worktree add (or prune) at a time per repository. git's add reads every other
+  // worktree's entry, and a prune deletes an entry still being created: side by side, they fail.
+  await withLock(repo.lazyDir, 'worktrees', async () => {
+    const args = (await branchExists(repo, o.branch))
+      ? ['worktree', 'add', '--quiet', o.path, o.branch]
+      : ['worktree', 'add', '--quiet', '-b', o.branch, o.path, o.base];
+    const r = await git(args, { cwd: repo.cwd, allowFail: true });
+    if (r.code === 0) return;
+    // A registration left by a worktree folder deleted by hand: pruned, then the add again.
+    if (!STALE_REGISTRATION.test(r.stderr)) throw gitError(args, r);
+    await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true });
+    await git(args, { cwd: repo.cwd });
+  });
   return { path: o.path, created: true };
 }
 
+const STALE_REGISTRATION = /missing but (already registered|locked)|already checked out|already used by worktree/;
+
 export async function removeWorktree(repo: Repo, path: string): Promise<boolean> {
   if (!existsSync(path)) {
-    await git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true });
+    await withLock(repo.lazyDir, 'worktrees', () => git(['worktree', 'prune'], { cwd: repo.cwd, allowFail: true }));
     return false;
   }
   await git(['worktree', 'remove', '--force', path], { cwd: repo.cwd });
