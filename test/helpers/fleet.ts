@@ -1,24 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { openRepo } from '../../lib/core/repo.js';
-import { withEnv } from '../../lib/core/env.js';
-import { Store } from '../../lib/store/store.js';
-import type { Sandbox } from './env.js';
+import { cli, type Sandbox } from './env.js';
 
-// Fleet test helpers: queue tasks by writing the queue entry through the store (what
-// lazy queue records), and count agent runs per task across several clones' fake-agent logs.
+// Fleet test helpers: queue tasks with the real command, and count agent runs per task across
+// several clones' fake-agent logs.
 
 export async function queueTasks(sb: Sandbox, ids: string[], priority?: number): Promise<void> {
-  await withEnv(sb.env, async () => {
-    const store = new Store(await openRepo(sb.dir));
-    try {
-      for (const id of ids)
-        await store.mutate(id, 'queue', (d) => {
-          d.transition(d.status, 'queue', 'queued', priority === undefined ? {} : { details: { priority } });
-        });
-    } finally {
-      store.close();
-    }
-  });
+  const r = await cli(sb)('queue', ...ids, ...(priority === undefined ? [] : ['--priority', String(priority)]));
+  if (r.code !== 0) throw new Error(`lazy queue failed: ${r.stderr}`);
 }
 
 /** task id → how many agent runs the logs recorded for it. */

@@ -51,7 +51,7 @@ const EXPECT: Record<State, Action[]> = {
   // Handed to a forge: a new turn, a local accept, the retry of submit, or giving up.
   submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
   interrupted: ['queue', 'pause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+violations': ['queue', 'pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
+  'interrupted+violations': ['pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
   'interrupted+paused': ['queue', 'unpause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
   pairing: ['comment', 'edit'],
   merging: ['accept'],

@@ -1,0 +1,70 @@
+import t from 'tap';
+import { join } from 'node:path';
+import { cli, type Sandbox } from '../helpers/env.js';
+import { team, withFakeAgent } from '../helpers/team.js';
+import { runsPerTask } from '../helpers/fleet.js';
+
+// A worker's turn that hits the agent's usage limit with a named reset: the task goes back to
+// the queue with a not-before time (no crash, no worker held), every worker skips it until then,
+// list and show say so, and the next worker after the reset resumes it to review.
+
+t.test('a usage limit sends the task back to the queue until its reset; a worker resumes it after', async (t) => {
+  const tm = team(2);
+  t.teardown(tm.cleanup);
+  const [seed, worker] = tm.clones.map((c, i) => {
+    const env = {
+      ...c.env,
+      LAZY_HOST: `machine-${i}`,
+      FAKE_LOG: join(c.home, 'agent-log.jsonl'),
+      FAKE_SCENARIO: 'usage-limit-6000,succeed',
+      LAZY_WORK_POLL_MS: '300',
+    };
+    return { sb: { ...c, env } as Sandbox, l: cli({ ...c, env }), log: env.FAKE_LOG };
+  });
+  await withFakeAgent(worker!.sb);
+  const id = await seed!.l.create('rate limited work', '--accept', 'done');
+  t.equal((await seed!.l('queue', id)).code, 0);
+  t.equal((await seed!.l('push')).code, 0);
+
+  const first = await worker!.l.json('work', 'origin', '--drain');
+  t.equal(first.run.code, 0, `the worker drains: ${first.run.stderr}`);
+  t.same(
+    first.value.finished.map((f: { task: string; detail: string }) => [f.task, f.detail]),
+    [[id, 'interrupted']],
+    'the turn ended at the limit and was released',
+  );
+  t.equal(first.value.claimed.length, 1, 'claimed once: the waiting task is not picked again by --drain');
+
+  t.equal((await seed!.l('pull')).code, 0);
+  const shown = await seed!.l.json('show', id);
+  const v = shown.value.task ?? shown.value;
+  t.equal(v.status, 'interrupted');
+  t.equal(v.consecutive_interruptions, 0, 'no crash counted: the breaker is untouched');
+  t.equal(v.attention, null, 'nobody is asked to do anything');
+  t.ok(v.schedule.queued, 'still queued');
+  const notBefore = Date.parse(v.schedule.not_before);
+  t.ok(notBefore > Date.now(), 'with a not-before time in the future');
+  t.equal(v.changelog.at(-1).trigger, 'usage_limit');
+  const list = await seed!.l('list');
+  t.match(list.stdout, /waiting for the usage limit until \d\d:\d\d/, 'list says what it waits for');
+
+  const early = await worker!.l.json('work', 'origin', '--drain');
+  if (Date.now() < notBefore) t.same(early.value.claimed, [], 'a worker skips it before the reset');
+
+  await new Promise((r) => setTimeout(r, Math.max(0, notBefore - Date.now() + 200)));
+  const after = await worker!.l.json('work', 'origin', '--drain');
+  t.equal(after.run.code, 0, after.run.stderr);
+  t.same(
+    after.value.finished.map((f: { task: string; detail: string }) => [f.task, f.detail]),
+    [[id, 'blocked']],
+    'resumed after the reset, to review',
+  );
+  t.equal(runsPerTask([worker!.log]).get(id), 2, 'two agent runs: the limited one and the resumed one');
+  t.equal((await seed!.l('pull')).code, 0);
+  const done = await seed!.l.json('show', id);
+  const d = done.value.task ?? done.value;
+  t.equal(d.status, 'blocked');
+  t.equal(d.attention.kind, 'review');
+  t.equal(d.consecutive_interruptions, 0);
+  t.equal(d.schedule.not_before, null, 'the wait is over');
+});
