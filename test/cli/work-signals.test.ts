@@ -1,35 +1,16 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LAZY, cli, gitSync, type Run, type Sandbox } from '../helpers/env.js';
-import { team, withFakeAgent } from '../helpers/team.js';
+import { LAZY, type Run, type Sandbox } from '../helpers/env.js';
 import { eventually, readJson, runDirOf } from '../helpers/agent.js';
 import { background, exited } from '../helpers/procs.js';
-import { queueTasks, runsPerTask } from '../helpers/fleet.js';
+import { machines as fleetMachines, queueTasks, refs, runsPerTask } from '../helpers/fleet.js';
 
 // lazy work and signals: SIGTERM stops taking work and finishes (or with --now stops) the running
 // turn, pushes its outcome and releases the claim; a worker frozen past its lease finds its claim
 // lost at its next renewal and stops that turn without an outcome.
 
-const refs = (dir: string, pattern: string) =>
-  gitSync(dir, process.env, ['for-each-ref', '--format=%(refname)', pattern]).trim().split('\n').filter(Boolean);
-
-async function machines(n: number, extra: NodeJS.ProcessEnv = {}) {
-  const tm = team(n, 'lazy-worksig');
-  const boxes = tm.clones.map((c, i) => {
-    const env = {
-      ...c.env,
-      LAZY_HOST: `machine-${i}`,
-      FAKE_LOG: join(c.home, 'agent-log.jsonl'),
-      LAZY_WORK_POLL_MS: '300',
-      ...extra,
-    };
-    const sb: Sandbox = { ...c, env };
-    return { sb, l: cli(sb), log: env.FAKE_LOG };
-  });
-  for (const b of boxes) await withFakeAgent(b.sb);
-  return { tm, boxes };
-}
+const machines = (n: number, extra: NodeJS.ProcessEnv = {}) => fleetMachines(n, extra, 'lazy-worksig');
 
 function startWorker(sb: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = background(process.execPath, [LAZY, 'work', ...args, '--json'], {

@@ -1,27 +1,14 @@
 import t from 'tap';
-import { join } from 'node:path';
-import { cli, type Sandbox } from '../helpers/env.js';
-import { team, withFakeAgent } from '../helpers/team.js';
-import { runsPerTask } from '../helpers/fleet.js';
+import { machines, runsPerTask } from '../helpers/fleet.js';
 
 // A worker's turn that hits the agent's usage limit with a named reset: the task goes back to
 // the queue with a not-before time (no crash, no worker held), every worker skips it until then,
 // list and show say so, and the next worker after the reset resumes it to review.
 
 t.test('a usage limit sends the task back to the queue until its reset; a worker resumes it after', async (t) => {
-  const tm = team(2);
+  const { tm, boxes } = await machines(2, { FAKE_SCENARIO: 'usage-limit-6000,succeed' }, 'lazy-workusage');
   t.teardown(tm.cleanup);
-  const [seed, worker] = tm.clones.map((c, i) => {
-    const env = {
-      ...c.env,
-      LAZY_HOST: `machine-${i}`,
-      FAKE_LOG: join(c.home, 'agent-log.jsonl'),
-      FAKE_SCENARIO: 'usage-limit-6000,succeed',
-      LAZY_WORK_POLL_MS: '300',
-    };
-    return { sb: { ...c, env } as Sandbox, l: cli({ ...c, env }), log: env.FAKE_LOG };
-  });
-  await withFakeAgent(worker!.sb);
+  const [seed, worker] = boxes;
   const id = await seed!.l.create('rate limited work', '--accept', 'done');
   t.equal((await seed!.l('queue', id)).code, 0);
   t.equal((await seed!.l('push')).code, 0);

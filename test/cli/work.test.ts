@@ -1,33 +1,13 @@
 import t from 'tap';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { LAZY, cli, gitSync, type Sandbox } from '../helpers/env.js';
+import { LAZY, cli, gitSync } from '../helpers/env.js';
 import { eventually, readJson, runDirOf } from '../helpers/agent.js';
 import { background, exited } from '../helpers/procs.js';
-import { team, withFakeAgent } from '../helpers/team.js';
-import { queueTasks, runsPerTask } from '../helpers/fleet.js';
+import { machines, queueTasks, refs, runsPerTask } from '../helpers/fleet.js';
 
 // lazy work as a real process: N workers on N clones of one bare remote drain a queue, each
 // task run exactly once; a worker SIGKILLed mid-turn loses its task to another after its lease.
-
-const refs = (dir: string, pattern: string) =>
-  gitSync(dir, process.env, ['for-each-ref', '--format=%(refname)', pattern]).trim().split('\n').filter(Boolean);
-
-async function machines(n: number, extra: NodeJS.ProcessEnv = {}) {
-  const tm = team(n);
-  const boxes = tm.clones.map((c, i) => {
-    const env = {
-      ...c.env,
-      LAZY_HOST: `machine-${i}`,
-      FAKE_LOG: join(c.home, 'agent-log.jsonl'),
-      LAZY_WORK_POLL_MS: '300',
-      ...extra,
-    };
-    return { sb: { ...c, env } as Sandbox, l: cli({ ...c, env }), log: env.FAKE_LOG };
-  });
-  for (const b of boxes) await withFakeAgent(b.sb);
-  return { tm, boxes };
-}
 
 t.test(
   '4 workers drain 20 queued tasks: each runs exactly once, every outcome and branch reaches the remote',

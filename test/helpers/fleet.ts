@@ -1,8 +1,32 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { cli, type Sandbox } from './env.js';
+import { join } from 'node:path';
+import { cli, gitSync, type Sandbox } from './env.js';
+import { team, withFakeAgent } from './team.js';
 
-// Fleet test helpers: queue tasks with the real command, and count agent runs per task across
-// several clones' fake-agent logs.
+// Fleet test helpers: N machines (clones of one bare remote, each its own host with the fake
+// agent), queueing with the real command, and agent runs counted per task across their logs.
+
+/** n clones of one bare remote, each a machine: its own LAZY_HOST, the fake agent, its own agent log. */
+export async function machines(n: number, extra: NodeJS.ProcessEnv = {}, name = 'lazy-fleet') {
+  const tm = team(n, name);
+  const boxes = tm.clones.map((c, i) => {
+    const env = {
+      ...c.env,
+      LAZY_HOST: `machine-${i}`,
+      FAKE_LOG: join(c.home, 'agent-log.jsonl'),
+      LAZY_WORK_POLL_MS: '300',
+      ...extra,
+    };
+    const sb: Sandbox = { ...c, env };
+    return { sb, l: cli(sb), log: env.FAKE_LOG };
+  });
+  for (const b of boxes) await withFakeAgent(b.sb);
+  return { tm, boxes };
+}
+
+/** The refs under `pattern` in a repository (a clone or the bare remote). */
+export const refs = (dir: string, pattern: string) =>
+  gitSync(dir, process.env, ['for-each-ref', '--format=%(refname)', pattern]).trim().split('\n').filter(Boolean);
 
 export async function queueTasks(sb: Sandbox, ids: string[], priority?: number): Promise<void> {
   const r = await cli(sb)('queue', ...ids, ...(priority === undefined ? [] : ['--priority', String(priority)]));
