@@ -18,8 +18,11 @@ import type { FleetDeps } from './deps.js';
 // the claim push won on the remote. A refused claim is undone here and never runs.
 
 export type ClaimResult =
-  /** `ms`: from the pick to the remote's acceptance of the claim (the claim's latency; the agent starts after). */
-  | { kind: 'claimed'; claim: ClaimState; view: TaskView; ms: number }
+  /**
+   * `ms`: from the pick to the remote's acceptance (the worktree, the claim commit, the lease and the push; the
+   * agent starts after); `push_ms`: the compare-and-swap push alone.
+   */
+  | { kind: 'claimed'; claim: ClaimState; view: TaskView; ms: number; push_ms: number }
   /** Another worker won the race (the remote moved on): nothing ran, the local claim commit was undone. */
   | { kind: 'lost_race'; verdict: Verdict }
   /** A takeover that left the task interrupted for a person (the breaker tripped): the dead lease is gone. */
@@ -46,6 +49,7 @@ export async function claimTask(
   const { store, repo } = deps;
   const t0 = deps.now();
   let won = 0;
+  let pushed = 0;
   const before = (await store.view(pick.id)).tip;
   // The last local commit this claim made: the undo moves the task ref back only from there.
   let ours: string | undefined;
@@ -100,6 +104,7 @@ export async function claimTask(
         if (branch && branch !== seen.branch)
           updates.push({ ref: branchRef(pick.id), next: branch, expected: seen.branch });
         ours = v.tip;
+        pushed = deps.now();
         const verdict = await casPush(repo, deps.remote, updates);
         if (!verdict.ok) throw new Refused(verdict);
         won = deps.now();
@@ -116,7 +121,7 @@ export async function claimTask(
         saveClaim(repo.lazyDir, state);
       },
     });
-    return { kind: 'claimed', claim: state!, view, ms: won - t0 };
+    return { kind: 'claimed', claim: state!, view, ms: won - t0, push_ms: won - pushed };
   } catch (e) {
     if (state) throw e; // claimed, but the supervisor did not start: the caller releases the claim
     await undo(deps, pick.id, before, ours);

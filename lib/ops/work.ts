@@ -1,5 +1,6 @@
 import { thisHost } from '../core/proc.js';
 import type { TaskView } from '../model/fold.js';
+import { pickable, queueLabel } from '../model/schedule.js';
 import { readOutcome } from '../agents/runs.js';
 import { pull } from '../sync/sync.js';
 import { defaultRemote } from '../sync/remote.js';
@@ -31,8 +32,9 @@ export interface WorkEvent {
   task: string;
   run: string | null;
   detail: string;
-  /** On a claim: its latency in ms, from the pick to the remote's acceptance. */
+  /** On a claim: its latency in ms, from the pick to the remote's acceptance, and its compare-and-swap push alone. */
   ms?: number;
+  push_ms?: number;
 }
 export interface WorkResult {
   remote: string;
@@ -41,6 +43,8 @@ export interface WorkResult {
   finished: WorkEvent[];
   lost: WorkEvent[];
   released: WorkEvent[];
+  /** Queued tasks left waiting when the worker stopped: paused, or until a usage limit's reset (`detail` says which). */
+  waiting: WorkEvent[];
   /** The signal that stopped the worker, if one did. */
   stopped_by: string | null;
 }
@@ -100,6 +104,7 @@ class Worker {
       finished: [],
       lost: [],
       released: [],
+      waiting: [],
       stopped_by: null,
     };
     this.known = new Known(app.store);
@@ -134,12 +139,23 @@ class Worker {
           await this.app.io.clock.sleep(this.pollMs);
           continue;
         }
-        if (this.running.size === 0 && (this.stopping || (this.o.drain && idle))) return this.result;
+        if (this.running.size === 0 && (this.stopping || (this.o.drain && idle))) return this.finalResult();
         await this.app.io.clock.sleep(TICK_MS);
       }
     } finally {
       off();
     }
+  }
+
+  /** The summary, with what is left in the queue that no worker may take yet. */
+  private finalResult(): WorkResult {
+    const now = this.deps.now();
+    for (const v of this.known.claimable()) {
+      const label = queueLabel(v.schedule, now);
+      if (v.schedule.queued && !pickable(v.schedule, now) && label)
+        this.result.waiting.push({ task: v.id, run: null, detail: label });
+    }
+    return this.result;
   }
 
   /** One round: the running claims, then new ones when there is room; true when a pull found nothing to take. */
@@ -169,7 +185,7 @@ class Worker {
         this.known.tips.set(leaseRef(pick.id), r.claim.lease);
         const renewAt = now + this.deps.leaseMs / 3;
         this.running.set(pick.id, { claim: r.claim, renewAt, behind: 0, stopping: false });
-        this.event('claimed', { task: pick.id, run: r.claim.run, detail: pick.kind, ms: r.ms });
+        this.event('claimed', { task: pick.id, run: r.claim.run, detail: pick.kind, ms: r.ms, push_ms: r.push_ms });
       } else {
         if (r.kind === 'released')
           this.event('released', { task: pick.id, run: pick.lease?.doc?.run ?? null, detail: r.reason });

@@ -13,7 +13,8 @@ export function renderWork(r: WorkResult): string {
   const stop = r.stopped_by ? ` (stopped by ${r.stopped_by})` : '';
   return (
     `work on ${r.remote} as ${sanitizeLine(r.host)}${stop}: ${r.claimed.length} claimed, ${r.finished.length} finished, ` +
-    `${r.lost.length} lost, ${r.released.length} released`
+    `${r.lost.length} lost, ${r.released.length} released` +
+    r.waiting.map((w) => `\n  ${w.task} waits: ${sanitizeLine(w.detail)}`).join('')
   );
 }
 

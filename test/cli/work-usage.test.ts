@@ -21,6 +21,12 @@ t.test('a usage limit sends the task back to the queue until its reset; a worker
     'the turn ended at the limit and was released',
   );
   t.equal(first.value.claimed.length, 1, 'claimed once: the waiting task is not picked again by --drain');
+  t.same(
+    first.value.waiting.map((w: { task: string }) => w.task),
+    [id],
+    'the drained worker says what it left waiting',
+  );
+  t.match(first.value.waiting[0].detail, /waiting for the usage limit until \d\d:\d\d/);
 
   t.equal((await seed!.l('pull')).code, 0);
   const shown = await seed!.l.json('show', id);
@@ -41,6 +47,7 @@ t.test('a usage limit sends the task back to the queue until its reset; a worker
   await new Promise((r) => setTimeout(r, Math.max(0, notBefore - Date.now() + 200)));
   const after = await worker!.l.json('work', 'origin', '--drain');
   t.equal(after.run.code, 0, after.run.stderr);
+  t.same(after.value.waiting, [], 'nothing left waiting');
   t.same(
     after.value.finished.map((f: { task: string; detail: string }) => [f.task, f.detail]),
     [[id, 'blocked']],

@@ -24,6 +24,15 @@ t.test(
     const summaries = runs.map((r) => JSON.parse(r.stdout));
     const finished = summaries.flatMap((s) => s.finished.map((f: { task: string }) => f.task));
     t.same([...finished].sort(), [...ids].sort(), 'every task finished once, across the workers');
+    const claims = summaries.flatMap((s) => s.claimed as { ms: number; push_ms: number }[]);
+    t.ok(
+      claims.length > 0 && claims.every((c) => c.ms >= c.push_ms && c.push_ms > 0),
+      'each claim reports its latency and its push',
+    );
+    t.ok(
+      summaries.every((s) => Array.isArray(s.waiting) && s.waiting.length === 0),
+      'nothing left waiting',
+    );
     const counts = runsPerTask(workers.map((w) => w.log!));
     t.same([...counts.keys()].sort(), [...ids].sort(), 'every task was run');
     t.ok(
