@@ -106,6 +106,7 @@ const ACTION_SET = new Set<string>(ACTIONS);
 /** What a guard reads (a TaskView is one): the task's own history, never git's or this machine's state. */
 export interface Guarded {
   status: Status;
+  acceptance: readonly string[];
   attention: Attention | null;
   pending_violations: PendingViolation[];
   turns: TurnView[];
@@ -136,14 +137,9 @@ const GUARDS: Partial<Record<Action, Guard>> = {
     details: (v) => ({ pending_files: v.pending_violations.map((p) => p.file) }),
   },
   queue: {
-    name: 'resumable',
-    holds: (v) =>
-      v.status !== 'interrupted' || (v.pending_violations.length === 0 && !heldCrash(lastChange(v) ?? NONE)),
-    reason: (v) =>
-      v.pending_violations.length
-        ? `no worker resumes a task with protected files to decide (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
-          'use lazy unblock with --approve-file/--revert-file'
-        : `${heldCrash(lastChange(v) ?? NONE)}`,
+    name: 'runnable',
+    holds: (v) => runnableWhy(v) === null,
+    reason: (v) => runnableWhy(v) ?? '',
   },
   unqueue: {
     name: 'queued',
@@ -165,6 +161,20 @@ const GUARDS: Partial<Record<Action, Guard>> = {
 };
 
 const NONE = { trigger: '', details: null };
+
+/** Why no worker could run the task if it were queued, or null: what a turn is judged by, or what a resume needs. */
+function runnableWhy(v: Guarded): string | null {
+  if (v.status !== 'interrupted')
+    return v.acceptance.some((a) => a.trim())
+      ? null
+      : 'a worker runs a task only with an acceptance criterion to judge its turn by; add one with lazy edit --accept';
+  if (v.pending_violations.length)
+    return (
+      `no worker resumes a task with protected files to decide (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
+      'use lazy unblock with --approve-file/--revert-file'
+    );
+  return heldCrash(lastChange(v) ?? NONE);
+}
 
 /** accept and submit both hand on reviewed work: the one guard, worded for each. */
 function reviewed(what: string): Guard {

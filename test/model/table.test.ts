@@ -14,7 +14,11 @@ import {
 } from '../../lib/model/table.js';
 import type { TaskDocs } from '../../lib/model/docs.js';
 import type { TaskView } from '../../lib/model/fold.js';
-import { REVIEW, change, decision, turn, view, violation, walk } from '../helpers/docs.js';
+import { REVIEW, change, decision, docs, turn, view, violation, walk } from '../helpers/docs.js';
+
+/** A task with an acceptance criterion (what a queued task needs), at this changelog. */
+const judged = (changelog: TaskDocs['changelog']) =>
+  view({ changelog, task: { ...docs().task, acceptance: ['done'] } });
 
 // The expected table, transcribed independently from the reference state machine
 // (submitted: issue 11's edges; the reference's forge-pending merging is submitted here).
@@ -442,14 +446,14 @@ t.test('guard no_pending_violations: resume refuses while protected files await 
   t.ok(availableActions(decided).includes('resume'), 'a decided file no longer holds resume back');
 });
 
-t.test('guard resumable: queue refuses an interrupted task no worker could resume', async (t) => {
+t.test('guard runnable: queue refuses a task no worker could run', async (t) => {
   const crashed = walk(['working', 'start'], ['interrupted', 'turn_crashed']);
   t.ok(availableActions(view({ changelog: crashed })).includes('queue'), 'a plain crash may go back to the fleet');
   const pending = view({ changelog: crashed, violations: [violation(3, 'a.lock')] });
   t.notOk(availableActions(pending).includes('queue'), 'withheld while a protected file awaits a decision');
   t.throws(() => assertAllowed('queue', pending), {
     message: /protected files to decide \(a\.lock\).*--approve-file/,
-    details: { guard: 'resumable', status: 'interrupted' },
+    details: { guard: 'runnable', status: 'interrupted' },
   });
   const held = walk(['working', 'start']);
   held.push({
@@ -458,8 +462,12 @@ t.test('guard resumable: queue refuses an interrupted task no worker could resum
   });
   const heldView = view({ changelog: held });
   t.equal(heldView.status, 'interrupted');
-  t.throws(() => assertAllowed('queue', heldView), { message: /the run was lost/, details: { guard: 'resumable' } });
-  t.ok(availableActions(view({ changelog: walk() })).includes('queue'), 'a backlog task is always queueable');
+  t.throws(() => assertAllowed('queue', heldView), { message: /the run was lost/, details: { guard: 'runnable' } });
+  t.ok(availableActions(judged(walk())).includes('queue'), 'a backlog task with a criterion is queueable');
+  t.throws(() => assertAllowed('queue', view({ changelog: walk() })), {
+    message: /only with an acceptance criterion to judge its turn by; add one with lazy edit --accept/,
+    details: { guard: 'runnable', status: 'backlog' },
+  });
 });
 
 t.test('guard reviewed: accept merges only work a person has had in front of them', async (t) => {
@@ -539,12 +547,12 @@ t.test('guard reviewed: accept merges only work a person has had in front of the
 });
 
 t.test('assertAllowed: the same test available_actions makes, as an exit-4 error', async (t) => {
-  const v = view();
+  const v = judged(walk());
   t.doesNotThrow(() => assertAllowed('start', v), 'start from backlog');
   t.throws(() => assertAllowed('accept', v), {
     code: 'action_not_allowed',
     exitCode: 4,
-    // issue 12: an unqueued backlog task also offers queue (unqueue, pause and unpause are guarded out).
+    // issue 12: an unqueued backlog task with a criterion also offers queue (unqueue, pause and unpause are guarded out).
     message: 'cannot accept a task that is backlog; available actions: start, queue, close, comment, edit',
     details: {
       action: 'accept',
@@ -602,7 +610,7 @@ t.test('guards queued, not_paused, paused: unqueue, pause and unpause follow the
     ['a paused interrupted task', [...crashed, n(4, 'interrupted', 'pause')], ['queue', 'unpause'], ['pause']],
   ];
   for (const [pins, changelog, offered, withheld] of rows) {
-    const v = view({ changelog });
+    const v = judged(changelog);
     for (const a of offered) {
       t.ok(availableActions(v).includes(a), `${pins}: ${a} offered`);
       t.doesNotThrow(() => assertAllowed(a, v), `${pins}: ${a} allowed`);

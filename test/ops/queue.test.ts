@@ -20,8 +20,8 @@ test('queue --priority, unqueue, pause, unpause: one status-neutral entry each, 
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
-  const a = await l.create('first');
-  const b = await l.create('second');
+  const a = await l.create('first', '--accept', 'done');
+  const b = await l.create('second', '--accept', 'done');
   const q = await l.json('queue', a, b, '--priority', '3');
   t.equal(q.run.code, 0);
   t.ok(Array.isArray(q.value), '--json: the updated tasks, a list');
@@ -65,7 +65,7 @@ test('guards and bad input: exit 4 through assertAllowed, exit 2 for a priority 
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
-  const id = await l.create('guarded');
+  const id = await l.create('guarded', '--accept', 'done');
   const tip = tipOf(sb, id);
   for (const [action, guard, why] of [
     ['unqueue', 'queued', /it is not queued/],
@@ -82,6 +82,13 @@ test('guards and bad input: exit 4 through assertAllowed, exit 2 for a priority 
       available_actions: ['start', 'queue', 'close', 'comment', 'edit'],
     });
   }
+  const vague = await l.create('no criterion yet');
+  const refused = await l.json('queue', vague);
+  t.equal(refused.run.code, 4, 'a task with no acceptance criterion is not queued: no worker would start it');
+  t.match(refused.value.error.message, /acceptance criterion to judge its turn by; add one with lazy edit --accept/);
+  t.match(refused.value.error.details, { guard: 'runnable', available_actions: ['start', 'close', 'comment', 'edit'] });
+  t.equal((await l('edit', vague, '--accept', 'it is done')).code, 0);
+  t.equal((await l.json('queue', vague)).value[0].schedule.queued, true, 'queued once it has one');
   for (const bad of ['1.5', 'high', '', '9007199254740993', '0x10']) {
     const r = await l.json('queue', id, '--priority', bad);
     t.equal(r.run.code, 2, `--priority '${bad}': usage`);
@@ -101,9 +108,9 @@ test('several ids: each is done; the first failure is named with what was done, 
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
-  const a = await l.create('a');
-  const b = await l.create('b');
-  const c = await l.create('c');
+  const a = await l.create('a', '--accept', 'done');
+  const b = await l.create('b', '--accept', 'done');
+  const c = await l.create('c', '--accept', 'done');
   await l('queue', b);
   const r = await l.json('pause', a, b, 'zzzz', c);
   t.equal(r.run.code, 4, "the first failure's exit code (a is not queued: 4), though zzzz is 3");
@@ -154,11 +161,11 @@ test('list: --queued in queue order, --paused, combined filters, labels and the 
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
-  const low = await l.create('low', '--tag', 'x');
-  const high = await l.create('high');
-  const mid = await l.create('mid', '--tag', 'x');
-  const plain = await l.create('never queued', '--tag', 'x');
-  const waiting = await l.create('hit the usage limit');
+  const low = await l.create('low', '--tag', 'x', '--accept', 'done');
+  const high = await l.create('high', '--accept', 'done');
+  const mid = await l.create('mid', '--tag', 'x', '--accept', 'done');
+  const plain = await l.create('never queued', '--tag', 'x', '--accept', 'done');
+  const waiting = await l.create('hit the usage limit', '--accept', 'done');
   await l('queue', low, '--priority', '-1');
   await l('queue', mid, '--priority', '5');
   await l('queue', high, '--priority', '5');
@@ -238,8 +245,8 @@ test('queue entries travel with sync and merge like any change', async (t) => {
   const tm = team(2, 'lazy-queue');
   t.teardown(tm.cleanup);
   const [a, b] = tm.clones.map((c) => cli(c));
-  const x = await a!.create('shared x');
-  const y = await a!.create('shared y');
+  const x = await a!.create('shared x', '--accept', 'done');
+  const y = await a!.create('shared y', '--accept', 'done');
   t.equal((await a!('push')).code, 0);
   t.equal((await b!('pull')).code, 0);
   // Concurrent: A queues x at 5 and y at 1; B queues y at 9, then pauses y, and comments on x.

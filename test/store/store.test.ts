@@ -170,7 +170,7 @@ test('reopen a complete task needs a reason', async (t) => {
   const id = await l.create('a');
   const r = await l.json('reopen', id);
   t.equal(r.run.code, 4, 'reopen of a backlog task is refused');
-  t.same(r.value.error.details.available_actions, ['start', 'queue', 'close', 'comment', 'edit']);
+  t.same(r.value.error.details.available_actions, ['start', 'close', 'comment', 'edit']);
 });
 
 test('LAZY_ACTOR names the channel; the person is still recorded', async (t) => {
