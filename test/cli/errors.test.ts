@@ -75,7 +75,7 @@ test('action not allowed exits 4 with status and available actions', async (t) =
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);
-  const id = await l.create('x');
+  const id = await l.create('x', '--accept', 'it is done');
   const r = await l.json('reject', id);
   t.equal(r.run.code, 4);
   errorShape(t, r.value, 'action_not_allowed');

@@ -10,8 +10,8 @@ t.test(
     t.teardown(sb.cleanup);
     const run = (...args: string[]) => lazySpawn([...args, '--json'], { cwd: sb.dir, env: sb.env });
     const l = inprocCli(sb);
-    const a = await l.create('a');
-    const b = await l.create('b');
+    const a = await l.create('a', '--accept', 'done');
+    const b = await l.create('b', '--accept', 'done');
 
     const q = await run('queue', a, b.slice(0, 5), '--priority', '2');
     t.equal(q.code, 0);
