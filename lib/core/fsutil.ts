@@ -8,6 +8,7 @@ import {
   closeSync,
   fstatSync,
   readSync,
+  readdirSync,
   constants,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -140,6 +141,20 @@ export function readStateFile<T>(path: string, valid: (o: T) => boolean): T | nu
   } catch {
     return null;
   }
+}
+
+/** Every `*.json` record in a folder that `read` accepts (a missing folder holds none); one file per item. */
+export function readRecords<T>(dir: string, read: (path: string) => T | null | undefined): T[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => read(join(dir, n)))
+    .filter((x): x is T => x !== null && x !== undefined);
 }
 
 /** Writes a state file atomically; one that cannot be written only costs the next command the work again. */

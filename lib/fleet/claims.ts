@@ -1,6 +1,6 @@
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readStateFile, writeFileAtomicSync } from '../core/fsutil.js';
+import { readRecords, readStateFile, writeFileAtomicSync } from '../core/fsutil.js';
 
 // What this clone's worker holds on the remote, one file per claimed task in .git/lazy/claims/
 // (local, never pushed): the run, the lease it last pushed and what it last saw of the task ref
@@ -40,15 +40,5 @@ const valid = (c: ClaimState) =>
   typeof c.task_tip === 'string';
 
 /** Every claim this clone's worker holds (or held when it was killed). */
-export function listClaims(lazyDir: string): ClaimState[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir(lazyDir));
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n.endsWith('.json'))
-    .map((n) => readStateFile<ClaimState>(join(dir(lazyDir), n), valid))
-    .filter((c): c is ClaimState => !!c);
-}
+export const listClaims = (lazyDir: string) =>
+  readRecords(dir(lazyDir), (path) => readStateFile<ClaimState>(path, valid));

@@ -1,6 +1,6 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readJsonFile, writeFileAtomicSync } from '../core/fsutil.js';
+import { readJsonFile, readRecords, writeFileAtomicSync } from '../core/fsutil.js';
 import type { ProcIdentity } from '../core/proc.js';
 
 // Run markers: one file per task in .git/lazy/active naming the run (a turn, a pairing, an
@@ -39,15 +39,4 @@ export function clearActive(lazyDir: string, task: string, run: string): void {
 }
 
 /** Every active marker on this machine: reconcile's whole work list. */
-export function listActive(lazyDir: string): ActiveMarker[] {
-  let names: string[];
-  try {
-    names = readdirSync(activeDir(lazyDir));
-  } catch {
-    return [];
-  }
-  return names
-    .filter((n) => n.endsWith('.json'))
-    .map((n) => readMarker(join(activeDir(lazyDir), n)))
-    .filter((m): m is ActiveMarker => !!m);
-}
+export const listActive = (lazyDir: string): ActiveMarker[] => readRecords(activeDir(lazyDir), readMarker);
