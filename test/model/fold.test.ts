@@ -394,3 +394,46 @@ t.test('foldTask: derived fields, one row each', async (t) => {
   t.equal(foldTask(docs({ changelog: [] })).status, 'backlog', 'a changelog that replays to nothing reads as backlog');
   t.equal(view({ changelog: started }).category, 'active', 'category follows the status');
 });
+
+t.test('fencing: a run another worker took over never lands its own outcome, whatever its clock', async (t) => {
+  const claim = (clock: number, from: Status, run: string, host: string) =>
+    change(clock, from, 'working', from === 'backlog' ? 'start' : 'auto_resume', {
+      actor: 'system',
+      run,
+      host,
+      details: { claim: { host, lease_until: '2026-01-01T00:05:00.000Z' } },
+    });
+  const takeover = change(4, 'working', 'interrupted', 'turn_crashed', {
+    id: 'b0000004',
+    actor: 'system',
+    run: 'run00001',
+    host: 'box-a',
+    details: { lease_expired: { host: 'box-a', run: 'run00001', until: '2026-01-01T00:05:00.000Z' } },
+  });
+  // The dead worker's outcome, merged later: the same clock as the takeover, and sorting before it.
+  const stale = change(4, 'working', 'blocked', 'turn_complete', { id: 'a0000004', actor: 'system', run: 'run00001' });
+  const log = [
+    create,
+    claim(2, 'backlog', 'run00001', 'box-a'),
+    stale,
+    takeover,
+    claim(5, 'interrupted', 'run00002', 'box-b'),
+    change(6, 'working', 'blocked', 'turn_complete', { actor: 'system', run: 'run00002' }),
+  ];
+  const r = replayStatus(log);
+  t.equal(r.status, 'blocked');
+  t.same(
+    r.setAside.map((e) => e.id),
+    [stale.id],
+    'only the taken-over run’s own outcome is set aside',
+  );
+  t.same(
+    r.applied.map((e) => `${e.run ?? '-'}:${e.trigger}`),
+    ['-:create', 'run00001:start', 'run00001:turn_crashed', 'run00002:auto_resume', 'run00002:turn_complete'],
+    'the takeover and the new run’s turn are the story',
+  );
+  const v = view({ changelog: log });
+  t.equal(v.current_run, 'run00002');
+  t.equal(v.concurrent_changes.length, 1, 'the stale outcome shows as a concurrent change, kept, not lost');
+  t.equal(v.consecutive_interruptions, 0, 'the new run completed');
+});
