@@ -138,8 +138,8 @@ const GUARDS: Partial<Record<Action, Guard>> = {
   },
   queue: {
     name: 'runnable',
-    holds: (v) => runnableWhy(v) === null,
-    reason: (v) => runnableWhy(v) ?? '',
+    holds: (v) => !runnableWhy(v),
+    reason: runnableWhy,
   },
   unqueue: {
     name: 'queued',
@@ -162,18 +162,21 @@ const GUARDS: Partial<Record<Action, Guard>> = {
 
 const NONE = { trigger: '', details: null };
 
-/** Why no worker could run the task if it were queued, or null: what a turn is judged by, or what a resume needs. */
-function runnableWhy(v: Guarded): string | null {
+/**
+ * Why no worker could run the task if it were queued ('' when one could): what a turn is judged by, or what a
+ * resume needs.
+ */
+function runnableWhy(v: Guarded): string {
   if (v.status !== 'interrupted')
     return v.acceptance.some((a) => a.trim())
-      ? null
+      ? ''
       : 'a worker runs a task only with an acceptance criterion to judge its turn by; add one with lazy edit --accept';
   if (v.pending_violations.length)
     return (
       `no worker resumes a task with protected files to decide (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
       'use lazy unblock with --approve-file/--revert-file'
     );
-  return heldCrash(lastChange(v) ?? NONE);
+  return heldCrash(lastChange(v) ?? NONE) ?? '';
 }
 
 /** accept and submit both hand on reviewed work: the one guard, worded for each. */
@@ -245,7 +248,8 @@ export function tableSignature(): string {
   const text =
     JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF]) +
     Object.entries(GUARDS)
-      .map(([a, g]) => `${a}:${g.name}:${String(g.holds)}`)
+      // The reason too: a guard may decide in a named function its holds only calls (runnableWhy).
+      .map(([a, g]) => `${a}:${g.name}:${String(g.holds)}:${String(g.reason)}`)
       .join();
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
