@@ -67,7 +67,10 @@ export async function claimTask(
   const host = thisHost();
   const until = new Date(deps.now() + deps.leaseMs).toISOString();
   const claim = { host, lease_until: until };
-  const dirty = (await dirtyFiles(worktreePath(repo, pick.id, deps.config.worktree_dir)).catch(() => [])).length > 0;
+  // Only a resume reads it (its prompt says what the crashed turn left); a start has no worktree yet.
+  const dirty =
+    pick.kind !== 'start' &&
+    (await dirtyFiles(worktreePath(repo, pick.id, deps.config.worktree_dir)).catch(() => [])).length > 0;
   let state: ClaimState | undefined;
   try {
     const { view } = await launchTurn(repo, store, deps.cliPath, {

@@ -27,7 +27,10 @@ export interface Lease {
   doc: LeaseDoc | null;
 }
 
-/** Writes one lease commit (objects only); `parent` is the lease it renews or takes over, so every update is a fast-forward. */
+/**
+ * Writes one lease commit (objects only); `parent` is the lease it renews or takes over, so every update is a
+ * fast-forward.
+ */
 export async function writeLease(repo: Repo, doc: LeaseDoc, parent: string | null, author: Signature): Promise<string> {
   const w = new ObjectWriter(repo.commonDir);
   const where = { ref: leaseRef(doc.task), file: LEASE_FILE };
@@ -39,7 +42,10 @@ export async function writeLease(repo: Repo, doc: LeaseDoc, parent: string | nul
   });
 }
 
-/** Reads a lease commit by object id; null when it is missing or fails its schema (such a lease is never taken over). */
+/**
+ * Reads a lease commit by object id; null when it is missing or fails its schema (such a lease is never taken
+ * over).
+ */
 export async function readLease(objects: ObjectReader, oid: string): Promise<LeaseDoc | null> {
   try {
     const commit = await objects.read(oid);

@@ -43,7 +43,7 @@ export interface WorkResult {
   finished: WorkEvent[];
   lost: WorkEvent[];
   released: WorkEvent[];
-  /** Queued tasks left waiting when the worker stopped: paused, or until a usage limit's reset (`detail` says which). */
+  /** Queued tasks left waiting when the worker stopped: paused, or until a usage limit's reset (`detail` says). */
   waiting: WorkEvent[];
   /** The signal that stopped the worker, if one did. */
   stopped_by: string | null;
