@@ -41,8 +41,15 @@ t.test('a usage limit sends the task back to the queue until its reset; a worker
   const list = await seed!.l('list');
   t.match(list.stdout, /waiting for the usage limit until \d\d:\d\d/, 'list says what it waits for');
 
-  const early = await worker!.l.json('work', 'origin', '--drain');
-  if (Date.now() < notBefore) t.same(early.value.claimed, [], 'a worker skips it before the reset');
+  const early = await worker!.l('work', 'origin', '--drain');
+  if (Date.now() < notBefore) {
+    t.match(early.stdout, /: 0 claimed, 0 finished/, 'a worker skips it before the reset');
+    t.match(
+      early.stdout,
+      new RegExp(`\\n  ${id} waits: queued, priority 0, waiting for the usage limit until \\d\\d:\\d\\d`),
+      'and its summary says what it left waiting',
+    );
+  }
 
   await new Promise((r) => setTimeout(r, Math.max(0, notBefore - Date.now() + 200)));
   const after = await worker!.l.json('work', 'origin', '--drain');
