@@ -117,7 +117,6 @@ export async function claimTask(
           remote: deps.remote,
           host,
           lease,
-          until,
           task_tip: v.tip,
           branch_tip: branch ?? seen.branch,
         };

@@ -14,7 +14,6 @@ export interface ClaimState {
   host: string;
   /** The lease commit this worker last pushed (what the next renewal or release expects). */
   lease: string;
-  until: string;
   /** The task ref's tip on the remote, as last pushed or pulled. */
   task_tip: string;
   /** The work branch's tip on the remote (null: none there). */

@@ -29,7 +29,7 @@ export async function renew(deps: FleetDeps, c: ClaimState): Promise<'renewed' |
   const v = await casPush(deps.repo, deps.remote, [{ ref: leaseRef(c.task), next: lease, expected: c.lease }]);
   if (v.raced) return 'retry';
   if (!v.ok) return 'lost';
-  Object.assign(c, { lease, until });
+  c.lease = lease;
   saveClaim(deps.repo.lazyDir, c);
   return 'renewed';
 }
