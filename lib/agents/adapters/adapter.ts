@@ -23,6 +23,16 @@ export interface TurnInput {
   sessionId: string | null;
   /** ask turns are read-only where the agent supports it. */
   mode: 'work' | 'ask';
+  /** lazy's MCP server for this run, wired into the agent's own MCP configuration (absent: config mcp false). */
+  mcp?: McpServer;
+}
+
+/** How the agent starts lazy's MCP server for its run (lib/agents/mcp-wiring.ts builds it). */
+export interface McpServer {
+  /** The server's command line. */
+  argv: string[];
+  /** The `mcpServers` JSON file naming it. */
+  config: string;
 }
 
 /** What an adapter learned from the output stream so far. */

@@ -50,6 +50,8 @@ export const claude: Adapter = {
       '--verbose',
       '--permission-mode',
       mode,
+      // Under acceptEdits MCP calls are denied unless lazy's tools are allowed by name.
+      ...(input.mcp ? ['--mcp-config', input.mcp.config, '--allowedTools', 'mcp__lazy'] : []),
       ...(input.sessionId ? ['--resume', input.sessionId] : []),
     ];
   },

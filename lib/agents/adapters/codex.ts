@@ -1,4 +1,4 @@
-import type { Adapter } from './adapter.js';
+import type { Adapter, McpServer } from './adapter.js';
 import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
 import { classOfErrorMessage, classOfStatus, oneLine, type Classified, type FailureClass } from './taxonomy.js';
 
@@ -51,10 +51,31 @@ export function codexReset(message: string, now: number): string | undefined {
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
 
+const TOML_ESCAPES: Record<string, string> = {
+  '\\': '\\\\',
+  '"': '\\"',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\f': '\\f',
+  '\r': '\\r',
+};
+/** A TOML basic string: quote, backslash and every control character (DEL included) escaped. */
+export const tomlString = (s: string) =>
+  `"${s.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => TOML_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+
+/** codex's `-c` overrides that define the server (values are TOML). */
+export const codexMcpArgs = (w: McpServer): string[] => [
+  '-c',
+  `mcp_servers.lazy.command=${tomlString(w.argv[0]!)}`,
+  '-c',
+  `mcp_servers.lazy.args=[${w.argv.slice(1).map(tomlString).join(', ')}]`,
+];
+
 export const codex: Adapter = {
   argv(spec, input) {
     const sandbox = input.mode === 'ask' ? 'read-only' : (spec.permissionMode ?? 'workspace-write');
-    const opts = ['--json', '-c', `sandbox_mode="${sandbox}"`];
+    const opts = ['--json', '-c', `sandbox_mode=${tomlString(sandbox)}`, ...(input.mcp ? codexMcpArgs(input.mcp) : [])];
     // '--' ends the options: neither a session id nor a prompt is ever read as a flag.
     return input.sessionId
       ? [...spec.command, 'exec', 'resume', ...opts, '--', input.sessionId, input.prompt]
