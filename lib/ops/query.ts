@@ -8,6 +8,7 @@ import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listi
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { prBody } from '../model/pr-body.js';
+import { taskUsage, type UsageTotals } from '../model/usage.js';
 import { byQueueOrder } from '../model/schedule.js';
 import type { BranchNews } from '../workspace/submission.js';
 
@@ -61,7 +62,7 @@ const queueKey = (r: ListedTask) => ({ priority: r.schedule.priority, created_at
 
 /** show's view: the task plus what only this machine knows (worktree, the running turn's log). */
 export interface ShownTask extends TaskView {
-  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+  usage: UsageTotals;
   interrupt: { [k: string]: unknown } | null;
   worktree: string | null;
   run: { id: string; host: string | null; heartbeat_age_s: number | null; log: string[] } | null;
@@ -76,15 +77,7 @@ export interface ShownTask extends TaskView {
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
   const v = await app.store.view(id);
-  const usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-  for (const t of v.turns) {
-    const u = t.details?.usage as Record<string, unknown> | undefined;
-    if (u) {
-      usage.input_tokens += Number(u.input_tokens) || 0;
-      usage.output_tokens += Number(u.output_tokens) || 0;
-    }
-    usage.cost_usd += Number(t.details?.cost_usd) || 0;
-  }
+  const usage = taskUsage(v.turns);
   const lastInterrupt = lastChange(v, 'interrupted');
   const lastRun = [...v.turns].reverse().find((t) => t.run)?.run ?? null;
   const runId = v.current_run ?? lastRun;

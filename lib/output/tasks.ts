@@ -6,6 +6,7 @@ import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
+import type { UsageTotals } from '../model/usage.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
@@ -84,10 +85,8 @@ export function renderShow(v: ShownTask): string {
         `(${b.ahead} commit(s) only here, ${b.behind} only there)` +
         (b.state === 'diverged' ? `: merge ${b.remote}/lazy/${v.id} into it by hand, then lazy push` : ': lazy pull'),
     );
-  if (v.usage.input_tokens || v.usage.cost_usd)
-    lines.push(
-      `usage:     ${v.usage.input_tokens} in / ${v.usage.output_tokens} out tokens, $${v.usage.cost_usd.toFixed(4)}`,
-    );
+  const usage = usageLine(v.usage);
+  if (usage) lines.push(`usage:     ${usage}`);
   if (v.revisions) lines.push(`revisions: ${v.revisions}`);
   lines.push(`crashes:   ${v.consecutive_interruptions} in a row`);
   if (v.status === 'interrupted' && v.interrupt) {
@@ -129,6 +128,17 @@ export function renderShow(v: ShownTask): string {
     lines.push('', `Current turn log (run ${v.run.id}${beat})`, indent(v.run.log.join('\n')));
   }
   return lines.join('\n');
+}
+
+/** "1200 in / 300 out tokens, cache 5000 read / 800 written, $0.0123": parts the agents reported, none when nothing ran. */
+function usageLine(u: UsageTotals): string | null {
+  const cache = u.cache_read_input_tokens || u.cache_creation_input_tokens;
+  const parts = [
+    `${u.input_tokens} in / ${u.output_tokens} out tokens`,
+    cache ? `cache ${u.cache_read_input_tokens} read / ${u.cache_creation_input_tokens} written` : null,
+    u.cost_usd !== null ? `$${u.cost_usd.toFixed(4)}` : null,
+  ];
+  return u.input_tokens || u.output_tokens || cache || u.cost_usd !== null ? parts.filter(Boolean).join(', ') : null;
 }
 
 export function renderTransition(v: TaskView): string {

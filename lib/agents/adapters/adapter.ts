@@ -1,4 +1,4 @@
-import type { Json } from '../../core/json.js';
+import type { Usage } from '../../model/usage.js';
 import type { Classified } from './taxonomy.js';
 
 // One interface for every agent: how to launch and resume it, how to read what it
@@ -42,7 +42,10 @@ export interface StreamState {
   isError?: boolean;
   errorText?: string;
   apiStatus?: number;
-  usage?: { [k: string]: Json };
+  /** This turn's usage (claude reports it per run). */
+  usage?: Usage;
+  /** The thread's usage so far (codex reports it cumulatively): the turn's share is the difference. */
+  usageCumulative?: Usage;
   costUsd?: number;
   /** The last in-stream retry the CLI reported (it is retrying on its own). */
   retry?: { message: string; count: number; status?: number; type?: string };

@@ -281,7 +281,7 @@ async function normalEnd(t: Turn, common: Common, { r, state }: Launched): Promi
 /** The fields every outcome of this attempt shares. */
 type Common = Pick<
   Outcome,
-  'run' | 'task' | 'ended_at' | 'attempts' | 'agent_session_id' | 'usage' | 'cost_usd' | 'upstream'
+  'run' | 'task' | 'ended_at' | 'attempts' | 'agent_session_id' | 'usage' | 'usage_cumulative' | 'cost_usd' | 'upstream'
 >;
 
 function commonOf(t: Turn, attempt: number, sessionId: string | null, state: StreamState): Common {
@@ -291,7 +291,8 @@ function commonOf(t: Turn, attempt: number, sessionId: string | null, state: Str
     ended_at: new Date().toISOString(),
     attempts: attempt,
     agent_session_id: sessionId || undefined,
-    usage: state.usage || undefined,
+    usage: state.usage,
+    usage_cumulative: state.usageCumulative,
     cost_usd: state.costUsd,
     upstream: t.upstream,
   };
