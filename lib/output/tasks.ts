@@ -1,6 +1,7 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
 import type { ListedTask, ShownTask } from '../ops/query.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
+import { substateLabel, type Substate } from '../agents/substate.js';
 import { renderReview, renderSubmission } from './review.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
@@ -19,9 +20,16 @@ export function renderList(rows: ListedTask[]): string {
   );
 }
 
-/** The status with what qualifies it: a turn's usage-limit wait here, the task's place in the queue. */
-export function statusCell(r: { status: string; schedule: Schedule; waiting?: Waiting }, now: number): string {
-  const notes = [r.waiting ? waitNote(r.waiting) : null, queueLabel(r.schedule, now)].filter(Boolean);
+/** The status with what qualifies it: the turn's substate, its usage-limit wait here, the task's place in the queue. */
+export function statusCell(
+  r: { status: string; schedule: Schedule; waiting?: Waiting; substate?: Substate | null },
+  now: number,
+): string {
+  const notes = [
+    r.substate ? substateLabel(r.substate) : null,
+    r.waiting ? waitNote(r.waiting) : null,
+    queueLabel(r.schedule, now),
+  ].filter(Boolean);
   return notes.length ? `${r.status} (${notes.join('; ')})` : r.status;
 }
 
@@ -52,7 +60,8 @@ export function renderShow(v: ShownTask): string {
   lines.push(`${v.id}  ${v.goal}`);
   const category = v.category ? ` (${v.category})` : '';
   const attention = v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : '';
-  lines.push(`status:    ${v.status}${category}${attention}`);
+  const substate = v.substate ? ` (${substateLabel(v.substate)})` : '';
+  lines.push(`status:    ${v.status}${substate}${category}${attention}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
   const queue = queueLabel(v.schedule, Date.now());
   if (queue) lines.push(`queue:     ${queue}`);
