@@ -13,7 +13,7 @@ export const builder = (y: Argv) =>
       describe:
         'agent, agents.<name>.command|adapter|args|permission_mode|interactive, protected, worktree_dir, ' +
         'watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms, ' +
-        'usage_limit_recheck_ms, usage_limit_max_wait_ms, forge.pr_command',
+        'usage_limit_recheck_ms, usage_limit_max_wait_ms, mcp, forge.pr_command',
     })
     .positional('value', { type: 'string' })
     .option('local', { type: 'boolean', describe: 'this clone only (.git/lazy/config.yaml, never pushed)' });

@@ -7,12 +7,18 @@ import { resolveTaskId } from '../store/refs.js';
 import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
+import type { Substate } from '../agents/substate.js';
 import { prBody } from '../model/pr-body.js';
+import { taskUsage, type UsageTotals } from '../model/usage.js';
 import { byQueueOrder } from '../model/schedule.js';
 import type { BranchNews } from '../workspace/submission.js';
 
-/** `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset. */
-export type ListedTask = (LeanRow | Row) & Pick<TaskView, 'category'> & { waiting?: Waiting };
+/**
+ * `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset;
+ * `substate` is what a working turn is doing (its agent's progress line, a wait on a subtask), else null.
+ */
+export type ListedTask = (LeanRow | Row) &
+  Pick<TaskView, 'category'> & { waiting?: Waiting; substate: Substate | null };
 
 export interface ListInput {
   all?: boolean;
@@ -42,14 +48,18 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
     if (statuses.length ? !statuses.includes(r.status) : !input.all && isTerminal(r.status)) continue;
     if ((input.tag && !r.tags.includes(input.tag)) || (parent && r.parent !== parent)) continue;
     if ((input.queued && !r.schedule.queued) || (input.paused && !r.schedule.paused)) continue;
-    out.push(Object.assign(r, { category: categoryOf(r.status as Status) }));
+    out.push(Object.assign(r, { category: categoryOf(r.status as Status), substate: null }));
   }
+  // Only working rows read their run's files: a list of idle tasks stays one for-each-ref.
   if (out.some((r) => r.status === 'working')) {
     const { listWaiting } = await import('../agents/supervisor/waits.js');
+    const { substateOf } = await import('../agents/substate.js');
     const waits = listWaiting(app.repo.lazyDir);
     for (const r of out) {
+      if (r.status !== 'working') continue;
       const w = waits.get(r.id);
-      if (w && r.status === 'working' && w.run === r.current_run) r.waiting = w;
+      if (w && w.run === r.current_run) r.waiting = w;
+      r.substate = substateOf(app.repo.lazyDir, r);
     }
   }
   if (input.queued) return out.sort((a, b) => byQueueOrder(queueKey(a), queueKey(b)));
@@ -61,12 +71,14 @@ const queueKey = (r: ListedTask) => ({ priority: r.schedule.priority, created_at
 
 /** show's view: the task plus what only this machine knows (worktree, the running turn's log). */
 export interface ShownTask extends TaskView {
-  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
+  usage: UsageTotals;
   interrupt: { [k: string]: unknown } | null;
   worktree: string | null;
   run: { id: string; host: string | null; heartbeat_age_s: number | null; log: string[] } | null;
   /** The running turn waits for the agent's usage limit to reset (this machine's runs only). */
   waiting: Waiting | null;
+  /** What the running turn is doing, as its agent told lazy's MCP server (this machine's runs only). */
+  substate: Substate | null;
   /** A submitted task: commits someone else pushed to its remote branch, as the last fetch saw them. */
   branch_news: BranchNews | null;
   /** The task branch against the copy last pulled from a remote. */
@@ -76,22 +88,17 @@ export interface ShownTask extends TaskView {
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
   const v = await app.store.view(id);
-  const usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-  for (const t of v.turns) {
-    const u = t.details?.usage as Record<string, unknown> | undefined;
-    if (u) {
-      usage.input_tokens += Number(u.input_tokens) || 0;
-      usage.output_tokens += Number(u.output_tokens) || 0;
-    }
-    usage.cost_usd += Number(t.details?.cost_usd) || 0;
-  }
+  const usage = taskUsage(v.turns);
   const lastInterrupt = lastChange(v, 'interrupted');
   const lastRun = [...v.turns].reverse().find((t) => t.run)?.run ?? null;
   const runId = v.current_run ?? lastRun;
   let run: ShownTask['run'] = null;
   let waiting: Waiting | null = null;
-  if (v.status === 'working')
+  let substate: Substate | null = null;
+  if (v.status === 'working') {
     waiting = (await import('../agents/supervisor/waits.js')).readWaiting(app.repo.lazyDir, id, v.current_run);
+    substate = (await import('../agents/substate.js')).substateOf(app.repo.lazyDir, v);
+  }
   if (runId) {
     const { readRun, logTail, runDir, runFiles } = await import('../agents/runs.js');
     const rec = readRun(app.repo.lazyDir, runId);
@@ -126,6 +133,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     worktree: wt && existsSync(wt) ? wt : null,
     run,
     waiting,
+    substate,
     branch_news: news,
     branch_sync: await branchStanding(app.repo.cwd, id),
   };

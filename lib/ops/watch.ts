@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { isActive } from '../model/status.js';
 import { refreshIndex } from '../store/listing.js';
 import { logTail, readRun, runDir, runFiles } from '../agents/runs.js';
+import { substateOf, type Substate } from '../agents/substate.js';
 import { listActive } from '../store/markers.js';
 import { liveness } from '../core/proc.js';
 import { reconcileNow, type App } from './app.js';
@@ -18,6 +19,8 @@ export interface WatchRow {
   supervisor: 'alive' | 'dead' | 'unknown' | null;
   heartbeat_age_s: number | null;
   last_line: string | null;
+  /** What the running turn is doing (its agent's progress line, a wait on a subtask), or null. */
+  substate: Substate | null;
 }
 
 /** One snapshot: tasks in an active status, with what this machine knows of their runs. */
@@ -48,6 +51,7 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
         supervisor: rec?.supervisor ? liveness(rec.supervisor) : null,
         heartbeat_age_s: age,
         last_line: runId ? (logTail(app.repo.lazyDir, runId, 1)[0] ?? null) : null,
+        substate: substateOf(app.repo.lazyDir, r),
       };
     });
 }

@@ -1,11 +1,13 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
 import type { ListedTask, ShownTask } from '../ops/query.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
+import { substateLabel, type Substate } from '../agents/substate.js';
 import { renderReview, renderSubmission } from './review.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
+import type { UsageTotals } from '../model/usage.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
@@ -18,9 +20,16 @@ export function renderList(rows: ListedTask[]): string {
   );
 }
 
-/** The status with what qualifies it: a turn's usage-limit wait here, the task's place in the queue. */
-export function statusCell(r: { status: string; schedule: Schedule; waiting?: Waiting }, now: number): string {
-  const notes = [r.waiting ? waitNote(r.waiting) : null, queueLabel(r.schedule, now)].filter(Boolean);
+/** The status with what qualifies it: the turn's substate, its usage-limit wait here, the task's place in the queue. */
+export function statusCell(
+  r: { status: string; schedule: Schedule; waiting?: Waiting; substate?: Substate | null },
+  now: number,
+): string {
+  const notes = [
+    r.substate ? substateLabel(r.substate) : null,
+    r.waiting ? waitNote(r.waiting) : null,
+    queueLabel(r.schedule, now),
+  ].filter(Boolean);
   return notes.length ? `${r.status} (${notes.join('; ')})` : r.status;
 }
 
@@ -51,7 +60,8 @@ export function renderShow(v: ShownTask): string {
   lines.push(`${v.id}  ${v.goal}`);
   const category = v.category ? ` (${v.category})` : '';
   const attention = v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : '';
-  lines.push(`status:    ${v.status}${category}${attention}`);
+  const substate = v.substate ? ` (${substateLabel(v.substate)})` : '';
+  lines.push(`status:    ${v.status}${substate}${category}${attention}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
   const queue = queueLabel(v.schedule, Date.now());
   if (queue) lines.push(`queue:     ${queue}`);
@@ -84,10 +94,8 @@ export function renderShow(v: ShownTask): string {
         `(${b.ahead} commit(s) only here, ${b.behind} only there)` +
         (b.state === 'diverged' ? `: merge ${b.remote}/lazy/${v.id} into it by hand, then lazy push` : ': lazy pull'),
     );
-  if (v.usage.input_tokens || v.usage.cost_usd)
-    lines.push(
-      `usage:     ${v.usage.input_tokens} in / ${v.usage.output_tokens} out tokens, $${v.usage.cost_usd.toFixed(4)}`,
-    );
+  const usage = usageLine(v.usage);
+  if (usage) lines.push(`usage:     ${usage}`);
   if (v.revisions) lines.push(`revisions: ${v.revisions}`);
   lines.push(`crashes:   ${v.consecutive_interruptions} in a row`);
   if (v.status === 'interrupted' && v.interrupt) {
@@ -129,6 +137,17 @@ export function renderShow(v: ShownTask): string {
     lines.push('', `Current turn log (run ${v.run.id}${beat})`, indent(v.run.log.join('\n')));
   }
   return lines.join('\n');
+}
+
+/** "1200 in / 300 out tokens, cache 5000 read / 800 written, $0.0123": parts the agents reported, none when nothing ran. */
+function usageLine(u: UsageTotals): string | null {
+  const cache = u.cache_read_input_tokens || u.cache_creation_input_tokens;
+  const parts = [
+    `${u.input_tokens} in / ${u.output_tokens} out tokens`,
+    cache ? `cache ${u.cache_read_input_tokens} read / ${u.cache_creation_input_tokens} written` : null,
+    u.cost_usd !== null ? `$${u.cost_usd.toFixed(4)}` : null,
+  ];
+  return u.input_tokens || u.output_tokens || cache || u.cost_usd !== null ? parts.filter(Boolean).join(', ') : null;
 }
 
 export function renderTransition(v: TaskView): string {

@@ -24,6 +24,8 @@ export type Config = {
   crash_window_ms?: number;
   usage_limit_recheck_ms?: number;
   usage_limit_max_wait_ms?: number;
+  /** Wire lazy's MCP server into every agent launch (default true). */
+  mcp?: boolean;
   /** The hand-off to a forge: pr_command is run by lazy submit (a command line, like an agent's). */
   forge?: { pr_command?: string };
   /** The fleet worker (lazy work): how long a claim's lease lasts before another worker may take it over. */

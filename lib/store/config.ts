@@ -35,6 +35,7 @@ const INT_KEYS = new Set([
   'work.lease_seconds',
 ]);
 const LIST_KEYS = new Set(['protected']);
+const BOOL_KEYS = new Set(['mcp']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive']);
 /** Nested keys outside agents.<name>: each a command line or a setting of one feature. */
 const NESTED_KEYS = new Set(['forge.pr_command', 'work.lease_seconds']);
@@ -155,7 +156,10 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
 /** Parses `agents.<name>.<field>` and top-level keys into a path, refusing unknown ones. */
 export function keyPath(key: string): string[] {
   const parts = key.split('.');
-  if (parts.length === 1 && (INT_KEYS.has(key) || LIST_KEYS.has(key) || key === 'agent' || key === 'worktree_dir'))
+  if (
+    parts.length === 1 &&
+    (INT_KEYS.has(key) || LIST_KEYS.has(key) || BOOL_KEYS.has(key) || key === 'agent' || key === 'worktree_dir')
+  )
     return parts;
   if (NESTED_KEYS.has(key)) return parts;
   // An agent name may hold dots (the schema allows them): agents.<name>.<field> splits at the first and last dot.
@@ -169,6 +173,10 @@ function coerce(key: string, value: string): Json {
   if (INT_KEYS.has(key)) {
     if (!/^\d+$/.test(value.trim())) throw usageError(`${key} takes a whole number (got '${value}')`);
     return Number(value.trim());
+  }
+  if (BOOL_KEYS.has(key)) {
+    if (!/^(true|false)$/.test(value.trim())) throw usageError(`${key} takes true or false (got '${value}')`);
+    return value.trim() === 'true';
   }
   if (LIST_KEYS.has(key))
     return value

@@ -6,6 +6,7 @@ import { foldTask, type TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
 import { ACTIONS, tableSignature, type Action } from '../model/table.js';
 import { NO_SCHEDULE, type Schedule } from '../model/schedule.js';
+import { taskUsage, type UsageTotals } from '../model/usage.js';
 import { listTaskRefs } from './refs.js';
 import type { TaskReader } from './read.js';
 
@@ -16,7 +17,7 @@ import type { TaskReader } from './read.js';
 // remaining fields, read only for --json, inbox and watch.
 
 // available_actions are stored as a bit mask derived under this table: another table, another index.
-const VERSION = `6.${tableSignature()}`;
+const VERSION = `7.${tableSignature()}`;
 
 /** What the table, the filters and the inbox need of every task. */
 export type LeanRow = Pick<
@@ -40,6 +41,8 @@ type Detail = Pick<
 > & {
   /** The pull request a submit recorded (the task's `submission.url`), null when none. */
   pr_url: string | null;
+  /** Token usage summed over the task's agent turns (taskUsage), cost where the agent reported one. */
+  usage: UsageTotals;
 };
 /** A listed task: the task object without its prompt, turns, changelog and session records. */
 export type Row = LeanRow & Omit<Detail, 'tip'>;
@@ -131,6 +134,7 @@ const toDetail = (v: TaskView): Detail => ({
   revisions: v.revisions,
   merging_owner: v.merging_owner,
   pr_url: v.submission?.url ?? null,
+  usage: taskUsage(v.turns),
 });
 
 function readJson<T extends { version: string }>(path: string): T | undefined {

@@ -115,7 +115,11 @@ t.test('codex 0.171.0: thread id, answer, usage, failures', async (t) => {
   t.equal(ok.state.sessionId, started.thread_id, 'thread.started carries the session id');
   t.type(ok.state.result, 'string');
   t.equal(ok.state.isError, false);
-  t.ok(ok.state.usage);
+  t.strictSame(
+    ok.state.usageCumulative,
+    { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+    "usage: the thread's so far (codex reports it cumulatively)",
+  );
   const resumed = replay(codex, CODEX, 'resume-success');
   const resumeArgv: string[] = resumed.meta.argv;
   t.equal(

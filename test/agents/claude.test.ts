@@ -23,10 +23,21 @@ t.test('claude: launch argv, then --resume with the session id from the stream',
   t.match(flag(first.argv, '-p'), /Task: claude task/);
   const agentTurn = w.value.turns.find((x: any) => x.role === 'agent');
   t.equal(agentTurn.details.agent_session_id, first.session, 'the session id is recorded');
-  t.same(agentTurn.details.usage, { input_tokens: 100, output_tokens: 20 });
+  t.strictSame(agentTurn.details.usage, {
+    input_tokens: 100,
+    output_tokens: 20,
+    cache_read_input_tokens: 3000,
+    cache_creation_input_tokens: 400,
+  });
   t.equal(w.value.agent_session_id, first.session);
   const shown = (await l.json('show', id)).value;
-  t.same(shown.usage, { input_tokens: 100, output_tokens: 20, cost_usd: 0.001 });
+  t.strictSame(shown.usage, {
+    input_tokens: 100,
+    output_tokens: 20,
+    cache_read_input_tokens: 3000,
+    cache_creation_input_tokens: 400,
+    cost_usd: 0.001,
+  });
 
   await l('unblock', id, '-m', 'more please');
   await l('wait', id, '--timeout', '30');

@@ -231,7 +231,7 @@ test('list: --queued in queue order, --paused, combined filters, labels and the 
   t.equal(wj.schedule.not_before, until.toISOString(), 'watch --json carries the schedule');
 
   const index = JSON.parse(readFileSync(join(sb.dir, '.git', 'lazy', 'index.json'), 'utf8'));
-  t.match(index.version, /^6\./, 'the index format carrying the schedule has its own version');
+  t.match(index.version, /^7\./, 'the index format carrying the schedule and usage has its own version');
   // A cache is rebuildable: one from before the schedule was carried (or any other version) is ignored.
   writeFileSync(join(sb.dir, '.git', 'lazy', 'index.json'), JSON.stringify({ ...index, version: '5.old' }));
   t.same(

@@ -1,4 +1,4 @@
-import type { Json } from '../../core/json.js';
+import type { Usage } from '../../model/usage.js';
 import type { Classified } from './taxonomy.js';
 
 // One interface for every agent: how to launch and resume it, how to read what it
@@ -23,6 +23,16 @@ export interface TurnInput {
   sessionId: string | null;
   /** ask turns are read-only where the agent supports it. */
   mode: 'work' | 'ask';
+  /** lazy's MCP server for this run, wired into the agent's own MCP configuration (absent: config mcp false). */
+  mcp?: McpServer;
+}
+
+/** How the agent starts lazy's MCP server for its run (lib/agents/mcp-wiring.ts builds it). */
+export interface McpServer {
+  /** The server's command line. */
+  argv: string[];
+  /** The `mcpServers` JSON file naming it. */
+  config: string;
 }
 
 /** What an adapter learned from the output stream so far. */
@@ -32,7 +42,10 @@ export interface StreamState {
   isError?: boolean;
   errorText?: string;
   apiStatus?: number;
-  usage?: { [k: string]: Json };
+  /** This turn's usage (claude reports it per run). */
+  usage?: Usage;
+  /** The thread's usage so far (codex reports it cumulatively): the turn's share is the difference. */
+  usageCumulative?: Usage;
   costUsd?: number;
   /** The last in-stream retry the CLI reported (it is retrying on its own). */
   retry?: { message: string; count: number; status?: number; type?: string };

@@ -1,4 +1,5 @@
 import type { Adapter } from './adapter.js';
+import { usageOf } from '../../model/usage.js';
 import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
 import {
   classOfErrorMessage,
@@ -50,6 +51,8 @@ export const claude: Adapter = {
       '--verbose',
       '--permission-mode',
       mode,
+      // Under acceptEdits MCP calls are denied unless lazy's tools are allowed by name.
+      ...(input.mcp ? ['--mcp-config', input.mcp.config, '--allowedTools', 'mcp__lazy'] : []),
       ...(input.sessionId ? ['--resume', input.sessionId] : []),
     ];
   },
@@ -83,7 +86,8 @@ export const claude: Adapter = {
       if (typeof j.result === 'string') state.result = j.result;
       if (Array.isArray(j.errors)) state.errorText = j.errors.join('\n');
       if (typeof j.api_error_status === 'number') state.apiStatus = j.api_error_status;
-      if (j.usage && typeof j.usage === 'object') state.usage = j.usage;
+      // Cache reads and writes are counted apart from input_tokens: all four are the turn's.
+      if (j.usage && typeof j.usage === 'object') state.usage = usageOf(j.usage);
       if (typeof j.total_cost_usd === 'number') state.costUsd = j.total_cost_usd;
     }
     return 'progress';

@@ -1,4 +1,5 @@
-import type { Adapter } from './adapter.js';
+import type { Adapter, McpServer } from './adapter.js';
+import { usageOf, type Usage } from '../../model/usage.js';
 import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
 import { classOfErrorMessage, classOfStatus, oneLine, type Classified, type FailureClass } from './taxonomy.js';
 
@@ -51,10 +52,42 @@ export function codexReset(message: string, now: number): string | undefined {
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
 
+const TOML_ESCAPES: Record<string, string> = {
+  '\\': '\\\\',
+  '"': '\\"',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\f': '\\f',
+  '\r': '\\r',
+};
+/** A TOML basic string: quote, backslash and every control character (DEL included) escaped. */
+export const tomlString = (s: string) =>
+  `"${s.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => TOML_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+
+/** codex's `-c` overrides that define the server (values are TOML). */
+export const codexMcpArgs = (w: McpServer): string[] => [
+  '-c',
+  `mcp_servers.lazy.command=${tomlString(w.argv[0]!)}`,
+  '-c',
+  `mcp_servers.lazy.args=[${w.argv.slice(1).map(tomlString).join(', ')}]`,
+];
+
+/** codex's turn.completed usage (the thread's so far), normalized: its input_tokens include the cached ones. */
+export function codexUsage(u: Record<string, unknown>): Usage {
+  const n = usageOf({
+    input_tokens: u.input_tokens,
+    output_tokens: u.output_tokens,
+    cache_read_input_tokens: u.cached_input_tokens,
+    cache_creation_input_tokens: u.cache_write_input_tokens,
+  });
+  return { ...n, input_tokens: Math.max(0, n.input_tokens - n.cache_read_input_tokens) };
+}
+
 export const codex: Adapter = {
   argv(spec, input) {
     const sandbox = input.mode === 'ask' ? 'read-only' : (spec.permissionMode ?? 'workspace-write');
-    const opts = ['--json', '-c', `sandbox_mode="${sandbox}"`];
+    const opts = ['--json', '-c', `sandbox_mode=${tomlString(sandbox)}`, ...(input.mcp ? codexMcpArgs(input.mcp) : [])];
     // '--' ends the options: neither a session id nor a prompt is ever read as a flag.
     return input.sessionId
       ? [...spec.command, 'exec', 'resume', ...opts, '--', input.sessionId, input.prompt]
@@ -69,7 +102,7 @@ export const codex: Adapter = {
       state.result = j.item.text;
     else if (j.type === 'turn.completed') {
       state.isError = false;
-      if (j.usage && typeof j.usage === 'object') state.usage = j.usage;
+      if (j.usage && typeof j.usage === 'object') state.usageCumulative = codexUsage(j.usage);
     } else if (j.type === 'turn.failed') {
       state.isError = true;
       state.errorText = String(j.error?.message ?? 'turn failed');

@@ -1,4 +1,4 @@
-import type { Json } from '../../core/json.js';
+import type { Usage } from '../../model/usage.js';
 import type { FailureClass } from '../adapters/taxonomy.js';
 import type { SetAside } from '../../workspace/ask-snapshot.js';
 
@@ -39,7 +39,10 @@ export interface Outcome {
     not_before?: string;
   };
   agent_session_id?: string;
-  usage?: { [k: string]: Json };
+  /** The turn's usage as its agent reported it (claude). */
+  usage?: Usage;
+  /** The agent thread's usage so far (codex): the recorded turn takes the difference from the last one. */
+  usage_cumulative?: Usage;
   cost_usd?: number;
   review?: Review;
   /** Protected files this run's commits touched. */

@@ -4,6 +4,8 @@ import { parkStatus } from '../../model/park.js';
 import type { Json } from '../../core/json.js';
 import type { Outcome } from './outcome-types.js';
 import type { RunRecord } from '../runs.js';
+import type { TurnView } from '../../model/fold.js';
+import { lastCumulative, usageSince } from '../../model/usage.js';
 
 // Records a run's outcome in the task ref. The supervisor calls this when the agent
 // ends; reconcile calls it for a supervisor that died after writing outcome.json.
@@ -27,7 +29,11 @@ export function outcomeText(o: Outcome): string {
   return o.summary;
 }
 
-function details(o: Outcome, run: RunRecord): { [k: string]: Json } {
+function details(o: Outcome, run: RunRecord, turns: readonly TurnView[]): { [k: string]: Json } {
+  // A thread's cumulative report becomes this turn's share: the difference from the session's last turn.
+  const usage = o.usage_cumulative
+    ? usageSince(o.usage_cumulative, lastCumulative(turns, o.agent_session_id))
+    : o.usage;
   return JSON.parse(
     JSON.stringify({
       outcome: o.kind,
@@ -43,7 +49,8 @@ function details(o: Outcome, run: RunRecord): { [k: string]: Json } {
       exit_code: o.interrupt?.exit_code,
       signal: o.interrupt?.signal,
       agent_session_id: o.agent_session_id,
-      usage: o.usage,
+      usage,
+      usage_cumulative: o.usage_cumulative,
       cost_usd: o.cost_usd,
       review: o.review,
       upstream: o.upstream,
@@ -66,7 +73,7 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
     run: run.id,
     session: run.session,
     ...(consumes.length ? { consumes } : {}),
-    details: details(o, run),
+    details: details(o, run, d.view.turns),
   });
   for (const v of o.violations ?? []) d.violation({ file: v.file, run: run.id, commit: v.commit, base: v.base });
   d.summary = `${o.kind}: ${outcomeText(o).split('\n')[0]!.slice(0, 72)}`;

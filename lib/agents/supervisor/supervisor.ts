@@ -9,7 +9,7 @@ import { commitAll, headOf, mergeUpstream, type MergeResult } from '../../worksp
 import { branchDiff, branchViolations } from '../../workspace/review.js';
 import { protectedPoints } from '../../model/fold.js';
 import { ADAPTERS } from '../adapters/registry.js';
-import type { Adapter, StreamState } from '../adapters/adapter.js';
+import type { Adapter, McpServer, StreamState } from '../adapters/adapter.js';
 import type { Classified, FailureClass } from '../adapters/taxonomy.js';
 import { readEnvelope, type Envelope } from '../adapters/envelope.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
@@ -21,6 +21,7 @@ import { logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type
 import { clearActive } from '../../store/markers.js';
 import { resultPathOf } from '../launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
+import { mcpEnv, wireMcp } from '../mcp-wiring.js';
 
 // The per-turn supervisor (`lazy __supervise <run>`): a short-lived detached process that
 // runs the agent, keeps a heartbeat and a log, retries transient failures inside the
@@ -100,6 +101,8 @@ interface Turn {
   resultPath: string;
   upstream: MergeResult | undefined;
   note: (m: string) => void;
+  /** lazy's MCP server bound to this run; undefined when config `mcp` is false. */
+  mcp: McpServer | undefined;
 }
 
 /** What one attempt decides: the turn ends with an outcome, or the agent is launched again (and why). */
@@ -139,7 +142,11 @@ async function prepareTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: stri
   const resultPath = resultPathOf(rec.worktree, rec.id);
   mkdirSync(dirname(resultPath), { recursive: true });
   const adapter = ADAPTERS[rec.agent.adapter];
-  return { ctx, rec, files, adapter, cfg: retryConfig(ctx.config), prompt, resultPath, upstream, note };
+  const mcp =
+    ctx.config.mcp === false
+      ? undefined
+      : wireMcp({ lazyDir: ctx.lazyDir, repoTop: ctx.repo.top, cliPath: ctx.cliPath, run: rec.id });
+  return { ctx, rec, files, adapter, cfg: retryConfig(ctx.config), prompt, resultPath, upstream, note, mcp };
 }
 
 interface Launched {
@@ -157,14 +164,21 @@ async function launchAttempt(t: Turn, attempt: number, sessionId: string | null)
   const r = await runAgentOnce({
     adapter: t.adapter,
     spec: rec.agent,
-    input: { prompt: t.prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work' },
+    input: { prompt: t.prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work', mcp: t.mcp },
     state,
     cwd: rec.worktree,
     logPath: files.log,
     agentFile: files.agent,
     stopFile: files.stop,
     attempt,
-    env: { LAZY_TASK_ID: rec.task, LAZY_TURN: String(rec.turn), LAZY_RESULT: t.resultPath, LAZY_RUN: rec.id },
+    env: {
+      LAZY_TASK_ID: rec.task,
+      LAZY_TURN: String(rec.turn),
+      LAZY_RESULT: t.resultPath,
+      LAZY_RUN: rec.id,
+      // claude and codex take the server in argv; any other program finds it here.
+      ...(t.mcp && rec.agent.adapter === 'command' ? mcpEnv(t.mcp) : {}),
+    },
     watchdogMs: t.ctx.config.watchdog_ms ?? 30 * 60_000,
     graceMs: t.ctx.config.stop_grace_ms ?? 10_000,
     unreachableMax: t.cfg.unreachableMax,
@@ -267,7 +281,7 @@ async function normalEnd(t: Turn, common: Common, { r, state }: Launched): Promi
 /** The fields every outcome of this attempt shares. */
 type Common = Pick<
   Outcome,
-  'run' | 'task' | 'ended_at' | 'attempts' | 'agent_session_id' | 'usage' | 'cost_usd' | 'upstream'
+  'run' | 'task' | 'ended_at' | 'attempts' | 'agent_session_id' | 'usage' | 'usage_cumulative' | 'cost_usd' | 'upstream'
 >;
 
 function commonOf(t: Turn, attempt: number, sessionId: string | null, state: StreamState): Common {
@@ -277,7 +291,8 @@ function commonOf(t: Turn, attempt: number, sessionId: string | null, state: Str
     ended_at: new Date().toISOString(),
     attempts: attempt,
     agent_session_id: sessionId || undefined,
-    usage: state.usage || undefined,
+    usage: state.usage,
+    usage_cumulative: state.usageCumulative,
     cost_usd: state.costUsd,
     upstream: t.upstream,
   };

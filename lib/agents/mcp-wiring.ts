@@ -1,0 +1,27 @@
+import { join } from 'node:path';
+import { writeFileAtomicSync } from '../core/fsutil.js';
+import { nodeBinary } from '../core/proc.js';
+import { runDir } from './runs.js';
+import type { McpServer } from './adapters/adapter.js';
+
+// How an agent reaches lazy's MCP server: `lazy -C <repo> mcp --run <run>`, started by the
+// agent itself from its own MCP configuration. Invariant: the binding (repository and run)
+// is fixed here, by how lazy launched the agent, and never comes from a tool argument.
+
+/** The server command for a run (node, the lazy entry point, `-C <repo> mcp --run <run>`); writes `<run dir>/mcp.json`. */
+export function wireMcp(o: { lazyDir: string; repoTop: string; cliPath: string; run: string }): McpServer {
+  const argv = [nodeBinary(), o.cliPath, '-C', o.repoTop, 'mcp', '--run', o.run];
+  const config = join(runDir(o.lazyDir, o.run), 'mcp.json');
+  const doc = { mcpServers: { lazy: { command: argv[0]!, args: argv.slice(1) } } };
+  writeFileAtomicSync(config, JSON.stringify(doc, null, 2));
+  return { argv, config };
+}
+
+/** The environment a command agent gets: the command line (splitCommand parses it back) and the config file. */
+export const mcpEnv = (w: McpServer): Record<string, string> => ({
+  LAZY_MCP_COMMAND: w.argv.map(shellWord).join(' '),
+  LAZY_MCP_CONFIG: w.config,
+});
+
+/** A POSIX shell word: plain tokens as they are, anything else single-quoted. */
+export const shellWord = (s: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

@@ -1,0 +1,60 @@
+import type { Json } from '../core/json.js';
+
+// Token usage, one shape for every agent: what a turn records in details.usage and what
+// show and list sum per task. input_tokens never includes cache reads (claude reports
+// them apart; codex counts them inside its input, so its adapter subtracts them).
+
+export type Usage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+};
+
+/** A task's totals over its agent turns; cost_usd is null when no turn's agent reported a cost. */
+export type UsageTotals = Usage & { cost_usd: number | null };
+
+const FIELDS = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const;
+
+const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+
+/** The normalized fields of a usage object (anything missing or not a count is 0). */
+export function usageOf(raw: unknown): Usage {
+  const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  return Object.fromEntries(FIELDS.map((f) => [f, count(r[f])])) as Usage;
+}
+
+/**
+ * A turn's share of a thread's cumulative usage: the difference from the previous report of
+ * the same thread. A counter that went down means the thread started over: the report is the turn's.
+ */
+export function usageSince(cumulative: Usage, previous: Usage | undefined): Usage {
+  if (!previous || FIELDS.some((f) => cumulative[f] < previous[f])) return { ...cumulative };
+  return Object.fromEntries(FIELDS.map((f) => [f, cumulative[f] - previous[f]])) as Usage;
+}
+
+type TurnLike = { role: string; details?: { [k: string]: Json } | null };
+
+/** The cumulative usage the latest agent turn of this agent session recorded (details.usage_cumulative). */
+export function lastCumulative(turns: readonly TurnLike[], sessionId: string | undefined): Usage | undefined {
+  if (!sessionId) return undefined;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const d = turns[i]!.details;
+    if (turns[i]!.role === 'agent' && d?.agent_session_id === sessionId && d.usage_cumulative)
+      return usageOf(d.usage_cumulative);
+  }
+  return undefined;
+}
+
+/** Per-task totals: the sum over its agent turns, with the cost their agents reported. */
+export function taskUsage(turns: readonly TurnLike[]): UsageTotals {
+  const sum: UsageTotals = { ...usageOf(null), cost_usd: null };
+  for (const t of turns) {
+    if (t.role !== 'agent' || !t.details) continue;
+    const u = usageOf(t.details.usage);
+    for (const f of FIELDS) sum[f] += u[f];
+    const cost = t.details.cost_usd;
+    if (typeof cost === 'number' && Number.isFinite(cost)) sum.cost_usd = (sum.cost_usd ?? 0) + cost;
+  }
+  return sum;
+}
