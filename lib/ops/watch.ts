@@ -6,6 +6,8 @@ import { listActive } from '../store/markers.js';
 import { liveness } from '../core/proc.js';
 import { reconcileNow, type App } from './app.js';
 import type { Schedule } from '../model/schedule.js';
+import { lastEvent, type StreamEvent } from '../agents/adapters/adapter.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 
 export interface WatchRow {
   id: string;
@@ -18,6 +20,8 @@ export interface WatchRow {
   supervisor: 'alive' | 'dead' | 'unknown' | null;
   heartbeat_age_s: number | null;
   last_line: string | null;
+  /** The last thing the agent's stream showed, read in its adapter's dialect (see lib/output/stream.ts). */
+  last_event: StreamEvent | null;
 }
 
 /** One snapshot: tasks in an active status, with what this machine knows of their runs. */
@@ -48,6 +52,7 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
         supervisor: rec?.supervisor ? liveness(rec.supervisor) : null,
         heartbeat_age_s: age,
         last_line: runId ? (logTail(app.repo.lazyDir, runId, 1)[0] ?? null) : null,
+        last_event: runId && rec ? lastEvent(ADAPTERS[rec.agent.adapter], logTail(app.repo.lazyDir, runId, 20)) : null,
       };
     });
 }

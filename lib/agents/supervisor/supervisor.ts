@@ -12,6 +12,7 @@ import { ADAPTERS } from '../adapters/registry.js';
 import type { Adapter, StreamState } from '../adapters/adapter.js';
 import type { Classified, FailureClass } from '../adapters/taxonomy.js';
 import { readEnvelope, type Envelope } from '../adapters/envelope.js';
+import { mergeCommands } from '../adapters/commands.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome, Review } from './outcome-types.js';
@@ -257,9 +258,11 @@ async function normalEnd(t: Turn, common: Common, { r, state }: Launched): Promi
   if (env.kind === 'malformed')
     return interruptedOutcome(t, common, r, `the agent broke its result contract: ${env.error}`);
   const finished = await finishWork(t.rec, t.note);
-  if (env.kind === 'ok') return envelopeOutcome(common, finished, env.envelope);
+  // The review's commands run: what the agent's own stream showed, merged with what its envelope claims.
+  const commands = mergeCommands(state.commands, env.kind === 'ok' ? env.envelope.commands : undefined);
+  if (env.kind === 'ok') return { ...envelopeOutcome(common, finished, env.envelope), commands };
   const text = t.adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)';
-  return completedOutcome(common, finished, text);
+  return { ...completedOutcome(common, finished, text), commands };
 }
 
 // The outcome constructors. Optional fields a run lacks are left undefined (outcome.json omits them).
@@ -308,7 +311,6 @@ function envelopeOutcome(c: Common, f: Finished, e: Envelope): Outcome {
     summary: e.summary,
     question: e.question || undefined,
     risks,
-    commands: e.commands,
   };
 }
 
