@@ -132,3 +132,15 @@ t.test('without an envelope the stream alone gives the commands run (codex)', as
   t.equal(turn.content, 'done', "codex's last agent message is the summary");
   t.same(turn.details.commands, EXPECTED.slice(0, 2));
 });
+
+t.test("the commands an attempt ran before a retried failure stay in the turn's record", async (t) => {
+  const box = await agentSandbox({ adapter: 'claude' });
+  t.teardown(box.sb.cleanup);
+  box.scenario('ran-commands-rate-limit,succeed');
+  const id = await box.l.create('run the checks', '--accept', 'done');
+  await box.l('start', id);
+  const w = await box.l.json('wait', id, '--timeout', '30');
+  const turn = w.value.turns.find((x: any) => x.role === 'agent');
+  t.equal(turn.details.attempts, 2, 'the rate limit was retried within the turn');
+  t.same(turn.details.commands, EXPECTED.slice(0, 2), "the first attempt's two; the envelope's npm test is the same");
+});

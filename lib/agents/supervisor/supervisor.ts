@@ -111,11 +111,13 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
   const turn = await prepareTurn(ctx, rec, note);
   const history: Attempt[] = [];
   let sessionId = rec.agent_session_id;
+  let ran: StreamState['commands'];
   // Every attempt ends in a Step; only `end` leaves. Failures are bounded by the retry ladder
   // (decide), usage waits by their reset time or a stop.
   for (let attempt = 1; ; attempt++) {
-    const launched = await launchAttempt(turn, attempt, sessionId);
+    const launched = await launchAttempt(turn, attempt, sessionId, ran);
     sessionId = launched.state.sessionId || sessionId;
+    ran = launched.state.commands;
     const step = await judgeAttempt(turn, launched, commonOf(turn, attempt, sessionId, launched.state), history);
     if ('end' in step) return step.end;
     if (step.again === 'fresh_session') sessionId = null;
@@ -148,11 +150,19 @@ interface Launched {
   state: StreamState;
 }
 
-/** One launch of the agent; a session it names is kept on disk for the next turn. */
-async function launchAttempt(t: Turn, attempt: number, sessionId: string | null): Promise<Launched> {
+/**
+ * One launch of the agent; a session it names is kept on disk for the next turn. The commands
+ * earlier attempts of the turn ran stay in its record: they ran in the worktree all the same.
+ */
+async function launchAttempt(
+  t: Turn,
+  attempt: number,
+  sessionId: string | null,
+  ran: StreamState['commands'],
+): Promise<Launched> {
   const { rec, files } = t;
   rmSync(t.resultPath, { force: true });
-  const state: StreamState = {};
+  const state: StreamState = ran ? { commands: [...ran] } : {};
   const resuming = sessionId ? ` resuming session ${sessionId}` : '';
   t.note(`attempt ${attempt}: ${rec.agent.name} (${rec.agent.adapter})${resuming}`);
   const r = await runAgentOnce({
