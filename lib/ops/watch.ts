@@ -34,6 +34,7 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
     .map((r) => {
       const runId = r.current_run ?? markers.get(r.id)?.run ?? null;
       const rec = runId ? readRun(app.repo.lazyDir, runId) : undefined;
+      const tail = runId ? logTail(app.repo.lazyDir, runId, 20) : [];
       let age: number | null = null;
       if (runId) {
         try {
@@ -51,8 +52,8 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
         agent: rec?.agent.name ?? null,
         supervisor: rec?.supervisor ? liveness(rec.supervisor) : null,
         heartbeat_age_s: age,
-        last_line: runId ? (logTail(app.repo.lazyDir, runId, 1)[0] ?? null) : null,
-        last_event: runId && rec ? lastEvent(ADAPTERS[rec.agent.adapter], logTail(app.repo.lazyDir, runId, 20)) : null,
+        last_line: tail.at(-1) ?? null,
+        last_event: rec ? lastEvent(ADAPTERS[rec.agent.adapter], tail) : null,
       };
     });
 }

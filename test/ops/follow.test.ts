@@ -1,5 +1,5 @@
 import t from 'tap';
-import { agentSandbox } from '../helpers/agent.js';
+import { agentSandbox, eventually } from '../helpers/agent.js';
 
 // Issue 13, section 3: --follow shows the agent's stream as lines a person reads (the raw
 // stream stays in the run log), and ends exactly as wait does: the final status, the same exit code.
@@ -82,4 +82,31 @@ t.test('--follow ends exactly as wait does after the breaker stopped a crashing 
   t.equal(j.run.code, 4, 'wait --follow too');
   t.equal(j.value.error.code, 'action_not_allowed');
   t.equal(j.value.error.details.status, 'interrupted');
+});
+
+t.test("watch shows a running turn's last output readable; --json rows carry it parsed", async (t) => {
+  const box = await agentSandbox({ adapter: 'claude' });
+  box.scenario('ran-commands-hang');
+  const id = await box.l.create('run the checks, then hang', '--accept', 'done');
+  // The agent hangs: stopped however the test ends, before its sandbox goes.
+  t.teardown(async () => {
+    await box.l('stop', id);
+    box.sb.cleanup();
+  });
+  await box.l('start', id);
+  const row = await eventually(
+    async () => {
+      const rows = (await box.l.json('watch')).value as any[];
+      const r = rows.find((x) => x.id === id);
+      return r?.last_event?.kind === 'result' && r;
+    },
+    20_000,
+    'the last command result in the log',
+  );
+  t.match(row.last_line, /^\{"type":"user"/, 'last_line stays the raw line');
+  t.same(row.last_event, { kind: 'result', id: 'call_1', ok: false, exit_code: 1, text: 'lint: 1 problem' });
+  const text = await box.l('watch', '--once');
+  t.match(text.stdout, /✗ exit 1: lint: 1 problem/);
+  t.notMatch(text.stdout, /"type"/, 'no raw JSON in the view');
+  t.equal((await box.l('stop', id)).code, 0);
 });
