@@ -1,5 +1,7 @@
 import t from 'tap';
-import { agentSandbox, eventually } from '../helpers/agent.js';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
 
 // Issue 13, section 3: --follow shows the agent's stream as lines a person reads (the raw
 // stream stays in the run log), and ends exactly as wait does: the final status, the same exit code.
@@ -109,4 +111,27 @@ t.test("watch shows a running turn's last output readable; --json rows carry it 
   t.match(text.stdout, /✗ exit 1: lint: 1 problem/);
   t.notMatch(text.stdout, /"type"/, 'no raw JSON in the view');
   t.equal((await box.l('stop', id)).code, 0);
+});
+
+t.test('a follower joining a long run late starts at its first whole line, and times out as wait does', async (t) => {
+  const box = await agentSandbox({ adapter: 'claude' });
+  box.scenario('chatty-hang');
+  const id = await box.l.create('talk a lot, then hang', '--accept', 'done');
+  t.teardown(async () => {
+    await box.l('stop', id);
+    box.sb.cleanup();
+  });
+  const run = (await box.l.json('start', id)).value.run.id;
+  const log = join(runDirOf(box.sb, run), 'output.log');
+  await eventually(() => existsSync(log) && statSync(log).size > 200_000, 20_000, 'a long log');
+  const r = await box.l('wait', id, '--follow', '--timeout', '1');
+  t.equal(r.code, 5, 'the timeout of wait');
+  const lines = r.stdout.split('\n').filter(Boolean);
+  t.ok(lines.length > 100, `the log's tail was shown (${lines.length} lines)`);
+  t.same(
+    lines.filter((l) => !/^line \d+$/.test(l)),
+    [],
+    'only whole lines, rendered: no fragment of a line cut at the 64 KiB mark',
+  );
+  t.equal(lines.at(-1), 'line 3000');
 });
