@@ -80,6 +80,11 @@ t.test('--follow ends exactly as wait does after the breaker stopped a crashing 
   t.equal(r.stderr, w.stderr, 'and the same error, naming the status it ended in');
   t.match(r.stderr, /ended interrupted/);
   t.notMatch(r.stdout, /working —/, 'never "working" once the task stopped');
+  t.match(r.stdout, /^\[lazy\] following run \S+$/m, 'the follower went on to each auto-resumed run');
+  t.ok(
+    r.stdout.split('\n').filter((l) => l.startsWith('fake agent: invocation ')).length >= 2,
+    'and showed its output',
+  );
   const j = await box.l.json('wait', id, '--follow');
   t.equal(j.run.code, 4, 'wait --follow too');
   t.equal(j.value.error.code, 'action_not_allowed');
