@@ -6,6 +6,7 @@ import { openApp, closeApp, type App } from '../lib/ops/app.js';
 import { emit, reportError } from '../lib/output/emit.js';
 import { usageError } from '../lib/core/errors.js';
 import { currentCall } from './call.js';
+import { renderWaited } from '../lib/output/turns.js';
 
 // The glue every command file uses: open the repository, run one lifecycle
 // operation, print its result (text or --json), and turn failures into exit codes.
@@ -67,9 +68,14 @@ export interface FollowArgs {
   follow?: boolean;
 }
 
+/** Results that were followed to the end of their turn (their text is then wait's). */
+const FOLLOWED = new WeakSet<object>();
+
 /**
- * --follow: stream the turn's output until the task leaves working, then report where it
- * landed. A reader that goes away ends the stream; the turn itself runs on.
+ * --follow: stream the turn's output, readable (lib/output/stream.ts), until the task leaves
+ * working, then end exactly as `lazy wait` does: where it landed, and wait's exit code (a task
+ * that did not land blocked or in conflict is refused). A reader that goes away ends the
+ * stream; the turn itself runs on.
  */
 export async function maybeFollow<T extends { task: TaskView }>(
   app: App,
@@ -77,17 +83,26 @@ export async function maybeFollow<T extends { task: TaskView }>(
   r: T,
 ): Promise<T> {
   if (!a.follow || r.task.status !== 'working') return r;
-  const { followTask } = await import('../lib/ops/follow.js');
-  const task = await followTask(
-    app,
-    r.task.id,
-    (s) => {
-      if (!a.json) app.io.out(s);
-    },
-    () => !app.io.outOpen(),
-  );
-  return { ...r, task };
+  const { followAndWait } = await import('../lib/ops/follow.js');
+  const task = await followAndWait(app, r.task.id, await followWriter(app, a), { stop: () => !app.io.outOpen() });
+  const followed = { ...r, task };
+  FOLLOWED.add(followed);
+  return followed;
 }
+
+/** Where the followed output goes: rendered lines on stdout; nothing under --json (one document only). */
+export async function followWriter(app: App, a: GlobalArgs) {
+  const { renderLog } = await import('../lib/output/stream.js');
+  return (lines: string, adapter: Parameters<typeof renderLog>[0]) => {
+    if (!a.json) app.io.out(renderLog(adapter, lines));
+  };
+}
+
+/** The text of a command that may --follow: once followed, the task's final line as wait prints it. */
+export const orFollowed =
+  <T extends { task: TaskView }>(text: (v: T) => string) =>
+  (v: T) =>
+    FOLLOWED.has(v) ? renderWaited(v.task) : text(v);
 
 /** The protected-file decisions accept and unblock take; `revertWhere` says where a revert happens. */
 export const decisionOptions = <T>(y: Argv<T>, revertWhere: string) =>

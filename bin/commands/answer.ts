@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { run, messageArg, maybeFollow, type GlobalArgs, type FollowArgs } from '../run.js';
+import { run, messageArg, maybeFollow, orFollowed, type GlobalArgs, type FollowArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
 export const command = 'answer <id>';
@@ -17,5 +17,5 @@ export const handler = (a: GlobalArgs & FollowArgs & { id: string; message?: str
       const { answerTask } = await import('../../lib/ops/turn.js');
       return maybeFollow(app, a, await answerTask(app, String(a.id), messageArg(a.message, 'an answer', true)!));
     },
-    renderStarted,
+    orFollowed(renderStarted),
   );

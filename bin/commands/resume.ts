@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { run, maybeFollow, type GlobalArgs, type FollowArgs } from '../run.js';
+import { run, maybeFollow, orFollowed, type GlobalArgs, type FollowArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
 export const command = 'resume <id>';
@@ -14,5 +14,5 @@ export const handler = (a: GlobalArgs & FollowArgs & { id: string }) =>
       const { resumeTask } = await import('../../lib/ops/turn.js');
       return maybeFollow(app, a, await resumeTask(app, String(a.id)));
     },
-    renderStarted,
+    orFollowed(renderStarted),
   );

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { run, maybeFollow, type GlobalArgs, type FollowArgs } from '../run.js';
+import { run, maybeFollow, orFollowed, type GlobalArgs, type FollowArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
 export const command = 'start <id>';
@@ -17,5 +17,5 @@ export const handler = (a: GlobalArgs & FollowArgs & { id: string; agent?: strin
       const { startTask } = await import('../../lib/ops/start.js');
       return maybeFollow(app, a, await startTask(app, String(a.id), { agent: a.agent }));
     },
-    renderStarted,
+    orFollowed(renderStarted),
   );

@@ -3,6 +3,7 @@ import {
   run,
   messageArg,
   maybeFollow,
+  orFollowed,
   decisionOptions,
   decisionFlags,
   type DecisionArgs,
@@ -35,5 +36,5 @@ export const handler = (a: Args) =>
       const text = messageArg(a.message, 'feedback', true)!;
       return maybeFollow(app, a, await unblockTask(app, String(a.id), text, decisionFlags(a)));
     },
-    renderStarted,
+    orFollowed(renderStarted),
   );

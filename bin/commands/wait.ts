@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { run, type GlobalArgs } from '../run.js';
+import { run, followWriter, type GlobalArgs, type FollowArgs } from '../run.js';
 import { renderWaited } from '../../lib/output/turns.js';
 
 export const command = 'wait <id>';
@@ -7,12 +7,18 @@ export const describe = 'Block until the task leaves working; exit 0 when it is 
 export const builder = (y: Argv) =>
   y
     .positional('id', { type: 'string' })
-    .option('timeout', { type: 'number', describe: 'give up after S seconds (exit 5)' });
+    .option('timeout', { type: 'number', describe: 'give up after S seconds (exit 5)' })
+    .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output, readable, while waiting" });
 
-export const handler = (a: GlobalArgs & { id: string; timeout?: number }) =>
+export const handler = (a: GlobalArgs & FollowArgs & { id: string; timeout?: number }) =>
   run(
     a,
     async (app) => {
+      if (a.follow) {
+        const { followAndWait } = await import('../../lib/ops/follow.js');
+        const stop = () => !app.io.outOpen();
+        return followAndWait(app, String(a.id), await followWriter(app, a), { stop, timeoutS: a.timeout });
+      }
       const { waitTask } = await import('../../lib/ops/wait.js');
       return waitTask(app, String(a.id), a.timeout);
     },

@@ -41,7 +41,11 @@ export const inProgress = (app: App, v: TaskView) =>
 /** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */
 export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<TaskView> {
   const { id } = await taskArg(app, idArg);
-  const v = await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) });
+  return landedOrThrow(id, await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) }));
+}
+
+/** wait's verdict on a task that left working (wait and every --follow end on it): blocked or in conflict, else refused. */
+export function landedOrThrow(id: string, v: TaskView): TaskView {
   if (v.status !== 'blocked' && v.status !== 'conflict') {
     throw notAllowed(
       'wait',

@@ -7,6 +7,8 @@ import { listActive } from '../store/markers.js';
 import { liveness } from '../core/proc.js';
 import { reconcileNow, type App } from './app.js';
 import type { Schedule } from '../model/schedule.js';
+import { lastEvent, type StreamEvent } from '../agents/adapters/adapter.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 
 export interface WatchRow {
   id: string;
@@ -21,6 +23,8 @@ export interface WatchRow {
   last_line: string | null;
   /** What the running turn is doing (its agent's progress line, a wait on a subtask), or null. */
   substate: Substate | null;
+  /** The last thing the agent's stream showed, read in its adapter's dialect (see lib/output/stream.ts). */
+  last_event: StreamEvent | null;
 }
 
 /** One snapshot: tasks in an active status, with what this machine knows of their runs. */
@@ -33,6 +37,7 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
     .map((r) => {
       const runId = r.current_run ?? markers.get(r.id)?.run ?? null;
       const rec = runId ? readRun(app.repo.lazyDir, runId) : undefined;
+      const tail = runId ? logTail(app.repo.lazyDir, runId, 20) : [];
       let age: number | null = null;
       if (runId) {
         try {
@@ -50,8 +55,9 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
         agent: rec?.agent.name ?? null,
         supervisor: rec?.supervisor ? liveness(rec.supervisor) : null,
         heartbeat_age_s: age,
-        last_line: runId ? (logTail(app.repo.lazyDir, runId, 1)[0] ?? null) : null,
         substate: substateOf(app.repo.lazyDir, r),
+        last_line: tail.at(-1) ?? null,
+        last_event: rec ? lastEvent(ADAPTERS[rec.agent.adapter], tail) : null,
       };
     });
 }

@@ -1,6 +1,7 @@
 import type { WatchRow } from '../ops/watch.js';
 import { table } from './format.js';
 import { statusCell } from './tasks.js';
+import { renderEvent } from './stream.js';
 
 export function renderWatch(rows: WatchRow[]): string {
   if (!rows.length) return 'nothing is running';
@@ -12,7 +13,7 @@ export function renderWatch(rows: WatchRow[]): string {
       statusCell(r, now),
       r.agent ?? '-',
       r.heartbeat_age_s === null ? '-' : `${r.heartbeat_age_s}s ago${r.supervisor === 'dead' ? ' (dead)' : ''}`,
-      r.last_line ?? r.goal,
+      (r.last_event && renderEvent(r.last_event)) ?? r.last_line ?? r.goal,
     ]),
   );
 }

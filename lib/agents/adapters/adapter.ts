@@ -55,6 +55,42 @@ export interface StreamState {
   rateLimit?: { status: string; resetsAt?: string; type?: string };
   /** Distinct error messages of the CLI's error events, the last few (codex). */
   errors?: string[];
+  /** The commands the agent ran, from its own stream, in order. */
+  commands?: { command: string; exit_code: number }[];
+  /** Shell tool calls still waiting for their result, by tool call id (claude). */
+  pendingCommands?: Record<string, string>;
+}
+
+/**
+ * One thing the agent did, read from one line of its stream: what a person following the
+ * turn is shown (lib/output/stream.ts), and where the commands it ran are read from.
+ */
+export type StreamEvent =
+  | { kind: 'text'; text: string }
+  /** A tool call, with its command or file as detail; `shell` when the detail is a command line. */
+  | { kind: 'tool'; id?: string; name: string; detail: string; shell?: boolean }
+  /** A tool's result; `command` when the result names the command it ran (codex). */
+  | { kind: 'result'; id?: string; ok: boolean; exit_code?: number; command?: string; text: string }
+  | { kind: 'retry'; what: string; attempt?: number; max?: number; delayMs?: number }
+  | { kind: 'error'; text: string }
+  | { kind: 'note'; text: string }
+  | { kind: 'end'; ok: boolean; text: string }
+  /** Not the agent's dialect (plain output, lazy's own notes): shown unchanged. */
+  | { kind: 'raw'; line: string };
+
+/** A successful result that printed nothing shows nothing. */
+export const isQuiet = (e: StreamEvent) => e.kind === 'result' && e.ok && !e.text;
+
+/** The last event of these log lines that shows something, in the adapter's dialect (lazy's notes are raw). */
+export function lastEvent(adapter: Adapter, lines: string[]): StreamEvent | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    const shown = (line.startsWith('[lazy') ? [{ kind: 'raw', line } as const] : adapter.events(line)).filter(
+      (e) => !isQuiet(e),
+    );
+    if (shown.length) return shown.at(-1)!;
+  }
+  return null;
 }
 
 export type LineKind = 'progress' | 'retry';
@@ -63,6 +99,8 @@ export interface Adapter {
   argv(spec: AgentSpec, input: TurnInput): string[];
   /** Folds one output line into the state; retry lines are not progress for the watchdog. */
   parseLine(line: string, state: StreamState): LineKind;
+  /** What one output line says the agent did, in the shared vocabulary (one parser per dialect). */
+  events(line: string): StreamEvent[];
   classify(x: FailureInput): Classified;
   /** The resume target no longer exists (another HOME or machine): start a fresh session. */
   sessionMissing(x: FailureInput): boolean;

@@ -1,6 +1,7 @@
-import type { Adapter } from './adapter.js';
+import type { Adapter, StreamEvent } from './adapter.js';
 import { usageOf } from '../../model/usage.js';
 import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
+import { collectCommands } from './commands.js';
 import {
   classOfErrorMessage,
   classOfStatus,
@@ -39,6 +40,117 @@ function usageLimit(state: StreamState): { resetAt?: string; type?: string } | u
   return resetAt ? { resetAt } : {};
 }
 
+/** The input field that names what a tool call works on, by tool (others show their input). */
+const TOOL_DETAIL: Record<string, string> = {
+  Bash: 'command',
+  Write: 'file_path',
+  Edit: 'file_path',
+  MultiEdit: 'file_path',
+  Read: 'file_path',
+  NotebookEdit: 'notebook_path',
+  Glob: 'pattern',
+  Grep: 'pattern',
+  WebFetch: 'url',
+  WebSearch: 'query',
+  Task: 'description',
+};
+
+/** What a tool call works on: its command, file or pattern, else its input as compact JSON. */
+export function toolDetail(name: string, input: unknown): string {
+  const field = (input ?? {}) as Record<string, unknown>;
+  const named = field[TOOL_DETAIL[name] ?? ''];
+  if (typeof named === 'string') return typeof field.path === 'string' ? `${named} in ${field.path}` : named;
+  const json = JSON.stringify(input ?? {});
+  return json === '{}' ? '' : json;
+}
+
+/** A tool_result's content: a string, or text blocks. */
+function resultText(content: unknown): string {
+  const text = Array.isArray(content)
+    ? content.map((b) => (typeof b?.text === 'string' ? b.text : '')).join('\n')
+    : typeof content === 'string'
+      ? content
+      : '';
+  return text.replace(/<\/?tool_use_error>/g, '').trim();
+}
+
+/** One tool_result block: a failed Bash call reports its exit code as "Exit code N" on its first line. */
+function toolResult(b: Record<string, any>): StreamEvent {
+  const text = resultText(b.content);
+  const failed = b.is_error === true;
+  const code = failed ? /^Exit code (\d+)\n?/.exec(text) : null;
+  return {
+    kind: 'result',
+    ...(typeof b.tool_use_id === 'string' ? { id: b.tool_use_id } : {}),
+    ok: !failed,
+    ...(failed ? (code ? { exit_code: Number(code[1]) } : {}) : { exit_code: 0 }),
+    text: code ? text.slice(code[0].length) : text,
+  };
+}
+
+function messageEvents(j: Record<string, any>): StreamEvent[] {
+  const content: Record<string, any>[] = Array.isArray(j.message?.content) ? j.message.content : [];
+  if (j.type === 'assistant' && typeof j.error === 'string')
+    return [{ kind: 'error', text: resultText(content) || j.error }];
+  return content.flatMap((b): StreamEvent[] => {
+    if (j.type === 'assistant' && b.type === 'text' && typeof b.text === 'string' && b.text.trim())
+      return [{ kind: 'text', text: b.text }];
+    if (j.type === 'assistant' && b.type === 'tool_use' && typeof b.name === 'string')
+      return [
+        {
+          kind: 'tool',
+          ...(typeof b.id === 'string' ? { id: b.id } : {}),
+          name: b.name,
+          detail: toolDetail(b.name, b.input),
+          ...(b.name === 'Bash' ? { shell: true } : {}),
+        },
+      ];
+    if (j.type === 'user' && b.type === 'tool_result') return [toolResult(b)];
+    return [];
+  });
+}
+
+function endEvents(j: Record<string, any>): StreamEvent[] {
+  const denied: Record<string, any>[] = Array.isArray(j.permission_denials) ? j.permission_denials : [];
+  const denials: StreamEvent[] = denied.length
+    ? [{ kind: 'error', text: `permission denied: ${denied.map((d) => d.tool_name).join(', ')}` }]
+    : [];
+  if (j.is_error === true) {
+    const why = typeof j.result === 'string' ? j.result : Array.isArray(j.errors) ? j.errors.join('; ') : '';
+    return [...denials, { kind: 'end', ok: false, text: why || 'the turn failed' }];
+  }
+  const cost = typeof j.total_cost_usd === 'number' ? `, $${j.total_cost_usd.toFixed(4)}` : '';
+  const steps = typeof j.num_turns === 'number' ? `${j.num_turns} step${j.num_turns === 1 ? '' : 's'}` : 'done';
+  return [...denials, { kind: 'end', ok: true, text: `${steps}${cost}` }];
+}
+
+/** One line of claude's stream-json as events; the parser parseLine and the follow view share. */
+function claudeEvents(j: Record<string, any>): StreamEvent[] {
+  if (j.type === 'assistant' || j.type === 'user') return messageEvents(j);
+  if (j.type === 'result') return endEvents(j);
+  if (j.type === 'system' && j.subtype === 'init')
+    return [{ kind: 'note', text: `claude session ${j.session_id ?? '?'}${j.model ? ` (${j.model})` : ''}` }];
+  if (j.type === 'system' && j.subtype === 'api_retry') {
+    const status = typeof j.error_status === 'number' ? ` (${j.error_status})` : '';
+    const what =
+      j.error === 'overloaded' ? 'API overloaded' : j.error === 'rate_limit' ? 'API rate limit' : 'API error';
+    return [
+      {
+        kind: 'retry',
+        what: `${what}${status}`,
+        ...(typeof j.attempt === 'number' ? { attempt: j.attempt } : {}),
+        ...(typeof j.max_retries === 'number' ? { max: j.max_retries } : {}),
+        ...(typeof j.retry_delay_ms === 'number' ? { delayMs: j.retry_delay_ms } : {}),
+      },
+    ];
+  }
+  if (j.type === 'rate_limit_event' && j.rate_limit_info?.status === 'rejected') {
+    const at = isoFromEpoch(j.rate_limit_info.resetsAt);
+    return [{ kind: 'error', text: `usage limit reached${at ? `; it resets at ${at}` : ''}` }];
+  }
+  return [];
+}
+
 export const claude: Adapter = {
   argv(spec, input) {
     const mode = input.mode === 'ask' ? 'plan' : (spec.permissionMode ?? 'acceptEdits');
@@ -57,10 +169,16 @@ export const claude: Adapter = {
     ];
   },
 
+  events(line) {
+    const j = jsonLine(line);
+    return j ? claudeEvents(j) : [{ kind: 'raw', line }];
+  },
+
   parseLine(line, state) {
     const j = jsonLine(line);
     if (!j) return 'progress';
     if (typeof j.session_id === 'string' && (j.type === 'system' || !state.sessionId)) state.sessionId = j.session_id;
+    if (j.type === 'assistant' || j.type === 'user') collectCommands(state, messageEvents(j));
     if (j.type === 'system' && j.subtype === 'api_retry') {
       const status = typeof j.error_status === 'number' ? j.error_status : undefined;
       state.retry = {

@@ -1,6 +1,7 @@
-import type { Adapter, McpServer } from './adapter.js';
+import type { Adapter, McpServer, StreamEvent } from './adapter.js';
 import { usageOf, type Usage } from '../../model/usage.js';
 import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
+import { collectCommands, unwrapShell } from './commands.js';
 import { classOfErrorMessage, classOfStatus, oneLine, type Classified, type FailureClass } from './taxonomy.js';
 
 // OpenAI Codex: `codex exec --json <prompt>` with stdin closed (it waits on an open
@@ -84,6 +85,77 @@ export function codexUsage(u: Record<string, unknown>): Usage {
   return { ...n, input_tokens: Math.max(0, n.input_tokens - n.cache_read_input_tokens) };
 }
 
+const lastLine = (s: unknown) =>
+  typeof s === 'string'
+    ? (s
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .at(-1) ?? '')
+    : '';
+const compact = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+
+/** A command_execution item: started, the call; completed, its result with the exit code. */
+function commandEvents(type: string, item: Record<string, any>): StreamEvent[] {
+  const command = unwrapShell(String(item.command ?? ''));
+  const id = typeof item.id === 'string' ? { id: item.id } : {};
+  if (type === 'item.started') return [{ kind: 'tool', ...id, name: 'shell', detail: command, shell: true }];
+  if (type !== 'item.completed') return [];
+  const code = typeof item.exit_code === 'number' ? item.exit_code : undefined;
+  const ok = item.status === 'completed' && (code ?? 0) === 0;
+  const text = ok ? lastLine(item.aggregated_output) : lastLine(item.aggregated_output) || String(item.status ?? '');
+  return [{ kind: 'result', ...id, ok, ...(code !== undefined ? { exit_code: code } : {}), command, text }];
+}
+
+/** Any other item: one event when it completes (a tool call that also starts shows its call then). */
+function itemEvents(type: string, item: Record<string, any>): StreamEvent[] {
+  if (item.type === 'command_execution') return commandEvents(type, item);
+  const id = typeof item.id === 'string' ? { id: item.id } : {};
+  if (item.type === 'mcp_tool_call') {
+    if (type === 'item.started')
+      return [{ kind: 'tool', ...id, name: `${item.server}.${item.tool}`, detail: compact(item.arguments) }];
+    if (type !== 'item.completed') return [];
+    const ok = item.status === 'completed' && !item.error;
+    return [
+      { kind: 'result', ...id, ok, text: lastLine(compact(item.error?.message ?? item.result?.content?.[0]?.text)) },
+    ];
+  }
+  if (type !== 'item.completed') return [];
+  if (item.type === 'agent_message' && typeof item.text === 'string') return [{ kind: 'text', text: item.text }];
+  if (item.type === 'file_change' && Array.isArray(item.changes)) {
+    const files = item.changes.map((c: Record<string, unknown>) => `${c.path} (${c.kind})`).join(', ');
+    const edit: StreamEvent = { kind: 'tool', ...id, name: 'edit', detail: files };
+    return item.status === 'failed' ? [edit, { kind: 'result', ...id, ok: false, text: 'patch failed' }] : [edit];
+  }
+  if (item.type === 'web_search') return [{ kind: 'tool', ...id, name: 'web_search', detail: compact(item.query) }];
+  if (item.type === 'error' && typeof item.message === 'string') return [{ kind: 'note', text: item.message }];
+  return [];
+}
+
+/** codex's "Reconnecting... 2/5 (why)" and "Reconnecting... waiting for network (why)". */
+function errorEvents(message: string): StreamEvent[] {
+  const r = /^Reconnecting\.\.\.\s*(?:(\d+)\/(\d+))?\s*(.*)$/s.exec(message);
+  if (!r) return [{ kind: 'error', text: message }];
+  const what = r[3]!.replace(/^\((.*)\)$/s, '$1') || 'reconnecting';
+  return [{ kind: 'retry', what, ...(r[1] ? { attempt: Number(r[1]), max: Number(r[2]) } : {}) }];
+}
+
+/** One line of codex's exec JSONL as events; the parser parseLine and the follow view share. */
+function codexEvents(j: Record<string, any>): StreamEvent[] {
+  if (typeof j.type === 'string' && j.type.startsWith('item.') && j.item && typeof j.item === 'object')
+    return itemEvents(j.type, j.item);
+  if (j.type === 'thread.started') return [{ kind: 'note', text: `codex thread ${j.thread_id}` }];
+  if (j.type === 'turn.completed') {
+    const u = j.usage ?? {};
+    const tokens =
+      typeof u.input_tokens === 'number' ? `${u.input_tokens} in / ${u.output_tokens ?? 0} out tokens` : '';
+    return [{ kind: 'end', ok: true, text: tokens || 'done' }];
+  }
+  if (j.type === 'turn.failed') return [{ kind: 'end', ok: false, text: String(j.error?.message ?? 'turn failed') }];
+  if (j.type === 'error' && typeof j.message === 'string') return errorEvents(j.message);
+  return [];
+}
+
 export const codex: Adapter = {
   argv(spec, input) {
     const sandbox = input.mode === 'ask' ? 'read-only' : (spec.permissionMode ?? 'workspace-write');
@@ -94,9 +166,15 @@ export const codex: Adapter = {
       : [...spec.command, 'exec', ...opts, '--', input.prompt];
   },
 
+  events(line) {
+    const j = jsonLine(line);
+    return j ? codexEvents(j) : [{ kind: 'raw', line }];
+  },
+
   parseLine(line, state) {
     const j = jsonLine(line);
     if (!j) return 'progress';
+    if (j.item?.type === 'command_execution') collectCommands(state, commandEvents(j.type, j.item));
     if (j.type === 'thread.started' && typeof j.thread_id === 'string') state.sessionId = j.thread_id;
     else if (j.type === 'item.completed' && j.item?.type === 'agent_message' && typeof j.item.text === 'string')
       state.result = j.item.text;

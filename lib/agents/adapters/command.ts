@@ -42,6 +42,10 @@ export const command: Adapter = {
   parseLine() {
     return 'progress';
   },
+  // A command agent speaks no dialect: its lines are shown as it wrote them.
+  events(line) {
+    return [{ kind: 'raw', line }];
+  },
   classify: classifyFinalLine,
   sessionMissing() {
     return false;

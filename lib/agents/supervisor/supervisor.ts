@@ -12,6 +12,7 @@ import { ADAPTERS } from '../adapters/registry.js';
 import type { Adapter, McpServer, StreamState } from '../adapters/adapter.js';
 import type { Classified, FailureClass } from '../adapters/taxonomy.js';
 import { readEnvelope, type Envelope } from '../adapters/envelope.js';
+import { mergeCommands } from '../adapters/commands.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome, Review } from './outcome-types.js';
@@ -113,11 +114,13 @@ async function runTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: string) 
   const turn = await prepareTurn(ctx, rec, note);
   const history: Attempt[] = [];
   let sessionId = rec.agent_session_id;
+  let ran: StreamState['commands'];
   // Every attempt ends in a Step; only `end` leaves. Failures are bounded by the retry ladder
   // (decide), usage waits by their reset time or a stop.
   for (let attempt = 1; ; attempt++) {
-    const launched = await launchAttempt(turn, attempt, sessionId);
+    const launched = await launchAttempt(turn, attempt, sessionId, ran);
     sessionId = launched.state.sessionId || sessionId;
+    ran = launched.state.commands;
     const step = await judgeAttempt(turn, launched, commonOf(turn, attempt, sessionId, launched.state), history);
     if ('end' in step) return step.end;
     if (step.again === 'fresh_session') sessionId = null;
@@ -154,11 +157,19 @@ interface Launched {
   state: StreamState;
 }
 
-/** One launch of the agent; a session it names is kept on disk for the next turn. */
-async function launchAttempt(t: Turn, attempt: number, sessionId: string | null): Promise<Launched> {
+/**
+ * One launch of the agent; a session it names is kept on disk for the next turn. The commands
+ * earlier attempts of the turn ran stay in its record: they ran in the worktree all the same.
+ */
+async function launchAttempt(
+  t: Turn,
+  attempt: number,
+  sessionId: string | null,
+  ran: StreamState['commands'],
+): Promise<Launched> {
   const { rec, files } = t;
   rmSync(t.resultPath, { force: true });
-  const state: StreamState = {};
+  const state: StreamState = ran ? { commands: [...ran] } : {};
   const resuming = sessionId ? ` resuming session ${sessionId}` : '';
   t.note(`attempt ${attempt}: ${rec.agent.name} (${rec.agent.adapter})${resuming}`);
   const r = await runAgentOnce({
@@ -271,9 +282,11 @@ async function normalEnd(t: Turn, common: Common, { r, state }: Launched): Promi
   if (env.kind === 'malformed')
     return interruptedOutcome(t, common, r, `the agent broke its result contract: ${env.error}`);
   const finished = await finishWork(t.rec, t.note);
-  if (env.kind === 'ok') return envelopeOutcome(common, finished, env.envelope);
+  // The review's commands run: what the agent's own stream showed, merged with what its envelope claims.
+  const commands = mergeCommands(state.commands, env.kind === 'ok' ? env.envelope.commands : undefined);
+  if (env.kind === 'ok') return { ...envelopeOutcome(common, finished, env.envelope), commands };
   const text = t.adapter.resultText(state, r.tail)?.trim() || '(the agent printed nothing)';
-  return completedOutcome(common, finished, text);
+  return { ...completedOutcome(common, finished, text), commands };
 }
 
 // The outcome constructors. Optional fields a run lacks are left undefined (outcome.json omits them).
@@ -323,7 +336,6 @@ function envelopeOutcome(c: Common, f: Finished, e: Envelope): Outcome {
     summary: e.summary,
     question: e.question || undefined,
     risks,
-    commands: e.commands,
   };
 }
 
