@@ -32,7 +32,17 @@ export interface ServeOptions {
 interface Mode {
   actor: Actor;
   tools: Tool[];
+  /** What the client's model is told about this server when it connects. */
+  instructions: string;
 }
+
+const BUILDER: Mode = {
+  actor: 'builder',
+  tools: builderTools,
+  instructions:
+    "lazy's lifecycle operations on this repository's tasks, recorded with actor builder. " +
+    'Results are what `lazy <command> --json` prints; errors are its JSON errors.',
+};
 
 /** The run the server is bound to, read from the run record lazy wrote when it launched the agent. */
 async function agentMode(o: ServeOptions, run: string): Promise<Mode> {
@@ -44,7 +54,13 @@ async function agentMode(o: ServeOptions, run: string): Promise<Mode> {
     closeApp(app);
   }
   if (!rec) throw usageError(`lazy mcp --run ${run}: this repository has no run ${run}`, { run });
-  return { actor: 'agent', tools: agentTools(rec) };
+  return {
+    actor: 'agent',
+    tools: agentTools(rec),
+    instructions:
+      `You are working on lazy task ${rec.task} (run ${rec.id}). Report what you are doing with ` +
+      'lazy_update_progress; end with lazy_finish, or lazy_request_decision when a person must decide.',
+  };
 }
 
 /** One tool call, as one command: a fresh app under the mode's actor, the reply or the CLI's JSON error. */
@@ -87,8 +103,11 @@ export async function serveMcp(o: ServeOptions): Promise<number> {
 }
 
 async function serve(o: ServeOptions): Promise<void> {
-  const mode: Mode = o.run ? await agentMode(o, o.run) : { actor: 'builder', tools: builderTools };
-  const server = new Server({ name: 'lazy', version: o.version }, { capabilities: { tools: {} } });
+  const mode = o.run ? await agentMode(o, o.run) : BUILDER;
+  const server = new Server(
+    { name: 'lazy', version: o.version },
+    { capabilities: { tools: {} }, instructions: mode.instructions },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: mode.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
   }));

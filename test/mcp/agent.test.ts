@@ -52,6 +52,7 @@ t.test('an agent gets its own tools, bound to its run, recorded as actor agent',
     'tools/list names the agent tools',
   );
 
+  t.match(mcp.client.getInstructions(), `lazy task ${id} (run ${run})`, 'the server tells the agent its binding');
   const own = await mcp.ok('lazy_show');
   t.match(own, { id, status: 'working', current_run: run }, 'lazy_show without an id is its own task');
 
