@@ -16,7 +16,6 @@ import { object, str, strs, num, bool, opt, req, type Args, type Tool } from './
 // options (bin/commands/<command>.ts), so a tool's reply is what `lazy <command> --json` prints.
 
 export const ID = str('task id or unique prefix (4+ characters)');
-const MESSAGE = (what: string) => str(what);
 
 /** accept's and unblock's protected-file decisions (--approve-file, --revert-file, --approve-all, --revert-all). */
 export const DECISIONS = {
@@ -52,7 +51,7 @@ export const createInput = (a: Args, parent: string | undefined) => ({
 
 const value = async <T>(p: Promise<T>): Promise<Reply> => ({ value: await p });
 
-export const showTool: Tool = {
+const showTool: Tool = {
   name: 'lazy_show',
   description: 'A task: record, status, available actions, turns and changelog (lazy show --json).',
   inputSchema: object({ id: ID }, ['id']),
@@ -134,21 +133,21 @@ export const builderTools: Tool[] = [
   {
     name: 'lazy_comment',
     description: 'Add a comment: a human turn that changes no status (lazy comment --json).',
-    inputSchema: object({ id: ID, message: MESSAGE('the comment') }, ['id', 'message']),
+    inputSchema: object({ id: ID, message: str('the comment') }, ['id', 'message']),
     run: async ({ app }, a) => value(commentTask(app, req(a, 'id'), req(a, 'message'))),
   },
   startTool,
   {
     name: 'lazy_unblock',
     description: 'Send feedback and start the next turn (lazy unblock --json).',
-    inputSchema: object({ id: ID, message: MESSAGE('the feedback'), ...DECISIONS }, ['id', 'message']),
+    inputSchema: object({ id: ID, message: str('the feedback'), ...DECISIONS }, ['id', 'message']),
     run: async ({ app }, a) => value(unblockTask(app, req(a, 'id'), req(a, 'message'), decisions(a))),
   },
   {
     name: 'lazy_answer',
     description:
       "Answer a pending decision: the agent's question, or a missing completion condition (lazy answer --json).",
-    inputSchema: object({ id: ID, message: MESSAGE('the answer') }, ['id', 'message']),
+    inputSchema: object({ id: ID, message: str('the answer') }, ['id', 'message']),
     run: async ({ app }, a) => value(answerTask(app, req(a, 'id'), req(a, 'message'))),
   },
   askTool,
