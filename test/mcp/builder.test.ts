@@ -1,5 +1,6 @@
 import t from 'tap';
-import { agentSandbox } from '../helpers/agent.js';
+import { agentSandbox, reviewed } from '../helpers/agent.js';
+import { gitSync } from '../helpers/env.js';
 import { fakeEnv, mcpClient } from '../helpers/mcp.js';
 
 // issue 13, `lazy mcp` (builder mode): every tool is the CLI's operation, its reply what
@@ -133,4 +134,22 @@ t.test("a tool error is the CLI's JSON error, flagged isError", async (t) => {
   });
   const unknown = await mcp.call('lazy_frobnicate', {});
   t.match(unknown, { isError: true, structuredContent: { error: { code: 'usage' } } }, 'an unknown tool');
+});
+
+t.test("accept through MCP keeps the CLI's guard: a head nobody reviewed is refused", async (t) => {
+  const box = await agentSandbox();
+  const mcp = await mcpClient(box.sb);
+  t.teardown(async () => {
+    await mcp.close();
+    await box.sb.cleanup();
+  });
+  const id = await reviewed(box, 'a reviewed task');
+  const worktree: string = (await box.l.json('show', id)).value.worktree;
+  gitSync(worktree, box.sb.env, ['commit', '-q', '--allow-empty', '-m', 'a commit after the review']);
+  const refused = await mcp.call('lazy_accept', { id });
+  t.equal(refused.isError, true);
+  t.match(refused.structuredContent.error, { code: 'unreviewed_head', details: { unreviewed_count: 1 } });
+  t.same(refused.structuredContent, (await box.l.json('accept', id, '--yes')).value, 'the same refusal as the CLI');
+  t.equal((await box.l.json('show', id)).value.status, 'blocked', 'nothing was merged');
+  t.equal(gitSync(box.sb.dir, box.sb.env, ['log', '-1', '--format=%s', 'main']).trim(), 'initial commit');
 });
