@@ -33,6 +33,7 @@ import * as pull from './commands/pull.js';
 import * as push from './commands/push.js';
 import * as sync from './commands/sync.js';
 import * as work from './commands/work.js';
+import * as mcp from './commands/mcp.js';
 import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
 import * as benchSeed from './commands/bench-seed.js';
@@ -84,6 +85,7 @@ const COMMANDS = [
   work,
   config,
   doctor,
+  mcp,
   demo,
   supervise,
   demoAgent,

@@ -34,12 +34,18 @@ function compileValidators() {
   return Object.keys(exportsMap);
 }
 
-async function bundle() {
-  rmSync(join(root, 'dist'), { recursive: true, force: true });
+// Start-up is a feature: the MCP server and its SDK are a bundle of their own (dist/mcp.cjs),
+// required by `lazy mcp` only, so no other command reads or compiles them.
+const BUNDLES = [
+  [join(root, 'bin', 'cli.ts'), join(root, 'dist', 'cli.cjs')],
+  [join(root, 'lib', 'mcp', 'server.ts'), join(root, 'dist', 'mcp.cjs')],
+];
+
+async function bundle(entry, outfile) {
   return build({
     metafile: true,
-    entryPoints: [join(root, 'bin', 'cli.ts')],
-    outfile: join(root, 'dist', 'cli.cjs'),
+    entryPoints: [entry],
+    outfile,
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -59,15 +65,18 @@ async function bundle() {
 }
 
 const names = compileValidators();
-const { metafile } = await bundle();
-// bin/lazy.cjs runs the bundle through vm.Script, which cannot serve a real import():
-// every dynamic import must have been bundled into a lazy require.
-const leftover = Object.values(metafile.outputs)
-  .flatMap((o) => o.imports)
-  .filter((i) => i.kind === 'dynamic-import' && i.external);
-if (leftover.length) {
-  throw new Error(
-    `dist/cli.cjs keeps a real dynamic import() of ${leftover.map((i) => i.path).join(', ')}; import it statically`,
-  );
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+for (const [entry, outfile] of BUNDLES) {
+  const { metafile } = await bundle(entry, outfile);
+  // bin/lazy.cjs runs the bundle through vm.Script, which cannot serve a real import():
+  // every dynamic import must have been bundled into a lazy require.
+  const leftover = Object.values(metafile.outputs)
+    .flatMap((o) => o.imports)
+    .filter((i) => i.kind === 'dynamic-import' && i.external);
+  if (leftover.length) {
+    throw new Error(
+      `${outfile} keeps a real dynamic import() of ${leftover.map((i) => i.path).join(', ')}; import it statically`,
+    );
+  }
 }
-console.log(`built dist/cli.cjs (validators: ${names.join(', ')})`);
+console.log(`built dist/cli.cjs and dist/mcp.cjs (validators: ${names.join(', ')})`);

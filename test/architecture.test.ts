@@ -5,7 +5,7 @@ import { ROOT } from './helpers/env.js';
 
 // The folders of lib/ depend on each other one way only, type imports included; a subfolder
 // (agents/adapters/) belongs to its top-level folder's layer. output/ renders what operations
-// return, so it sits above ops/, and ops/ never prints.
+// return, so it sits above ops/, and ops/ never prints. mcp/ serves operations as MCP tools: the top layer.
 
 const ALLOWED: Record<string, string[]> = {
   core: [],
@@ -18,6 +18,7 @@ const ALLOWED: Record<string, string[]> = {
   fleet: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync'],
   ops: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet'],
   output: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet', 'ops'],
+  mcp: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet', 'ops', 'output'],
 };
 
 /** Only core/ touches the process (pid, signals, the node binary, the environment's fallback); the rest uses the port. */

@@ -1,0 +1,77 @@
+import type { Actor } from '../core/actor.js';
+import { aborted, asLazyError } from '../core/errors.js';
+import type { Clock, Io } from '../core/io.js';
+import { errorJson, jsonText } from '../output/emit.js';
+
+// How a tool call talks to the world. Invariant: nothing a tool does reaches stdout, which is
+// the MCP channel: results go back as the tool's reply, everything else to stderr.
+
+/** A tool's outcome: the value the CLI's --json prints, and optionally the words the caller reads instead. */
+export interface Reply {
+  value: unknown;
+  text?: string;
+}
+
+/** The MCP result of one call (the SDK's CallToolResult shape). */
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A sleep the client's going away cuts short: a wait or an ask must not outlive its caller. */
+function abortableClock(base: Clock, signal: AbortSignal): Clock {
+  return {
+    now: base.now,
+    sleep: (ms) =>
+      new Promise<void>((res, rej) => {
+        const gone = () => {
+          clearTimeout(timer);
+          rej(aborted('the MCP client went away or cancelled the call'));
+        };
+        const timer = setTimeout(() => {
+          signal.removeEventListener('abort', gone);
+          res();
+        }, ms);
+        if (signal.aborted) gone();
+        else signal.addEventListener('abort', gone, { once: true });
+      }),
+  };
+}
+
+/**
+ * The port one tool call runs with: the command's own port with stdout turned away, no person to
+ * confirm anything (the call is the consent), and LAZY_ACTOR set so every commit names the actor.
+ */
+export function callIo(base: Io, actor: Actor, signal: AbortSignal): Io {
+  return {
+    ...base,
+    out: (t) => base.err(t),
+    narrate: (_i, _n, label) => base.err(`lazy mcp: ${label}\n`),
+    isTTY: { stdin: false, stdout: false, stderr: base.isTTY.stderr },
+    confirm: () => Promise.resolve(false),
+    clock: abortableClock(base.clock, signal),
+    env: { ...base.env, LAZY_ACTOR: actor },
+    outOpen: () => !signal.aborted,
+  };
+}
+
+/**
+ * The reply as MCP carries it: the text is exactly what `lazy <command> --json` prints; the structured
+ * copy is that document, or `{"items": […]}` when the CLI prints an array (MCP wants an object there).
+ */
+export function okResult(r: Reply): ToolResult {
+  const doc = JSON.parse(JSON.stringify(r.value ?? null)) as unknown;
+  const structured = doc && typeof doc === 'object' && !Array.isArray(doc) ? doc : { items: doc };
+  return {
+    content: [{ type: 'text', text: r.text ?? jsonText(r.value) }],
+    structuredContent: structured as Record<string, unknown>,
+  };
+}
+
+/** A failure as the CLI's --json error document, flagged as a tool error. */
+export function errorResult(err: unknown): ToolResult {
+  const doc = errorJson(asLazyError(err));
+  return { content: [{ type: 'text', text: jsonText(doc) }], structuredContent: doc, isError: true };
+}

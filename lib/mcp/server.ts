@@ -1,0 +1,124 @@
+import type { Readable, Writable } from 'node:stream';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Actor } from '../core/actor.js';
+import { withEnv } from '../core/env.js';
+import { usageError } from '../core/errors.js';
+import type { Io } from '../core/io.js';
+import { readRun, type RunRecord } from '../agents/runs.js';
+import { openApp, closeApp } from '../ops/app.js';
+import { reportError } from '../output/emit.js';
+import { agentTools } from './agent.js';
+import { builderTools } from './builder.js';
+import { callIo, errorResult, okResult, type ToolResult } from './port.js';
+import { checkArgs, type Tool } from './schema.js';
+
+// `lazy mcp`: lazy's lifecycle operations as MCP tools over stdio. Each call runs like one CLI
+// command: its own app (a reconcile pass first), its own port, the actor of the mode it serves.
+
+export interface ServeOptions {
+  /** The command's port: stderr, the clock and the environment come from it; stdout never does. */
+  io: Io;
+  /** The repository directory (-C). */
+  cwd: string;
+  /** Agent mode: the run lazy launched the agent for. */
+  run?: string;
+  input: Readable;
+  output: Writable;
+  version: string;
+}
+
+interface Mode {
+  actor: Actor;
+  tools: Tool[];
+  /** What the client's model is told about this server when it connects. */
+  instructions: string;
+}
+
+const BUILDER: Mode = {
+  actor: 'builder',
+  tools: builderTools,
+  instructions:
+    "lazy's lifecycle operations on this repository's tasks, recorded with actor builder. " +
+    'Results are what `lazy <command> --json` prints; errors are its JSON errors.',
+};
+
+/** The run the server is bound to, read from the run record lazy wrote when it launched the agent. */
+async function agentMode(o: ServeOptions, run: string): Promise<Mode> {
+  const app = await openApp({ io: o.io, cwd: o.cwd, json: true, reconcile: false });
+  let rec: RunRecord | null | undefined;
+  try {
+    rec = /^[A-Za-z0-9_-]+$/.test(run) ? readRun(app.repo.lazyDir, run) : null;
+  } finally {
+    closeApp(app);
+  }
+  if (!rec) throw usageError(`lazy mcp --run ${run}: this repository has no run ${run}`, { run });
+  return {
+    actor: 'agent',
+    tools: agentTools(rec),
+    instructions:
+      `You are working on lazy task ${rec.task} (run ${rec.id}). Report what you are doing with ` +
+      'lazy_update_progress; end with lazy_finish, or lazy_request_decision when a person must decide.',
+  };
+}
+
+/** One tool call, as one command: a fresh app under the mode's actor, the reply or the CLI's JSON error. */
+async function call(
+  o: ServeOptions,
+  mode: Mode,
+  name: string,
+  args: unknown,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const io = callIo(o.io, mode.actor, signal);
+  return withEnv(io.env, async () => {
+    const tool = mode.tools.find((t) => t.name === name);
+    if (!tool) return errorResult(usageError(`no tool '${name}' here (tools/list names them)`, { tool: name }));
+    let app;
+    try {
+      const checked = checkArgs(tool, args);
+      app = await openApp({ io, cwd: o.cwd, json: true });
+      return okResult(await tool.run({ app, signal }, checked));
+    } catch (e) {
+      return errorResult(e);
+    } finally {
+      if (app) closeApp(app);
+    }
+  });
+}
+
+/**
+ * Serves until the client goes away (stdin ends or the transport closes); calls in flight are aborted
+ * then. Returns the exit code; a failure to start is reported here, in this bundle, on stderr.
+ */
+export async function serveMcp(o: ServeOptions): Promise<number> {
+  try {
+    await serve(o);
+    return 0;
+  } catch (e) {
+    // Never on stdout, even under --json: stdout is the MCP channel.
+    return reportError({ out: o.io.err, err: o.io.err }, false, e);
+  }
+}
+
+async function serve(o: ServeOptions): Promise<void> {
+  const mode = o.run ? await agentMode(o, o.run) : BUILDER;
+  const server = new Server(
+    { name: 'lazy', version: o.version },
+    { capabilities: { tools: {} }, instructions: mode.instructions },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: mode.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
+    call(o, mode, req.params.name, req.params.arguments, extra.signal),
+  );
+  const transport = new StdioServerTransport(o.input, o.output);
+  const closed = new Promise<void>((res) => (server.onclose = res));
+  await server.connect(transport);
+  const end = () => void transport.close();
+  o.input.once('end', end);
+  o.input.once('close', end);
+  await closed;
+}
