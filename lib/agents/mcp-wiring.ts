@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../core/fsutil.js';
 import { nodeBinary } from '../core/proc.js';
+import { env } from '../core/env.js';
 import { runDir } from './runs.js';
 import type { McpServer } from './adapters/adapter.js';
 
@@ -12,9 +13,23 @@ import type { McpServer } from './adapters/adapter.js';
 export function wireMcp(o: { lazyDir: string; repoTop: string; cliPath: string; run: string }): McpServer {
   const argv = [nodeBinary(), o.cliPath, '-C', o.repoTop, 'mcp', '--run', o.run];
   const config = join(runDir(o.lazyDir, o.run), 'mcp.json');
-  const doc = { mcpServers: { lazy: { command: argv[0]!, args: argv.slice(1) } } };
+  const vars = serverEnv();
+  const doc = { mcpServers: { lazy: { command: argv[0]!, args: argv.slice(1), env: vars } } };
   writeFileAtomicSync(config, JSON.stringify(doc, null, 2));
-  return { argv, config };
+  return { argv, config, env: vars };
+}
+
+/**
+ * What the server must see of lazy's own environment (git's identity and config, lazy's settings):
+ * MCP clients start servers with a short list of safe variables (codex, the SDK's stdio client), so
+ * the configuration names these explicitly.
+ */
+function serverEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env()))
+    if (v !== undefined && /^(GIT|LAZY)_[A-Z0-9_]+$/.test(k) && !/^LAZY_(MCP_|RESULT$|RUN$|TASK_ID$|TURN$)/.test(k))
+      out[k] = v;
+  return out;
 }
 
 /** The environment a command agent gets: the command line (splitCommand parses it back) and the config file. */

@@ -46,7 +46,12 @@ t.test('a command agent gets LAZY_MCP_COMMAND and LAZY_MCP_CONFIG; mcp.json name
   const argv = serverArgv(box, run);
   t.same(splitCommand(inv.env.LAZY_MCP_COMMAND!), argv, 'the command line parses back to the server argv');
   t.equal(inv.env.LAZY_MCP_CONFIG, join(dir, 'mcp.json'));
-  t.same(readJson(join(dir, 'mcp.json')), { mcpServers: { lazy: { command: argv[0], args: argv.slice(1) } } });
+  const server = readJson(join(dir, 'mcp.json')).mcpServers.lazy;
+  t.same({ ...server, env: undefined }, { command: argv[0], args: argv.slice(1), env: undefined });
+  // MCP clients start servers with a short list of safe variables: git's identity must be named.
+  t.equal(server.env.GIT_AUTHOR_NAME, 'Ada Lovelace', "the server gets git's identity from lazy's environment");
+  t.equal(server.env.GIT_CONFIG_GLOBAL, box.sb.env.GIT_CONFIG_GLOBAL);
+  t.notOk('LAZY_RUN' in server.env, "the binding is the server's argv, never its environment");
   t.notOk(inv.argv.includes('--mcp-config'), 'a command agent gets nothing extra in argv');
 });
 
@@ -71,6 +76,8 @@ t.test('codex gets -c mcp_servers.lazy.command and .args as TOML values', async 
   const args = values.find((v) => v.startsWith('mcp_servers.lazy.args='))!;
   t.equal(JSON.parse(cmd.slice(cmd.indexOf('=') + 1)), argv[0], 'command: a TOML string of node');
   t.same(JSON.parse(args.slice(args.indexOf('=') + 1)), argv.slice(1), 'args: a TOML array of strings');
+  const envValue = values.find((v) => v.startsWith('mcp_servers.lazy.env='))!;
+  t.match(envValue, /GIT_AUTHOR_NAME = "Ada Lovelace"/, "env: a TOML inline table holding git's identity");
   t.ok(inv.argv.indexOf(cmd) < inv.argv.indexOf('--'), 'options come before --, the prompt after');
   t.notOk('LAZY_MCP_COMMAND' in inv.env);
 });

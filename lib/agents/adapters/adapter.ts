@@ -33,6 +33,8 @@ export interface McpServer {
   argv: string[];
   /** The `mcpServers` JSON file naming it. */
   config: string;
+  /** Variables the server needs from lazy's environment (git identity and config, LAZY_* settings). */
+  env: Record<string, string>;
 }
 
 /** What an adapter learned from the output stream so far. */

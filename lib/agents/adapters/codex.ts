@@ -72,6 +72,10 @@ export const codexMcpArgs = (w: McpServer): string[] => [
   `mcp_servers.lazy.command=${tomlString(w.argv[0]!)}`,
   '-c',
   `mcp_servers.lazy.args=[${w.argv.slice(1).map(tomlString).join(', ')}]`,
+  '-c',
+  `mcp_servers.lazy.env={${Object.entries(w.env)
+    .map(([k, v]) => `${k} = ${tomlString(v)}`)
+    .join(', ')}}`,
 ];
 
 /** codex's turn.completed usage (the thread's so far), normalized: its input_tokens include the cached ones. */
