@@ -53,6 +53,7 @@ t.test('a command agent gets LAZY_MCP_COMMAND and LAZY_MCP_CONFIG; mcp.json name
   t.equal(server.env.GIT_CONFIG_GLOBAL, box.sb.env.GIT_CONFIG_GLOBAL);
   t.notOk('LAZY_RUN' in server.env, "the binding is the server's argv, never its environment");
   t.notOk(inv.argv.includes('--mcp-config'), 'a command agent gets nothing extra in argv');
+  t.equal(inv.env.LAZY_ACTOR, 'agent', "what the agent does through lazy is recorded as the agent's");
 });
 
 t.test('claude gets --mcp-config <run dir>/mcp.json and --allowedTools mcp__lazy, no env', async (t) => {

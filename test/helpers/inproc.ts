@@ -36,21 +36,33 @@ export async function inproc(args: string[], o: InprocOptions): Promise<Recorded
     exitCode: 0,
     stdin: () => (input ? input : undefined),
     editor: () => undefined,
-    io: {
-      out,
-      err,
-      warn: (m) => err(warnLine(m)),
-      isTTY: { stdin: false, stdout: false, stderr: false },
-      confirm: async () => true,
-      narrate: narrator(args.includes('--json'), false, out, err),
-      clock: systemClock,
-      env: { ...o.env, LAZY_CLI: o.cliPath },
-      outOpen: () => true,
-      stepDelayMs: 0,
-      onSignal: () => () => undefined,
-      ...o.io,
-    },
+    io: recordingIo({ env: o.env, cliPath: o.cliPath, json: args.includes('--json'), out, err, io: o.io }),
   };
   const code = await main(args, call);
   return { code, stdout, stderr, signal: null };
+}
+
+/** The port an in-process command (or MCP server) runs with: output recorded, nothing on a terminal. */
+export function recordingIo(o: {
+  env: NodeJS.ProcessEnv;
+  cliPath: string;
+  json: boolean;
+  out: (t: string) => void;
+  err: (t: string) => void;
+  io?: Partial<Io>;
+}): Io {
+  return {
+    out: o.out,
+    err: o.err,
+    warn: (m) => o.err(warnLine(m)),
+    isTTY: { stdin: false, stdout: false, stderr: false },
+    confirm: async () => true,
+    narrate: narrator(o.json, false, o.out, o.err),
+    clock: systemClock,
+    env: { ...o.env, LAZY_CLI: o.cliPath },
+    outOpen: () => true,
+    stepDelayMs: 0,
+    onSignal: () => () => undefined,
+    ...o.io,
+  };
 }

@@ -3,10 +3,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
 import { substateOf } from '../../lib/agents/substate.js';
-import { fakeEnv, mcpClient, type McpClient } from '../helpers/mcp.js';
+import { fakeEnv, mcpClient, mcpInproc } from '../helpers/mcp.js';
 
 // issue 13, `lazy mcp --run <run>` (agent mode): the server is bound to the run lazy launched,
 // acts as actor agent on its own task and direct subtasks only, and writes what the supervisor reads.
+// Behaviour runs the server in this process (mcpInproc); the client going away is the spawned server's.
 
 const AGENT_TOOLS = [
   'lazy_update_progress',
@@ -34,7 +35,7 @@ async function workingTask(t: Test): Promise<{ box: AgentBox; id: string; run: s
 }
 
 /** Stops every working task, then the servers, then removes the sandbox. */
-function cleanUp(t: Test, box: AgentBox, clients: McpClient[]) {
+function cleanUp(t: Test, box: AgentBox, clients: { close(): Promise<unknown> }[]) {
   t.teardown(async () => {
     for (const c of clients) await c.close();
     for (const row of (await box.l.json('list')).value) if (row.status === 'working') await box.l('stop', row.id);
@@ -44,7 +45,7 @@ function cleanUp(t: Test, box: AgentBox, clients: McpClient[]) {
 
 t.test('an agent gets its own tools, bound to its run, recorded as actor agent', async (t) => {
   const { box, id, run, agentEnv } = await workingTask(t);
-  const mcp = await mcpClient(box.sb, ['--run', run], agentEnv);
+  const mcp = await mcpInproc(box.sb, ['--run', run], agentEnv);
   cleanUp(t, box, [mcp]);
   t.same(
     (await mcp.client.listTools()).tools.map((x) => x.name),
@@ -80,7 +81,7 @@ t.test('an agent gets its own tools, bound to its run, recorded as actor agent',
 
 t.test('scope: another task, and accepting its own task, are refused with status and actions', async (t) => {
   const { box, id, run, agentEnv } = await workingTask(t);
-  const mcp = await mcpClient(box.sb, ['--run', run], agentEnv);
+  const mcp = await mcpInproc(box.sb, ['--run', run], agentEnv);
   cleanUp(t, box, [mcp]);
   const stranger = await box.l.create('somebody else’s task');
   for (const [tool, args] of [
@@ -121,7 +122,7 @@ t.test('scope: another task, and accepting its own task, are refused with status
 
 t.test('request_decision and finish write the result envelope the supervisor reads', async (t) => {
   const { box, id, run, agentEnv } = await workingTask(t);
-  const mcp = await mcpClient(box.sb, ['--run', run], agentEnv);
+  const mcp = await mcpInproc(box.sb, ['--run', run], agentEnv);
   cleanUp(t, box, [mcp]);
   const worktree: string = (await box.l.json('show', id)).value.worktree;
   const result = join(worktree, '.lazy', `result-${run}.json`);

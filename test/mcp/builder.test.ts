@@ -1,7 +1,7 @@
 import t from 'tap';
 import { agentSandbox, reviewed } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
-import { fakeEnv, mcpClient } from '../helpers/mcp.js';
+import { fakeEnv, mcpClient, mcpInproc } from '../helpers/mcp.js';
 
 // issue 13, `lazy mcp` (builder mode): every tool is the CLI's operation, its reply what
 // `lazy <command> --json` prints, its commits recorded with actor builder, its errors the CLI's.
@@ -99,7 +99,7 @@ t.test('every builder tool runs its lifecycle operation, recorded with actor bui
 
 t.test("a tool error is the CLI's JSON error, flagged isError", async (t) => {
   const box = await agentSandbox();
-  const mcp = await mcpClient(box.sb);
+  const mcp = await mcpInproc(box.sb);
   t.teardown(async () => {
     await mcp.close();
     await box.sb.cleanup();
@@ -138,7 +138,7 @@ t.test("a tool error is the CLI's JSON error, flagged isError", async (t) => {
 
 t.test("accept through MCP keeps the CLI's guard: a head nobody reviewed is refused", async (t) => {
   const box = await agentSandbox();
-  const mcp = await mcpClient(box.sb);
+  const mcp = await mcpInproc(box.sb);
   t.teardown(async () => {
     await mcp.close();
     await box.sb.cleanup();

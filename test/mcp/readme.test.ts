@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { agentSandbox } from '../helpers/agent.js';
-import { fakeEnv, mcpClient } from '../helpers/mcp.js';
+import { fakeEnv, mcpInproc } from '../helpers/mcp.js';
 
 // The README's MCP tables are the tools' documentation: they must name what tools/list announces,
 // every argument, and which are required (in bold), in both modes.
@@ -56,8 +56,8 @@ t.test("the README's tool tables match tools/list in both modes", async (t) => {
   box.scenario('slow-succeed');
   const id = await box.l.create('the parent', '--accept', 'done');
   const run = (await box.l.json('start', id)).value.run.id;
-  const builder = await mcpClient(box.sb);
-  const agent = await mcpClient(box.sb, ['--run', run], fakeEnv(box.sb, 'slow-succeed'));
+  const builder = await mcpInproc(box.sb);
+  const agent = await mcpInproc(box.sb, ['--run', run], fakeEnv(box.sb, 'slow-succeed'));
   t.teardown(async () => {
     await builder.close();
     await agent.close();

@@ -187,6 +187,8 @@ async function launchAttempt(
       LAZY_TURN: String(rec.turn),
       LAZY_RESULT: t.resultPath,
       LAZY_RUN: rec.id,
+      // What the agent does through lazy (its CLI, its MCP server) is the agent's, whoever started the turn.
+      LAZY_ACTOR: 'agent',
       // claude and codex take the server in argv; any other program finds it here.
       ...(t.mcp && rec.agent.adapter === 'command' ? mcpEnv(t.mcp) : {}),
     },
