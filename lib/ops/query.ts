@@ -7,6 +7,7 @@ import { resolveTaskId } from '../store/refs.js';
 import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
+import type { AdapterName } from '../agents/adapters/adapter.js';
 import type { Substate } from '../agents/substate.js';
 import { prBody } from '../model/pr-body.js';
 import { taskUsage, type UsageTotals } from '../model/usage.js';
@@ -74,7 +75,14 @@ export interface ShownTask extends TaskView {
   usage: UsageTotals;
   interrupt: { [k: string]: unknown } | null;
   worktree: string | null;
-  run: { id: string; host: string | null; heartbeat_age_s: number | null; log: string[] } | null;
+  run: {
+    id: string;
+    host: string | null;
+    /** The adapter whose dialect the raw log lines speak (text output renders them readable). */
+    adapter: AdapterName | null;
+    heartbeat_age_s: number | null;
+    log: string[];
+  } | null;
   /** The running turn waits for the agent's usage limit to reset (this machine's runs only). */
   waiting: Waiting | null;
   /** What the running turn is doing, as its agent told lazy's MCP server (this machine's runs only). */
@@ -108,7 +116,13 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     } catch {
       /* not here */
     }
-    run = { id: runId, host: rec?.host ?? null, heartbeat_age_s: age, log: logTail(app.repo.lazyDir, runId, 20) };
+    run = {
+      id: runId,
+      host: rec?.host ?? null,
+      adapter: rec?.agent.adapter ?? null,
+      heartbeat_age_s: age,
+      log: logTail(app.repo.lazyDir, runId, 20),
+    };
   }
   let news: BranchNews | null = null;
   if (v.status === 'submitted') {

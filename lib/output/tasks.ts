@@ -3,6 +3,8 @@ import type { ListedTask, ShownTask } from '../ops/query.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { substateLabel, type Substate } from '../agents/substate.js';
 import { renderReview, renderSubmission } from './review.js';
+import { renderLog } from './stream.js';
+import { ADAPTERS } from '../agents/adapters/registry.js';
 import type { Closed } from '../ops/close.js';
 import { ago, indent, shortTime, table, truncate } from './format.js';
 import { sanitizeLine } from '../core/sanitize.js';
@@ -134,7 +136,9 @@ export function renderShow(v: ShownTask): string {
   lines.push('', 'Changelog', indent(v.changelog.map(changeLine).join('\n')));
   if (v.run && v.run.log.length && (v.status === 'working' || v.status === 'interrupted')) {
     const beat = v.run.heartbeat_age_s !== null ? `, heartbeat ${v.run.heartbeat_age_s}s ago` : '';
-    lines.push('', `Current turn log (run ${v.run.id}${beat})`, indent(v.run.log.join('\n')));
+    const adapter = v.run.adapter ? ADAPTERS[v.run.adapter] : undefined;
+    const log = renderLog(adapter, v.run.log.join('\n')).trimEnd();
+    lines.push('', `Current turn log (run ${v.run.id}${beat})`, indent(log || '(nothing readable yet)'));
   }
   return lines.join('\n');
 }

@@ -140,3 +140,25 @@ t.test('a follower joining a long run late starts at its first whole line, and t
   );
   t.equal(lines.at(-1), 'line 3000');
 });
+
+t.test("show's current turn log is readable too; its --json keeps the raw lines", async (t) => {
+  const box = await agentSandbox({ adapter: 'claude' });
+  t.teardown(box.sb.cleanup);
+  box.scenario('ran-commands-hang');
+  const id = await box.l.create('run the checks', '--accept', 'done');
+  t.equal((await box.l('start', id)).code, 0);
+  const text = await eventually(async () => {
+    const r = await box.l('show', id);
+    return r.stdout.includes('$ npm run lint') ? r.stdout : undefined;
+  });
+  const log = text.slice(text.indexOf('Current turn log'));
+  t.same(noJson(log), [], 'no raw JSON in the text view');
+  t.match(log, /✗ exit 1: lint: 1 problem/, 'a failure marked');
+  const shown = (await box.l.json('show', id)).value;
+  t.equal(shown.run.adapter, 'claude');
+  t.ok(
+    shown.run.log.some((l: string) => l.startsWith('{')),
+    'the JSON keeps the raw stream',
+  );
+  await box.l('stop', id);
+});
