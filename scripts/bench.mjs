@@ -5,9 +5,10 @@ import { rmSync, writeFileSync, readdirSync, readFileSync, cpSync } from 'node:f
 import { join } from 'node:path';
 import { LAZY, REPS, lazy, log, median, root, row, rows, sh, timed, work } from './bench-lib.mjs';
 import { fleetBench } from './bench-fleet.mjs';
+import { mcpBench } from './bench-mcp.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
-// BENCH_ONLY=fleet runs the fleet's rows alone.
+// BENCH_ONLY=fleet (or mcp) runs those rows alone.
 const ONLY = process.env.BENCH_ONLY;
 
 function seededRepo(n) {
@@ -27,8 +28,9 @@ function seededRepo(n) {
 const node0 = () => median(() => timed(process.execPath, ['-e', '0'], work));
 
 try {
-  if (ONLY !== 'fleet') await storeAndSync();
-  await fleetBench();
+  if (!ONLY) await storeAndSync();
+  if (!ONLY || ONLY === 'mcp') await mcpBench();
+  if (!ONLY || ONLY === 'fleet') await fleetBench();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
