@@ -59,7 +59,15 @@ async function writeEnvelope(app: App, rec: RunRecord, action: string, doc: Enve
 
 const COMMAND = object({ command: { type: 'string' }, exit_code: { type: 'integer' } }, ['command', 'exit_code']);
 
+/** An ask is read-only: its agent reports and answers, and changes nothing else through lazy. */
+const ASK_TOOLS = new Set(['lazy_update_progress', 'lazy_finish', 'lazy_show']);
+
 export function agentTools(rec: RunRecord): Tool[] {
+  const tools = allAgentTools(rec);
+  return rec.kind === 'ask' ? tools.filter((t) => ASK_TOOLS.has(t.name)) : tools;
+}
+
+function allAgentTools(rec: RunRecord): Tool[] {
   const lazyDir = (app: App) => app.repo.lazyDir;
   return [
     {

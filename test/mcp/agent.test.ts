@@ -184,3 +184,16 @@ t.test('lazy_wait on a subtask shows as the substate and clears when the client 
   t.equal(substateOf(lazyDir, { status: 'working', current_run: run }), null, 'and so is the substate');
   t.type(await pending, Error, 'the call ended with the connection');
 });
+
+t.test('an ask run is read-only: its agent reports, answers and reads, and changes nothing else', async (t) => {
+  const { agentTools } = await import('../../lib/mcp/agent.js');
+  const rec = { id: 'r1', task: 'abcd1234', kind: 'ask', worktree: '/nowhere' } as any;
+  t.same(
+    agentTools(rec).map((x) => x.name),
+    ['lazy_update_progress', 'lazy_finish', 'lazy_show'],
+  );
+  t.same(
+    agentTools({ ...rec, kind: 'work' }).map((x) => x.name),
+    AGENT_TOOLS,
+  );
+});
