@@ -145,7 +145,8 @@ t.test(
     t.teardown(tm.cleanup);
     const [id] = await seeded(boxes, 1);
     const [seed, w] = boxes;
-    const worker = startWorker(w!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_SLEEP_MS: '2500' });
+    // The turn outlasts the teammate's pull, comment and push even on a loaded machine (they took over 2.5 s once).
+    const worker = startWorker(w!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_SLEEP_MS: '10000' });
     await eventually(() => runsPerTask([w!.log!]).size === 1, 30_000, 'the turn to start');
     t.equal((await seed!.l('pull')).code, 0);
     t.equal((await seed!.l('comment', id!, '-m', 'a note while it works')).code, 0);
