@@ -1,7 +1,11 @@
 import t from 'tap';
-import { sandbox, lazySpawn, cli } from '../helpers/env.js';
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { sandbox, lazySpawn, cli, LAZY, ROOT } from '../helpers/env.js';
 import { commandSpecs, globalSpec } from '../../bin/registry.js';
 import { specOf, type CommandSpec } from '../../bin/spec.js';
+import { exitCodes, manPage } from '../../bin/man.js';
 
 // Help and discovery: every way of asking prints help and exits 0, every argument is
 // described, help fits the terminal, and a missing argument names itself.
@@ -119,4 +123,72 @@ t.test('a missing argument names itself (exit 2; a JSON error with --json)', asy
   t.match((await run('create')).stderr, /missing <goal\.\.>: what the task should achieve/);
   t.match((await run('config')).stderr, /missing <action>: /);
   t.match((await run('completion')).stderr, /missing <shell>: the shell/);
+});
+
+/** A man page as a person reads it: man -l, else groff, else the troff source with its escapes dropped. */
+function rendered(file: string): string {
+  const env = { ...process.env, MANWIDTH: '100', MANPAGER: 'cat', PAGER: 'cat', LC_ALL: 'C.UTF-8' };
+  for (const [cmd, args] of [
+    ['man', ['-l', file]],
+    ['groff', ['-man', '-Tutf8', file]],
+  ] as const) {
+    const r = spawnSync(cmd, args, { env, encoding: 'utf8' });
+    if (!r.error && r.status === 0 && r.stdout.trim()) return r.stdout.replace(/.\x08/g, '');
+  }
+  return readFileSync(file, 'utf8')
+    .replace(/\\f[BIR]|\\&/g, '')
+    .replace(/\\-/g, '-');
+}
+
+t.test('the build writes lazy.1 and git-lazy.1 from the command definitions; package.json installs them', async (t) => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  t.same(pkg.man, ['./dist/man/lazy.1', './dist/man/git-lazy.1']);
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  t.same(
+    exitCodes(readme).map(([c]) => c),
+    ['0', '1', '2', '3', '4', '5', '6', '7'],
+  );
+  for (const page of ['lazy', 'git-lazy']) {
+    const file = join(ROOT, 'dist', 'man', `${page}.1`);
+    t.equal(readFileSync(file, 'utf8'), manPage({ page, version: pkg.version, readme }), `${page}.1 is current`);
+    const text = rendered(file).replace(/\u2010\n\s*/g, '');
+    t.match(text, new RegExp(`^${page.toUpperCase()}\\(1\\)`), `${page}.1 renders`);
+    const prefix = page === 'lazy' ? 'lazy' : 'git lazy';
+    for (const s of commandSpecs().filter((c) => c.describe !== false)) {
+      t.match(text, new RegExp(`\\n\\s+${prefix} ${s.name}\\b`), `${page}.1 names ${s.name}`);
+      for (const o of s.options)
+        t.ok(text.includes(o.name.length > 1 ? `--${o.name}` : `-${o.name}`), `${s.name} ${o.name}`);
+    }
+    t.notMatch(text, /__supervise|__bench-seed|__demo-agent/, 'hidden commands stay hidden');
+    for (const [code, meaning] of exitCodes(readme)) {
+      t.match(text, new RegExp(`\\n\\s+${code}\\s+${meaning.split(' ')[0]}`), `exit ${code}`);
+    }
+    const warn = spawnSync('groff', ['-man', '-ww', '-z', file], { encoding: 'utf8' });
+    if (!warn.error) t.equal(warn.stderr, '', `groff has no warning about ${page}.1`);
+  }
+});
+
+t.test('git lazy --help opens the man page (git runs man git-lazy)', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  if (spawnSync('man', ['--version']).error) {
+    t.comment('man is not installed');
+    return;
+  }
+  const man1 = join(sb.home, 'man', 'man1');
+  const bin = join(sb.home, 'bin');
+  mkdirSync(man1, { recursive: true });
+  mkdirSync(bin);
+  symlinkSync(join(ROOT, 'dist', 'man', 'git-lazy.1'), join(man1, 'git-lazy.1'));
+  symlinkSync(LAZY, join(bin, 'git-lazy'));
+  const env = {
+    ...sb.env,
+    PATH: `${bin}:${dirname(process.execPath)}:${process.env.PATH}`,
+    MANPATH: join(sb.home, 'man'),
+    MANPAGER: 'cat',
+    MANWIDTH: '100',
+  };
+  const r = spawnSync('git', ['lazy', '--help'], { cwd: sb.dir, env, encoding: 'utf8' });
+  t.equal(r.status, 0, r.stderr);
+  t.match(r.stdout.replace(/.\x08/g, ''), /GIT-LAZY\(1\)[\s\S]*git lazy accept/);
 });
