@@ -1,5 +1,5 @@
 import t from 'tap';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sandbox, lazySpawn, cli, gitSync, LAZY, type Sandbox } from '../helpers/env.js';
@@ -150,4 +150,39 @@ t.test("yargs' hidden completion protocol gets the same answers (no --C, no --a)
   const offered = r.stdout.split('\n').map((l) => l.split('\t')[0]);
   t.ok(offered.includes('--all') && offered.includes('--status'), 'long flags');
   t.notOk(offered.includes('--C') || offered.includes('--a') || offered.includes('--s'), 'no --C, --a or --s');
+});
+
+t.test("git lazy completes through git's own bash completion (_git_lazy)", async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const gitCompletion = '/usr/share/bash-completion/completions/git';
+  if (!existsSync(gitCompletion)) {
+    t.comment("git's bash completion is not installed");
+    return;
+  }
+  const id = await cli(sb).create('via git');
+  t.equal((await cli(sb).spawn('list')).code, 0);
+  const script = join(sb.home, 'lazy.bash');
+  const env = { ...sb.env, PATH: pathWithLazy(sb) };
+  writeFileSync(script, spawnSync(process.execPath, [LAZY, 'completion', 'bash'], { env, encoding: 'utf8' }).stdout);
+  const ask = (line: string) => {
+    const words = line.split(' ');
+    const r = spawnSync(
+      'bash',
+      [
+        '--norc',
+        '-c',
+        `source ${gitCompletion}; source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); ` +
+          `COMP_CWORD=${words.length - 1}; COMP_LINE='${line}'; COMP_POINT=${line.length}; ` +
+          `__git_wrap__git_main; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      ],
+      { cwd: sb.dir, env, encoding: 'utf8' },
+    );
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((w) => w.trim());
+  };
+  t.same(ask('git lazy sh'), ['show']);
+  t.same(ask('git lazy show '), [id]);
 });
