@@ -89,9 +89,6 @@ async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<nu
     .scriptName('lazy')
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
     .command(COMMANDS as never)
-    .command('help [command]', 'Show help for a command (also: lazy <command> --help)', (y) =>
-      y.positional('command', { type: 'string', describe: 'the command to explain' }),
-    )
     .epilog(EPILOG)
     .demandCommand(1, 'name a command (lazy --help lists them)')
     .strict()

@@ -59,7 +59,6 @@ async function candidates(
   if (cur.startsWith('-')) return flags(spec);
   if (!spec) return commands();
   const words = positionalWords(before, valuedOptions(spec)).slice(1);
-  if (spec.name === 'help') return words.length ? [] : commands();
   const last = spec.positionals[spec.positionals.length - 1];
   const positional = spec.positionals[words.length] ?? (last?.variadic ? last : undefined);
   return positional ? valuesOf(positional, cur, cwd) : [];
@@ -67,10 +66,7 @@ async function candidates(
 
 function commands(): Candidate[] {
   const visible = commandSpecs().filter((s) => s.describe !== false);
-  return [
-    ...visible.map((s): Candidate => [s.name, s.describe as string]),
-    ['help', 'Show help for a command (also: lazy <command> --help)'],
-  ];
+  return visible.map((s): Candidate => [s.name, s.describe as string]);
 }
 
 function flags(spec: CommandSpec | undefined): Candidate[] {
@@ -80,6 +76,7 @@ function flags(spec: CommandSpec | undefined): Candidate[] {
 
 async function valuesOf(arg: ArgSpec, cur: string, cwd: string): Promise<Candidate[] | string> {
   if (arg.choices) return arg.choices.map((c): Candidate => [c]);
+  if (arg.name === 'command') return commands();
   if (arg.name === 'C') return ':dirs';
   if (arg.name.endsWith('-file')) return ':files';
   if (arg.name === 'status') {

@@ -37,6 +37,7 @@ import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
 import * as benchSeed from './commands/bench-seed.js';
 import * as completion from './commands/completion.js';
+import * as help from './commands/help.js';
 import type { Argv } from 'yargs';
 import { specOf, type CommandModule, type CommandSpec } from './spec.js';
 
@@ -77,6 +78,7 @@ export const COMMANDS = [
   config,
   doctor,
   completion,
+  help,
   mcp,
   demo,
   supervise,
