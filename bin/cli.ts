@@ -1,47 +1,12 @@
 import yargs from 'yargs';
-import * as init from './commands/init.js';
-import * as create from './commands/create.js';
-import * as list from './commands/list.js';
-import * as show from './commands/show.js';
-import * as log from './commands/log.js';
-import * as comment from './commands/comment.js';
-import * as close from './commands/close.js';
-import * as reject from './commands/reject.js';
-import * as reopen from './commands/reopen.js';
-import * as doctor from './commands/doctor.js';
-import * as demo from './commands/demo.js';
-import * as start from './commands/start.js';
-import * as queue from './commands/queue.js';
-import * as unqueue from './commands/unqueue.js';
-import * as pause from './commands/pause.js';
-import * as unpause from './commands/unpause.js';
-import * as unblock from './commands/unblock.js';
-import * as answer from './commands/answer.js';
-import * as resume from './commands/resume.js';
-import * as ask from './commands/ask.js';
-import * as stop from './commands/stop.js';
-import * as wait from './commands/wait.js';
-import * as pair from './commands/pair.js';
-import * as config from './commands/config.js';
-import * as watch from './commands/watch.js';
-import * as accept from './commands/accept.js';
-import * as submit from './commands/submit.js';
-import * as diff from './commands/diff.js';
-import * as edit from './commands/edit.js';
-import * as inbox from './commands/inbox.js';
-import * as pull from './commands/pull.js';
-import * as push from './commands/push.js';
-import * as sync from './commands/sync.js';
-import * as work from './commands/work.js';
-import * as mcp from './commands/mcp.js';
-import * as supervise from './commands/supervise.js';
-import * as demoAgent from './commands/demo-agent.js';
-import * as benchSeed from './commands/bench-seed.js';
 import { reportError } from '../lib/output/emit.js';
 import { guardPipes, outputFailure } from './pipes.js';
 import { inCall, type Call } from './call.js';
 import { processCall } from './io.js';
 import { usageError } from '../lib/core/errors.js';
+import { terminalColumns } from '../lib/core/env.js';
+import { COMMANDS, commandSpecs, globalOptions, HELP_DESCRIBE, VERSION_DESCRIBE } from './registry.js';
+import { findSpec, positionalWords } from './spec.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
 // bin/lazy.cjs loads the bundle of this file and calls main().
@@ -51,80 +16,100 @@ declare const LAZY_VERSION: string;
 /** The real port, for entry points that adjust it before calling main() (test/fixtures/slow-accept.cjs). */
 export { processCall };
 
-const COMMANDS = [
-  init,
-  create,
-  list,
-  show,
-  log,
-  diff,
-  inbox,
-  comment,
-  edit,
-  start,
-  queue,
-  unqueue,
-  pause,
-  unpause,
-  unblock,
-  answer,
-  resume,
-  ask,
-  stop,
-  wait,
-  pair,
-  watch,
-  accept,
-  submit,
-  close,
-  reject,
-  reopen,
-  pull,
-  push,
-  sync,
-  work,
-  config,
-  doctor,
-  mcp,
-  demo,
-  supervise,
-  demoAgent,
-  benchSeed,
-];
-
 /** Runs one command line; `call` is the port it talks through (this process's, unless given). */
 export async function main(argv: string[], call?: Call): Promise<number> {
   const wantsJson = argv.includes('--json');
   if (!call) guardPipes();
   const c = call ?? processCall(wantsJson);
-  const code = await inCall(c, () => parse(argv, c, wantsJson));
+  const code = await inCall(c, () => (isCompletion(argv) ? completeWords(argv, c) : parse(argv, c, wantsJson)));
   if (call) return code;
   const failure = await outputFailure();
   if (failure) process.stderr.write(`lazy: output was not written: ${failure}\n`);
   return failure && code === 0 ? 1 : code;
 }
 
+const EPILOG =
+  'A task is named by its id or any unique prefix of 4+ characters. Exit codes and more: man lazy ' +
+  '(git lazy --help). Shell completion: lazy completion bash|zsh|fish.';
+
+/** Global options whose value is the next word (`-C dir`). */
+const VALUED = new Set(['C']);
+
+/** Shell completion's request (bin/completion.ts): answered without yargs, the store or a reconcile. */
+const isCompletion = (argv: string[]) => argv[0] === '__complete' || argv.includes('--get-yargs-completions');
+
+async function completeWords(argv: string[], call: Call): Promise<number> {
+  const { complete } = await import('./completion.js');
+  // yargs' own protocol (--get-yargs-completions $0 words…) is answered the same way, without its --C and --a.
+  const words = argv[0] === '__complete' ? argv.slice(1) : argv.slice(argv.indexOf('--get-yargs-completions') + 2);
+  call.io.out(await complete(words[0] === '--' ? words.slice(1) : words, call.cwd));
+  return 0;
+}
+
+/**
+ * `lazy`, `lazy help` and `lazy help <command>` are spelled as --help; a command help does not
+ * know is a usage error, as it is everywhere else.
+ */
+function helpArgv(argv: string[]): string[] {
+  const words = positionalWords(argv, VALUED);
+  if (!words.length) return argv.some((w) => /^--(help|version)$|^-h$/.test(w)) ? argv : [...argv, '--help'];
+  if (words[0] !== 'help') return argv;
+  const named = words[1];
+  if (named !== undefined && !findSpec(commandSpecs(), named)) {
+    throw usageError(`no such command: ${named}`, { hint: 'lazy --help lists the commands' });
+  }
+  const rest = argv.filter((w, i) => i !== argv.indexOf('help'));
+  return [...rest, '--help'];
+}
+
+/** Help fits the terminal: COLUMNS (as the shell exports it), else the terminal's width, else 80; never wider than 120. */
+function helpWidth(call: Call): number {
+  const cols = Number(call.io.env.COLUMNS);
+  const width = Number.isInteger(cols) && cols >= 40 ? cols : call.io.isTTY.stdout ? terminalColumns() : undefined;
+  return Math.min(width ?? 80, 120);
+}
+
+/** yargs' "Not enough non-option arguments: got N" names no argument: name the one that is missing. */
+function missingArgument(msg: string, argv: string[]): Error | undefined {
+  const got = /^Not enough non-option arguments: got (\d+)/.exec(msg);
+  const spec = got && findSpec(commandSpecs(), positionalWords(argv, VALUED)[0]);
+  const arg = spec?.positionals.filter((p) => p.required)[Number(got![1])];
+  if (!spec || !arg) return undefined;
+  const name = arg.variadic ? `${arg.name}..` : arg.name;
+  return usageError(`missing <${name}>${arg.describe ? `: ${arg.describe}` : ''}`, {
+    command: spec.name,
+    argument: arg.name,
+    hint: `lazy ${spec.name} --help shows its arguments`,
+  });
+}
+
 async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<number> {
-  const parser = yargs()
+  let args = argv;
+  const parser = globalOptions(yargs())
     .scriptName('lazy')
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
-    .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
-    .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' })
     .command(COMMANDS as never)
+    .epilog(EPILOG)
     .demandCommand(1, 'name a command (lazy --help lists them)')
     .strict()
     .recommendCommands()
-    .help()
-    .version(typeof LAZY_VERSION === 'string' ? LAZY_VERSION : 'dev')
-    .wrap(null)
+    .help('help', HELP_DESCRIBE)
+    .alias('help', 'h')
+    .version('version', VERSION_DESCRIBE, typeof LAZY_VERSION === 'string' ? LAZY_VERSION : 'dev')
+    .wrap(helpWidth(call))
     .exitProcess(false)
     .fail((msg, err) => {
-      throw err ?? usageError(msg, { hint: 'lazy --help lists the commands; lazy <command> --help their options' });
+      throw (
+        err ??
+        missingArgument(msg, args) ??
+        usageError(msg, { hint: 'lazy --help lists the commands; lazy <command> --help their options' })
+      );
     });
   try {
+    args = helpArgv(argv);
     // With a callback yargs hands help and version text back instead of printing it.
     let printed = '';
-    await parser.parseAsync(argv, {}, (_e, _a, output) => {
+    await parser.parseAsync(args, {}, (_e, _a, output) => {
       printed = output;
     });
     if (printed) call.io.out(printed.endsWith('\n') ? printed : `${printed}\n`);

@@ -2,6 +2,7 @@
 // into one CommonJS file that bin/lazy.cjs loads through V8's code cache.
 import { readdirSync, readFileSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -64,6 +65,19 @@ async function bundle(entry, outfile) {
   });
 }
 
+// The man pages come from the command definitions themselves (bin/man.ts), bundled for this build only.
+async function writeManPages() {
+  const outfile = join(root, 'build', 'man.cjs');
+  await bundle(join(root, 'bin', 'man.ts'), outfile);
+  const { manPage } = createRequire(import.meta.url)(outfile);
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  mkdirSync(join(root, 'dist', 'man'), { recursive: true });
+  for (const page of ['lazy', 'git-lazy']) {
+    writeFileSync(join(root, 'dist', 'man', `${page}.1`), manPage({ page, version, readme }));
+  }
+}
+
 const names = compileValidators();
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 for (const [entry, outfile] of BUNDLES) {
@@ -79,4 +93,5 @@ for (const [entry, outfile] of BUNDLES) {
     );
   }
 }
-console.log(`built dist/cli.cjs and dist/mcp.cjs (validators: ${names.join(', ')})`);
+await writeManPages();
+console.log(`built dist/cli.cjs, dist/mcp.cjs and dist/man/ (lazy.1, git-lazy.1) (validators: ${names.join(', ')})`);

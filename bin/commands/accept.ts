@@ -7,7 +7,7 @@ export const describe = 'Squash-merge the task into its target (the parent task 
 export const builder = (y: Argv) =>
   decisionOptions(
     y
-      .positional('id', { type: 'string' })
+      .positional('id', { type: 'string', describe: 'the task to accept' })
       .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask for confirmation' }),
     'before merging',
   );

@@ -6,9 +6,9 @@ export const command = 'answer <id>';
 export const describe = "Answer a pending decision (the agent's question, or a missing completion condition)";
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string' })
+    .positional('id', { type: 'string', describe: 'the task whose decision to answer' })
     .option('message', { alias: 'm', type: 'string', describe: 'the answer' })
-    .option('follow', { alias: 'f', type: 'boolean' });
+    .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" });
 
 export const handler = (a: GlobalArgs & FollowArgs & { id: string; message?: string }) =>
   run(

@@ -6,7 +6,7 @@ export const command = 'ask <id>';
 export const describe = "Ask the task's agent a question; its status is unchanged afterwards";
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string' })
+    .positional('id', { type: 'string', describe: 'the task whose agent to ask' })
     .option('message', { alias: 'm', type: 'string', describe: 'the question' })
     .option('timeout', { type: 'number', describe: 'give up waiting after S seconds (the answer is still recorded)' });
 

@@ -4,7 +4,7 @@ import { run, type GlobalArgs } from '../run.js';
 // Hidden: seeds N tasks through the store's own documents (npm run bench uses it).
 export const command = '__bench-seed <count>';
 export const describe = false;
-export const builder = (y: Argv) => y.positional('count', { type: 'number' });
+export const builder = (y: Argv) => y.positional('count', { type: 'number', describe: 'how many tasks to seed' });
 
 export const handler = (a: GlobalArgs & { count: number }) =>
   run(

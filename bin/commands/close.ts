@@ -9,7 +9,7 @@ export function abandonCommand(action: 'close' | 'reject', describe: string) {
     describe,
     builder: (y: Argv) =>
       y
-        .positional('id', { type: 'string' })
+        .positional('id', { type: 'string', describe: `the task to ${action}` })
         .option('message', { alias: 'm', type: 'string', describe: 'the reason' })
         .option('delete-branch', {
           type: 'boolean',

@@ -5,7 +5,7 @@ export const command = 'comment <id>';
 export const describe = 'Add a comment (a human turn that changes no status)';
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string' })
+    .positional('id', { type: 'string', describe: 'the task to comment on' })
     .option('message', { alias: 'm', type: 'string', describe: 'the comment (or pipe it on stdin)' });
 
 export const handler = (a: GlobalArgs & { id: string; message?: string }) =>

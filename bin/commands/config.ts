@@ -7,7 +7,10 @@ export const describe =
   'Read or change settings: config set|unset|get KEY [VALUE] [--local], config list, config trust';
 export const builder = (y: Argv) =>
   y
-    .positional('action', { choices: ['set', 'unset', 'get', 'list', 'trust'] as const })
+    .positional('action', {
+      choices: ['set', 'unset', 'get', 'list', 'trust'] as const,
+      describe: 'what to do with the settings',
+    })
     .positional('key', {
       type: 'string',
       describe:
@@ -15,7 +18,7 @@ export const builder = (y: Argv) =>
         'watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms, ' +
         'usage_limit_recheck_ms, usage_limit_max_wait_ms, mcp, forge.pr_command',
     })
-    .positional('value', { type: 'string' })
+    .positional('value', { type: 'string', describe: 'the value to set (config set only)' })
     .option('local', { type: 'boolean', describe: 'this clone only (.git/lazy/config.yaml, never pushed)' });
 
 interface Args extends GlobalArgs {

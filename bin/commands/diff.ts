@@ -4,7 +4,9 @@ import { run, type GlobalArgs } from '../run.js';
 export const command = 'diff <id>';
 export const describe = 'The task branch against its base';
 export const builder = (y: Argv) =>
-  y.positional('id', { type: 'string' }).option('stat', { type: 'boolean', describe: 'a diffstat only' });
+  y
+    .positional('id', { type: 'string', describe: 'the task whose branch to diff' })
+    .option('stat', { type: 'boolean', describe: 'a diffstat only' });
 
 export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
   run(

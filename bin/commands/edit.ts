@@ -6,12 +6,12 @@ export const command = 'edit <id>';
 export const describe = 'Change a task: --goal, --prompt, add --accept criteria or --tag, set --agent';
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string' })
-    .option('goal', { type: 'string' })
-    .option('prompt', { type: 'string' })
+    .positional('id', { type: 'string', describe: 'the task to change' })
+    .option('goal', { type: 'string', describe: 'replace the goal' })
+    .option('prompt', { type: 'string', describe: 'replace the instructions for the agent' })
     .option('accept', { type: 'string', array: true, describe: 'add an acceptance criterion (repeatable)' })
     .option('tag', { type: 'string', array: true, describe: 'add a tag (repeatable)' })
-    .option('agent', { type: 'string' });
+    .option('agent', { type: 'string', describe: 'the agent to run this task with' });
 
 interface Args extends GlobalArgs {
   id: string;

@@ -4,7 +4,7 @@ import { renderLog } from '../../lib/output/log.js';
 
 export const command = 'log <id>';
 export const describe = "The task's history, one line per commit";
-export const builder = (y: Argv) => y.positional('id', { type: 'string' });
+export const builder = (y: Argv) => y.positional('id', { type: 'string', describe: 'the task whose history to print' });
 
 export const handler = (a: GlobalArgs & { id: string }) =>
   run(

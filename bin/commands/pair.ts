@@ -4,7 +4,7 @@ import { renderPaired } from '../../lib/output/turns.js';
 
 export const command = 'pair <id>';
 export const describe = "Work interactively in the task's worktree (its agent's interactive command, or $SHELL)";
-export const builder = (y: Argv) => y.positional('id', { type: 'string' });
+export const builder = (y: Argv) => y.positional('id', { type: 'string', describe: 'the task to work on' });
 
 export const handler = (a: GlobalArgs & { id: string }) =>
   run(

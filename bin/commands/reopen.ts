@@ -6,7 +6,7 @@ export const command = 'reopen <id>';
 export const describe = 'Reopen a complete or abandoned task';
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string' })
+    .positional('id', { type: 'string', describe: 'the task to reopen' })
     .option('reason', { alias: 'm', type: 'string', describe: 'why (required for a complete task)' });
 
 export const handler = (a: GlobalArgs & { id: string; reason?: string }) =>

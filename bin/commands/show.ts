@@ -6,7 +6,7 @@ import { renderMarkdown } from '../../lib/output/review.js';
 export const command = 'show <id>';
 export const describe = 'Show a task: record, status, available actions, turns and changelog';
 export const builder = (y: Argv) =>
-  y.positional('id', { type: 'string', describe: 'task id or unique prefix (4+ chars)' }).option('markdown', {
+  y.positional('id', { type: 'string', describe: 'the task to show' }).option('markdown', {
     type: 'boolean',
     describe: 'print the review as the Markdown pull request body lazy submit hands to forge.pr_command',
   });

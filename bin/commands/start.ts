@@ -6,7 +6,7 @@ export const command = 'start <id>';
 export const describe = "Launch the task's first turn (returns once it is running)";
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string' })
+    .positional('id', { type: 'string', describe: 'the task to start' })
     .option('agent', { type: 'string', describe: 'agent to use for this task' })
     .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" });
 

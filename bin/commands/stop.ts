@@ -4,7 +4,7 @@ import { renderStopped } from '../../lib/output/turns.js';
 
 export const command = 'stop <id>';
 export const describe = 'Stop a running turn: SIGTERM, then SIGKILL after a grace period; no auto-resume';
-export const builder = (y: Argv) => y.positional('id', { type: 'string' });
+export const builder = (y: Argv) => y.positional('id', { type: 'string', describe: 'the task whose turn to stop' });
 
 export const handler = (a: GlobalArgs & { id: string }) =>
   run(

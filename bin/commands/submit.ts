@@ -8,7 +8,7 @@ export const describe =
   'Hand the reviewed work to a forge: push lazy/<id> to the remote, mark the task submitted, run forge.pr_command';
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string', describe: 'task id or unique prefix (4+ chars)' })
+    .positional('id', { type: 'string', describe: 'the task to submit' })
     .positional('remote', { type: 'string', describe: 'the git remote (default: origin, or the only one)' });
 
 export const handler = (a: GlobalArgs & { id: string; remote?: string }) => {

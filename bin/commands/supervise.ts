@@ -6,7 +6,7 @@ import { currentCall } from '../call.js';
 // Hidden: the detached per-turn supervisor that lazy start/unblock/resume launch.
 export const command = '__supervise <run>';
 export const describe = false;
-export const builder = (y: Argv) => y.positional('run', { type: 'string' });
+export const builder = (y: Argv) => y.positional('run', { type: 'string', describe: 'the run to supervise' });
 
 export const handler = async (a: { run: string }) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');

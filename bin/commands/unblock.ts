@@ -17,7 +17,7 @@ export const describe = 'Send feedback and start the next turn (-m, stdin or $ED
 export const builder = (y: Argv) =>
   decisionOptions(
     y
-      .positional('id', { type: 'string' })
+      .positional('id', { type: 'string', describe: 'the task to send feedback to' })
       .option('message', { alias: 'm', type: 'string', describe: 'the feedback' })
       .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" }),
     'on the task branch',

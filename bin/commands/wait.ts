@@ -6,7 +6,7 @@ export const command = 'wait <id>';
 export const describe = 'Block until the task leaves working; exit 0 when it is blocked or in conflict';
 export const builder = (y: Argv) =>
   y
-    .positional('id', { type: 'string' })
+    .positional('id', { type: 'string', describe: 'the task to wait for' })
     .option('timeout', { type: 'number', describe: 'give up after S seconds (exit 5)' })
     .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output, readable, while waiting" });
 

@@ -1,0 +1,170 @@
+import { resolve } from 'node:path';
+import { commandSpecs, globalSpec } from './registry.js';
+import { findSpec, positionalWords, type ArgSpec, type CommandSpec } from './spec.js';
+import { STATUSES } from '../lib/model/status.js';
+
+// Shell completion. The scripts (`lazy completion bash|zsh|fish`) hand the words typed so
+// far to `lazy __complete -- <words…>`, which prints one candidate a line (`value<TAB>what
+// it is`), or `:dirs` / `:files` for the shell to complete paths itself. Start-up is a
+// feature: this answers from the command definitions and the listing index alone, never
+// opening the store or reconciling.
+
+export type Shell = 'bash' | 'zsh' | 'fish';
+export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
+
+type Candidate = [value: string, describe?: string];
+
+/** Candidates for the last of `words` (the words after `lazy`; the last one is being typed, possibly ''). */
+export async function complete(words: string[], cwd: string): Promise<string> {
+  const typed = words.length ? words : [''];
+  const cur = typed[typed.length - 1]!;
+  const before = typed.slice(0, -1);
+  const valued = valuedOptions(undefined);
+  const dirAt = before.lastIndexOf('-C');
+  const where = dirAt >= 0 && before[dirAt + 1] ? resolve(cwd, before[dirAt + 1]!) : cwd;
+  const spec = findSpec(commandSpecs(), positionalWords(before, valued)[0]);
+  const found = await candidates(spec, before, cur, where);
+  if (typeof found === 'string') return `${found}\n`;
+  return found
+    .filter(([v]) => v.startsWith(cur))
+    .map(([v, d]) => (d ? `${v}\t${oneLine(d)}` : v))
+    .map((l) => `${l}\n`)
+    .join('');
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** Option names that take a value (global ones, and the command's), as yargs spells them without dashes. */
+function valuedOptions(spec: CommandSpec | undefined): Set<string> {
+  const opts = [...globalSpec().options, ...(spec?.options ?? [])].filter((o) => o.type !== 'boolean');
+  return new Set(opts.flatMap((o) => [o.name, ...o.aliases]));
+}
+
+const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
+
+function optionNamed(spec: CommandSpec | undefined, word: string | undefined): ArgSpec | undefined {
+  if (!word?.startsWith('-') || word.includes('=')) return undefined;
+  const name = word.replace(/^-+/, '');
+  return [...globalSpec().options, ...(spec?.options ?? [])].find((o) => o.name === name || o.aliases.includes(name));
+}
+
+async function candidates(
+  spec: CommandSpec | undefined,
+  before: string[],
+  cur: string,
+  cwd: string,
+): Promise<Candidate[] | string> {
+  const option = optionNamed(spec, before[before.length - 1]);
+  if (option && option.type !== 'boolean') return valuesOf(option, cur, cwd);
+  if (cur.startsWith('-')) return flags(spec);
+  if (!spec) return commands();
+  const words = positionalWords(before, valuedOptions(spec)).slice(1);
+  const last = spec.positionals[spec.positionals.length - 1];
+  const positional = spec.positionals[words.length] ?? (last?.variadic ? last : undefined);
+  return positional ? valuesOf(positional, cur, cwd) : [];
+}
+
+function commands(): Candidate[] {
+  const visible = commandSpecs().filter((s) => s.describe !== false);
+  return visible.map((s): Candidate => [s.name, s.describe as string]);
+}
+
+function flags(spec: CommandSpec | undefined): Candidate[] {
+  const opts = [...(spec?.options ?? []), ...globalSpec().options];
+  return opts.flatMap((o) => [o.name, ...o.aliases].map((n): Candidate => [flagOf(n), o.describe]));
+}
+
+async function valuesOf(arg: ArgSpec, cur: string, cwd: string): Promise<Candidate[] | string> {
+  if (arg.choices) return arg.choices.map((c): Candidate => [c]);
+  if (arg.name === 'command') return commands();
+  if (arg.name === 'C') return ':dirs';
+  if (arg.name.endsWith('-file')) return ':files';
+  if (arg.name === 'status') {
+    // --status takes a comma-separated list: complete its last item.
+    const head = cur.slice(0, cur.lastIndexOf(',') + 1);
+    return STATUSES.map((s): Candidate => [head + s]);
+  }
+  if (arg.name === 'id' || arg.name === 'ids' || arg.name === 'parent') return taskIds(cwd);
+  return [];
+}
+
+/** Ids from the listing index (a local file): no git process, no store, no reconcile. */
+async function taskIds(cwd: string): Promise<Candidate[]> {
+  try {
+    const { openRepo } = await import('../lib/core/repo.js');
+    const { indexedIds } = await import('../lib/store/listing.js');
+    return indexedIds((await openRepo(cwd)).lazyDir).map((id): Candidate => [id]);
+  } catch {
+    return [];
+  }
+}
+
+/** The script `lazy completion <shell>` prints. */
+export function completionScript(shell: Shell): string {
+  return SCRIPTS[shell];
+}
+
+const BASH = `# lazy completion for bash. Load it with:  eval "$(lazy completion bash)"
+# or save it as ~/.local/share/bash-completion/completions/lazy
+_lazy() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" IFS=$'\\n' line
+  local -a out
+  out=($(command lazy __complete -- "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
+  COMPREPLY=()
+  case "\${out[0]}" in
+    :dirs) COMPREPLY=($(compgen -d -- "$cur")); return 0 ;;
+    :files) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
+  esac
+  for line in "\${out[@]}"; do COMPREPLY+=("\${line%%$'\\t'*}"); done
+}
+complete -F _lazy lazy
+# git lazy: git's own completion calls _git_lazy with words and cword set.
+_git_lazy() {
+  local IFS=$'\\n' line
+  local -a out
+  out=($(command lazy __complete -- "\${words[@]:2:cword-1}" 2>/dev/null))
+  case "\${out[0]}" in :dirs|:files) return 0 ;; esac
+  COMPREPLY=()
+  for line in "\${out[@]}"; do COMPREPLY+=("\${line%%$'\\t'*} "); done
+}
+`;
+
+const ZSH = `#compdef lazy git-lazy
+# lazy completion for zsh. Load it with:  eval "$(lazy completion zsh)"
+# or save it as _lazy in a directory on $fpath.
+_lazy() {
+  local -a out vals
+  local line
+  out=("\${(@f)$(command lazy __complete -- "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  case "$out[1]" in
+    :dirs) _files -/; return ;;
+    :files) _files; return ;;
+  esac
+  for line in $out; do
+    [[ -n $line ]] && vals+=("\${line/$'\\t'/:}")
+  done
+  _describe -V 'lazy' vals
+}
+if [[ $zsh_eval_context[-1] == loadautofunc ]]; then _lazy "$@"; else compdef _lazy lazy; fi
+`;
+
+const FISH = `# lazy completion for fish. Load it with:  lazy completion fish | source
+# or save it as ~/.config/fish/completions/lazy.fish
+function __lazy_complete
+    set -l words (commandline -opc)
+    set -e words[1]
+    set -l cur (commandline -ct)
+    set -l out (command lazy __complete -- $words "$cur" 2>/dev/null)
+    switch "$out[1]"
+        case :dirs
+            __fish_complete_directories "$cur"
+        case :files
+            __fish_complete_path "$cur"
+        case '*'
+            printf '%s\\n' $out
+    end
+end
+complete -c lazy -f -a '(__lazy_complete)'
+`;
+
+const SCRIPTS: Record<Shell, string> = { bash: BASH, zsh: ZSH, fish: FISH };
