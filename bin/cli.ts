@@ -42,6 +42,7 @@ import { guardPipes, outputFailure } from './pipes.js';
 import { inCall, type Call } from './call.js';
 import { processCall } from './io.js';
 import { usageError } from '../lib/core/errors.js';
+import { colorMode } from '../lib/output/color.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
 // bin/lazy.cjs loads the bundle of this file and calls main().
@@ -110,6 +111,11 @@ async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<nu
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
     .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
     .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' })
+    .option('color', {
+      type: 'string',
+      describe: 'colour text output: auto (on a terminal; NO_COLOR and FORCE_COLOR decide first), always, never',
+      coerce: colorMode,
+    })
     .command(COMMANDS as never)
     .demandCommand(1, 'name a command (lazy --help lists them)')
     .strict()
