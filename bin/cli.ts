@@ -42,7 +42,7 @@ import { guardPipes, outputFailure } from './pipes.js';
 import { inCall, type Call } from './call.js';
 import { processCall } from './io.js';
 import { usageError } from '../lib/core/errors.js';
-import { colorMode } from '../lib/output/color.js';
+import { COLOR_MODES, colorMode } from '../lib/output/color.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
 // bin/lazy.cjs loads the bundle of this file and calls main().
@@ -114,6 +114,7 @@ async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<nu
     .option('color', {
       type: 'string',
       describe: 'colour text output: auto (on a terminal; NO_COLOR and FORCE_COLOR decide first), always, never',
+      choices: COLOR_MODES,
       coerce: colorMode,
     })
     .command(COMMANDS as never)

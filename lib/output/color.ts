@@ -1,6 +1,5 @@
 import { styleText } from 'node:util';
 import type { Env } from '../core/env.js';
-import { usageError } from '../core/errors.js';
 
 // How text output is styled: whether it is coloured, and whether stdout is a terminal (tables
 // align there, and are tab-separated elsewhere). emit() sets this around each rendering; every
@@ -9,13 +8,8 @@ import { usageError } from '../core/errors.js';
 export const COLOR_MODES = ['auto', 'always', 'never'] as const;
 export type ColorMode = (typeof COLOR_MODES)[number];
 
-/** --color's value: bare --color means always and --no-color never, as in git. */
-export function colorMode(v: unknown): ColorMode {
-  if (v === '' || v === true) return 'always';
-  if (v === false) return 'never';
-  if ((COLOR_MODES as readonly unknown[]).includes(v)) return v as ColorMode;
-  throw usageError(`--color takes auto, always or never, not ${JSON.stringify(v)}`);
-}
+/** --color's value: bare --color means always and --no-color never, as in git (yargs then checks the choices). */
+export const colorMode = (v: unknown): unknown => (v === '' || v === true ? 'always' : v === false ? 'never' : v);
 
 /** --color first; then NO_COLOR (non-empty) turns colour off, FORCE_COLOR (non-empty, not 0) on; else a terminal decides. */
 export function colorWanted(mode: ColorMode | undefined, env: Env, stdoutTTY: boolean): boolean {
