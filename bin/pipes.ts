@@ -37,7 +37,8 @@ export function writeOut(text: string): void {
 
 /**
  * Writes `text` into `pager` (run by the shell, as git runs one) and waits for it to exit. A pager that
- * quits before reading everything is a reader that left; one that cannot start leaves the text on stdout.
+ * quits before reading everything is a reader that left; one that cannot start (the shell's 127: not found)
+ * leaves the text on stdout, as git's does.
  * Ctrl-C belongs to the pager meanwhile (less uses it), as in git: this process waits it out.
  */
 export function pageThrough(text: string, pager: string, env: NodeJS.ProcessEnv): Promise<void> {
@@ -49,7 +50,10 @@ export function pageThrough(text: string, pager: string, env: NodeJS.ProcessEnv)
       writeOut(text);
       res();
     });
-    child.on('close', () => res());
+    child.on('close', (code) => {
+      if (code === 127) writeOut(text);
+      res();
+    });
     child.stdin.on('error', () => {});
     child.stdin.end(text);
   }).finally(() => process.off('SIGINT', ignore));
