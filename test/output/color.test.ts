@@ -1,7 +1,8 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, gitSync, sandbox } from '../helpers/env.js';
+import { cli, gitSync, lazy, sandbox } from '../helpers/env.js';
+import { agentSandbox, eventually } from '../helpers/agent.js';
 import { colorWanted, renderWith } from '../../lib/output/color.js';
 import { renderedText } from '../../lib/output/emit.js';
 import { renderInbox } from '../../lib/output/inbox.js';
@@ -50,6 +51,8 @@ t.test('the CLI: statuses coloured only when asked, never in JSON; stored escape
   t.notOk(hasColor((await cli(sb, { FORCE_COLOR: '1', NO_COLOR: '1' })('list')).stdout), 'NO_COLOR wins over it');
   t.notOk(hasColor((await cli(sb, { FORCE_COLOR: '1' })('list', '--color=never')).stdout), '--color=never wins');
   t.ok(hasColor((await cli(sb, { NO_COLOR: '1' })('list', '--color=always')).stdout), '--color=always wins');
+  t.ok(hasColor((await cli(sb, { NO_COLOR: '1' })('list', '--color')).stdout), 'a bare --color is always');
+  t.notOk(hasColor((await cli(sb, { FORCE_COLOR: '1', NO_COLOR: '' })('list', '--no-color')).stdout), '--no-color');
   const json = await base('list', '--json', '--color=always');
   t.notOk(hasColor(json.stdout), 'JSON is never coloured');
   t.equal(JSON.parse(json.stdout)[0].status, 'backlog');
@@ -120,4 +123,40 @@ t.test('attention in the inbox and ok/FAIL in a review are coloured', async (t) 
   t.notOk(hasColor(off), 'no colour when off');
   t.match(off, '    ok   npm test', 'the same columns as before when plain');
   t.match(off, '    FAIL(2) npm run lint');
+});
+
+t.test("watch's live frames are escaped and coloured as printed results are", async (t) => {
+  const box = await agentSandbox();
+  t.teardown(async () => {
+    await box.l('stop', id);
+    await box.sb.cleanup();
+  });
+  box.scenario('hang-escape');
+  const id = await box.l.create('watched \u001b[2Jgoal', '--accept', 'it is watched');
+  t.equal((await box.l('start', id)).code, 0);
+  await eventually(async () => {
+    const rows = (await box.l.json('watch')).value as { last_line: string | null }[];
+    return rows[0]?.last_line?.includes('\u001b[2J');
+  }, 20_000);
+  let frames = 0;
+  const r = await lazy(['watch', '--color=always'], {
+    cwd: box.sb.dir,
+    env: {
+      ...box.sb.env,
+      FAKE_STATE: join(box.sb.home, 'fake-state'),
+      FAKE_LOG: join(box.sb.home, 'fake-log.jsonl'),
+      FAKE_SCENARIO: 'hang-escape',
+    },
+    io: {
+      isTTY: { stdin: false, stdout: true, stderr: false },
+      outOpen: () => frames++ < 1,
+      clock: { now: () => Date.now(), sleep: async () => {} },
+    },
+  });
+  t.equal(r.code, 0);
+  const frame = r.stdout.slice(0, r.stdout.indexOf('Ctrl-C'));
+  t.ok(frame.startsWith('\u001b[2J\u001b[H'), "the loop's own screen clearing");
+  t.match(frame, `${ESC}[36mworking${ESC}[39m`, 'the status painted');
+  t.match(frame, 'clearing \\u001b[2Jthe screen', "the agent's escape printed escaped");
+  t.equal(frame.split(ESC).length - 1, 4, 'no other escape reached the terminal');
 });
