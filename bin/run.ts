@@ -43,16 +43,21 @@ export async function run<T>(
   try {
     app = await openApp({ io: call.io, cwd: resolve(call.cwd, a.C ?? '.'), json, reconcile: opts.reconcile });
     const value = await op(app);
-    const pager = opts.page && !json && call.io.isTTY.stdout ? await pagerFor(call.io.env, app.repo.cwd) : undefined;
-    const paged = pager ? renderedText(value, text, styleOf(call.io, a)) : '';
-    if (paged) await call.io.page(paged, pager!);
-    else emit(call.io, json, value, text, styleOf(call.io, a));
+    await print(call.io, a, value, text, opts.page ? app.repo.cwd : undefined);
     if (exit) call.exitCode = exit(value);
   } catch (e) {
     call.exitCode = reportError(call.io, json, e);
   } finally {
     if (app) closeApp(app);
   }
+}
+
+/** The result on stdout; a paged command's text goes through the pager on a terminal (lib/output/pager.ts). */
+async function print<T>(io: Io, a: GlobalArgs, value: T, text: (v: T) => string, pagedIn?: string): Promise<void> {
+  const pager = pagedIn && !a.json && io.isTTY.stdout ? await pagerFor(io.env, pagedIn) : undefined;
+  const shown = pager ? renderedText(value, text, styleOf(io, a)) : '';
+  if (pager && shown) return io.page(shown, pager);
+  emit(io, !!a.json, value, text, styleOf(io, a));
 }
 
 /** For commands that need no repository (demo, help-like commands). */
