@@ -42,8 +42,9 @@ export const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - widt
 export function table(head: string[], rows: string[][], maxWidth = termWidth()): string {
   if (!style().tty) return rows.map((r) => r.map(oneCell).join('\t')).join('\n');
   const all = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => width(r[i] ?? ''))));
-  const fixed = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
+  // The last column is cut, never padded: only the others are measured (a goal is the longest cell).
+  const widths = head.slice(0, -1).map((_, i) => Math.max(...all.map((r) => width(r[i] ?? ''))));
+  const fixed = widths.reduce((a, b) => a + b + 2, 0);
   const last = Math.max(10, maxWidth - fixed);
   return all
     .map((r) =>

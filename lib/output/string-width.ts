@@ -14,6 +14,8 @@ const ZWJ = 0x200d;
 const VS16 = 0xfe0f;
 const isModifier = (c: number) => c >= 0x1f3fb && c <= 0x1f3ff;
 const isRegional = (c: number) => c >= 0x1f1e6 && c <= 0x1f1ff;
+/** Printable Latin up to the combining marks: one column, no property lookup (the common case, and fast). */
+const isPlainNarrow = (c: number) => (c >= 0x20 && c < 0x7f) || (c >= 0xa0 && c < 0x300 && c !== 0xad);
 
 export interface Cluster {
   text: string;
@@ -31,19 +33,22 @@ export function clusters(s: string): Cluster[] {
   let flagHalf = false;
   for (const ch of s) {
     const c = ch.codePointAt(0)!;
-    const attaches =
-      cur !== undefined && (joined || c === ZWJ || ZERO.test(ch) || isModifier(c) || (flagHalf && isRegional(c)));
-    if (attaches) {
-      cur!.text += ch;
-      if (c === VS16 && cur!.width === 1) cur!.width = 2;
+    if (!joined && isPlainNarrow(c)) {
+      out.push((cur = { text: ch, width: 1 }));
+      flagHalf = false;
+      continue;
+    }
+    const zero = ZERO.test(ch);
+    if (cur && (joined || c === ZWJ || zero || isModifier(c) || (flagHalf && isRegional(c)))) {
+      cur.text += ch;
+      if (c === VS16 && cur.width === 1) cur.width = 2;
       flagHalf = false;
       joined = c === ZWJ;
       continue;
     }
     joined = false;
     flagHalf = isRegional(c);
-    cur = { text: ch, width: ZERO.test(ch) ? 0 : isRegional(c) ? 2 : eastAsianWidth(c) };
-    out.push(cur);
+    out.push((cur = { text: ch, width: zero ? 0 : isRegional(c) ? 2 : eastAsianWidth(c) }));
   }
   return out;
 }
