@@ -11,13 +11,14 @@ export type ColorMode = (typeof COLOR_MODES)[number];
 /** --color's value: bare --color means always and --no-color never, as in git (yargs then checks the choices). */
 export const colorMode = (v: unknown): unknown => (v === '' || v === true ? 'always' : v === false ? 'never' : v);
 
-/** --color first; then NO_COLOR (non-empty) turns colour off, FORCE_COLOR (non-empty, not 0) on; else a terminal decides. */
+/** --color first; then NO_COLOR (non-empty) turns colour off, FORCE_COLOR (non-empty, not 0) on; else a terminal (not TERM=dumb). */
 export function colorWanted(mode: ColorMode | undefined, env: Env, stdoutTTY: boolean): boolean {
   if (mode === 'always') return true;
   if (mode === 'never') return false;
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR && env.FORCE_COLOR !== '0') return true;
-  return stdoutTTY;
+  // As git: a terminal that says it is dumb gets no colour.
+  return stdoutTTY && env.TERM !== 'dumb';
 }
 
 export interface Style {

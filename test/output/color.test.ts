@@ -29,6 +29,8 @@ t.test('who decides: --color, then NO_COLOR, then FORCE_COLOR, then the terminal
     [undefined, { NO_COLOR: '1', FORCE_COLOR: '1' }, true, false],
     ['always', { NO_COLOR: '1' }, false, true],
     ['never', { FORCE_COLOR: '1' }, true, false],
+    [undefined, { TERM: 'dumb' }, true, false],
+    [undefined, { TERM: 'dumb', FORCE_COLOR: '1' }, true, true],
   ];
   for (const [mode, env, tty, want] of cases)
     t.equal(colorWanted(mode, env, tty), want, `--color=${mode ?? '(none)'} ${JSON.stringify(env)} tty=${tty}`);
