@@ -6,7 +6,8 @@ import { createInterface } from 'node:readline';
 import { processSignals, systemClock, type Io } from '../lib/core/io.js';
 import { readTextInput } from '../lib/core/fsutil.js';
 import { warnLine } from '../lib/output/emit.js';
-import { stdoutOpen, writeOut } from './pipes.js';
+import { pageThrough, stdoutOpen, writeOut } from './pipes.js';
+import { pagerEnv } from '../lib/output/pager.js';
 import type { Call } from './call.js';
 
 // The real port, over this process's streams and environment. Tests build theirs with
@@ -24,6 +25,8 @@ export const narrator =
 export function processIo(json: boolean): Io {
   const err = (t: string) => void process.stderr.write(t);
   const isTTY = { stdin: !!process.stdin.isTTY, stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY };
+  // Supervisors are started through the entry point this command came in by.
+  const env = { ...process.env, LAZY_CLI: process.env.LAZY_CLI ?? process.argv[1] };
   return {
     out: writeOut,
     err,
@@ -32,8 +35,8 @@ export function processIo(json: boolean): Io {
     confirm: (q) => (isTTY.stdin && isTTY.stdout ? ask(q) : Promise.resolve(true)),
     narrate: narrator(json, isTTY.stdout, writeOut, err),
     clock: systemClock,
-    // Supervisors are started through the entry point this command came in by.
-    env: { ...process.env, LAZY_CLI: process.env.LAZY_CLI ?? process.argv[1] },
+    env,
+    page: (text, pager) => pageThrough(text, pager, pagerEnv(env)),
     outOpen: stdoutOpen,
     stepDelayMs: 0,
     onSignal: processSignals,

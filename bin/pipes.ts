@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 // This process's stdout and stderr: the real port writes through here (bin/io.ts).
 
 // A reader that goes away (`lazy list | head -1`) ends our output quietly, as in git:
@@ -32,4 +33,28 @@ export const stdoutOpen = () => !stdoutGone;
 /** Every byte for stdout goes through here. */
 export function writeOut(text: string): void {
   if (!stdoutGone) process.stdout.write(text);
+}
+
+/**
+ * Writes `text` into `pager` (run by the shell, as git runs one) and waits for it to exit. A pager that
+ * quits before reading everything is a reader that left; one that cannot start (the shell's 127: not found)
+ * leaves the text on stdout, as git's does.
+ * Ctrl-C belongs to the pager meanwhile (less uses it), as in git: this process waits it out.
+ */
+export function pageThrough(text: string, pager: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const ignore = () => {};
+  process.on('SIGINT', ignore);
+  return new Promise<void>((res) => {
+    const child = spawn(pager, { shell: true, stdio: ['pipe', 'inherit', 'inherit'], env });
+    child.on('error', () => {
+      writeOut(text);
+      res();
+    });
+    child.on('close', (code) => {
+      if (code === 127) writeOut(text);
+      res();
+    });
+    child.stdin.on('error', () => {});
+    child.stdin.end(text);
+  }).finally(() => process.off('SIGINT', ignore));
 }

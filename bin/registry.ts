@@ -1,3 +1,4 @@
+import { COLOR_MODES, colorMode } from '../lib/output/color.js';
 import * as init from './commands/init.js';
 import * as create from './commands/create.js';
 import * as list from './commands/list.js';
@@ -94,7 +95,13 @@ export const commandSpecs = () => (specs ??= (COMMANDS as readonly CommandModule
 export const globalOptions = <T>(y: Argv<T>) =>
   y
     .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
-    .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' });
+    .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' })
+    .option('color', {
+      type: 'string',
+      describe: 'colour text output: auto (on a terminal; NO_COLOR and FORCE_COLOR decide first), always, never',
+      choices: COLOR_MODES,
+      coerce: colorMode,
+    });
 export const HELP_DESCRIBE = 'show help (lazy help <command> for one command)';
 export const VERSION_DESCRIBE = "show lazy's version";
 

@@ -3,10 +3,13 @@ import type { Argv } from 'yargs';
 import type { DecisionFlags } from '../lib/ops/decisions.js';
 import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
-import { emit, reportError } from '../lib/output/emit.js';
+import { emit, renderedText, reportError } from '../lib/output/emit.js';
+import { colorWanted, type ColorMode, type Style } from '../lib/output/color.js';
+import type { Io } from '../lib/core/io.js';
 import { usageError } from '../lib/core/errors.js';
 import { currentCall } from './call.js';
 import { renderWaited } from '../lib/output/turns.js';
+import { pagerFor } from '../lib/output/pager.js';
 
 // The glue every command file uses: open the repository, run one lifecycle
 // operation, print its result (text or --json), and turn failures into exit codes.
@@ -14,7 +17,14 @@ import { renderWaited } from '../lib/output/turns.js';
 export interface GlobalArgs {
   json?: boolean;
   C?: string;
+  color?: ColorMode;
 }
+
+/** How text output looks on this call's stdout: coloured or not (--color, NO_COLOR, FORCE_COLOR), a terminal or not. */
+export const styleOf = (io: Io, a: GlobalArgs): Style => ({
+  color: colorWanted(a.color, io.env, io.isTTY.stdout),
+  tty: io.isTTY.stdout,
+});
 
 export const setExitCode = (code: number) => {
   currentCall().exitCode = code;
@@ -25,7 +35,7 @@ export async function run<T>(
   op: (app: App) => Promise<T>,
   text: (v: T) => string,
   exit?: (v: T) => number,
-  opts: { reconcile?: boolean } = {},
+  opts: { reconcile?: boolean; page?: boolean } = {},
 ): Promise<void> {
   const call = currentCall();
   const json = !!a.json;
@@ -33,7 +43,7 @@ export async function run<T>(
   try {
     app = await openApp({ io: call.io, cwd: resolve(call.cwd, a.C ?? '.'), json, reconcile: opts.reconcile });
     const value = await op(app);
-    emit(call.io, json, value, text);
+    await print(call.io, a, value, text, opts.page ? app.repo.cwd : undefined);
     if (exit) call.exitCode = exit(value);
   } catch (e) {
     call.exitCode = reportError(call.io, json, e);
@@ -42,11 +52,19 @@ export async function run<T>(
   }
 }
 
+/** The result on stdout; a paged command's text goes through the pager on a terminal (lib/output/pager.ts). */
+async function print<T>(io: Io, a: GlobalArgs, value: T, text: (v: T) => string, pagedIn?: string): Promise<void> {
+  const pager = pagedIn && !a.json && io.isTTY.stdout ? await pagerFor(io.env, pagedIn) : undefined;
+  const shown = pager ? renderedText(value, text, styleOf(io, a)) : '';
+  if (pager && shown) return io.page(shown, pager);
+  emit(io, !!a.json, value, text, styleOf(io, a));
+}
+
 /** For commands that need no repository (demo, help-like commands). */
 export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: T) => string): Promise<void> {
   const call = currentCall();
   try {
-    emit(call.io, !!a.json, await op(), text);
+    emit(call.io, !!a.json, await op(), text, styleOf(call.io, a));
   } catch (e) {
     call.exitCode = reportError(call.io, !!a.json, e);
   }

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
-import { run, type GlobalArgs } from '../run.js';
+import { run, styleOf, type GlobalArgs } from '../run.js';
+import { renderDiff } from '../../lib/output/review.js';
 
 export const command = 'diff <id>';
 export const describe = 'The task branch against its base';
@@ -13,7 +14,9 @@ export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
     a,
     async (app) => {
       const { taskDiff } = await import('../../lib/ops/review.js');
-      return taskDiff(app, String(a.id), !!a.stat);
+      return taskDiff(app, String(a.id), !!a.stat, !a.json && styleOf(app.io, a).color);
     },
-    (d) => d.text || `(no changes between ${d.base} and ${d.branch})`,
+    renderDiff,
+    undefined,
+    { page: true }, // on a terminal, through the pager, as git diff
   );

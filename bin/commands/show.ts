@@ -11,9 +11,18 @@ export const builder = (y: Argv) =>
     describe: 'print the review as the Markdown pull request body lazy submit hands to forge.pr_command',
   });
 
+/** On a terminal the text goes through the pager, as git show's does. */
+const PAGED = { page: true };
+
 export const handler = (a: GlobalArgs & { id: string; markdown?: boolean }) =>
   a.markdown
-    ? run(a, async (app) => (await import('../../lib/ops/query.js')).showMarkdown(app, String(a.id)), renderMarkdown)
+    ? run(
+        a,
+        async (app) => (await import('../../lib/ops/query.js')).showMarkdown(app, String(a.id)),
+        renderMarkdown,
+        undefined,
+        PAGED,
+      )
     : run(
         a,
         async (app) => {
@@ -21,4 +30,6 @@ export const handler = (a: GlobalArgs & { id: string; markdown?: boolean }) =>
           return showTask(app, String(a.id));
         },
         renderShow,
+        undefined,
+        PAGED,
       );

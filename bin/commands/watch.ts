@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
-import { run, type GlobalArgs } from '../run.js';
+import { run, styleOf, type GlobalArgs } from '../run.js';
+import { renderedText } from '../../lib/output/emit.js';
 import { renderWatch } from '../../lib/output/watch.js';
 
 export const command = 'watch';
@@ -12,7 +13,8 @@ export const handler = (a: GlobalArgs & { once?: boolean }) =>
     async (app) => {
       const { watchSnapshot, watchLoop } = await import('../../lib/ops/watch.js');
       if (a.once || a.json || !app.io.isTTY.stdout) return watchSnapshot(app);
-      return watchLoop(app, renderWatch);
+      // Each frame is escaped and coloured as a printed result is.
+      return watchLoop(app, (rows) => renderedText(rows, renderWatch, styleOf(app.io, a)).trimEnd());
     },
     renderWatch,
   );

@@ -24,6 +24,11 @@ export interface Io {
   clock: Clock;
   /** The environment lazy reads its settings from and hands to the processes it starts. */
   env: Env;
+  /**
+   * Shows a command's whole text output through `pager` (a shell command, as git runs core.pager), then
+   * returns once the pager exits; its exit status is the person's business, not the command's.
+   */
+  page(text: string, pager: string): Promise<void>;
   /** False once stdout's reader has gone: long-running output can stop. */
   outOpen(): boolean;
   /** Pause between accept's steps, to widen crash windows in tests; 0 in real use. */

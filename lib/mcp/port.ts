@@ -48,6 +48,7 @@ export function callIo(base: Io, actor: Actor, signal: AbortSignal): Io {
   return {
     ...base,
     out: (t) => base.err(t),
+    page: async (t) => base.err(t),
     narrate: (_i, _n, label) => base.err(`lazy mcp: ${label}\n`),
     isTTY: { stdin: false, stdout: false, stderr: base.isTTY.stderr },
     confirm: () => Promise.resolve(false),

@@ -22,11 +22,12 @@ export interface Diff {
 }
 
 /** The task branch against its base (merge-base), or the accepted commit once merged. */
-export async function taskDiff(app: App, idArg: string, stat: boolean): Promise<Diff> {
+/** `color`: git colours the diff (a person reads it on a terminal); otherwise never, whatever color.ui says. */
+export async function taskDiff(app: App, idArg: string, stat: boolean, color = false): Promise<Diff> {
   const { id, view } = await taskArg(app, idArg);
   const branch = taskBranch(id);
   const base = targetOf(view) ?? 'HEAD';
-  const mode = stat ? ['--stat'] : [];
+  const mode = [color ? '--color=always' : '--no-color', ...(stat ? ['--stat'] : [])];
   if (await branchExists(app.repo, branch)) {
     const mb = (await git(['merge-base', base, branch], { cwd: app.repo.cwd, allowFail: true })).stdout.trim() || base;
     const r = await git(['diff', ...mode, mb, branch], { cwd: app.repo.cwd });

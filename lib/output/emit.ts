@@ -1,4 +1,5 @@
 import { asLazyError, type LazyError } from '../core/errors.js';
+import { renderWith, unmark, type Style } from './color.js';
 
 // One place decides how results and errors reach the terminal. With --json, stdout
 // carries exactly one JSON document (the result, or {"error": …}); warnings always go
@@ -27,8 +28,12 @@ export function textOf(text: string): string {
   return safe ? (safe.endsWith('\n') ? safe : safe + '\n') : '';
 }
 
-export function emit<T>(sink: Sink, json: boolean, value: T, text: (v: T) => string): void {
-  const s = json ? jsonText(value) : textOf(text(value));
+/** The text a result prints: rendered in `style` (colour, terminal or not), escaped, then coloured. */
+export const renderedText = <T>(value: T, text: (v: T) => string, style?: Style): string =>
+  style ? unmark(textOf(renderWith(style, () => text(value)))) : textOf(text(value));
+
+export function emit<T>(sink: Sink, json: boolean, value: T, text: (v: T) => string, style?: Style): void {
+  const s = json ? jsonText(value) : renderedText(value, text, style);
   if (s) sink.out(s);
 }
 

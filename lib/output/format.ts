@@ -1,4 +1,6 @@
 import { env, terminalColumns } from '../core/env.js';
+import { clusters, displayWidth } from './string-width.js';
+import { style } from './color.js';
 // Small text helpers shared by every renderer.
 
 export const termWidth = () => {
@@ -7,54 +9,42 @@ export const termWidth = () => {
   return terminalColumns() ?? 120;
 };
 
-/** Display width ignoring combining marks; wide CJK/emoji count as 2. Good enough for tables. */
+/** Display width in terminal columns (lib/output/string-width.ts). */
+export const width = displayWidth;
+
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
-export function width(s: string): number {
-  if (PRINTABLE_ASCII.test(s)) return s.length;
-  let w = 0;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (c < 32 || (c >= 0x300 && c <= 0x36f)) continue;
-    w +=
-      c >= 0x1100 &&
-      (c <= 0x115f ||
-        (c >= 0x2e80 && c <= 0xa4cf) ||
-        (c >= 0xac00 && c <= 0xd7a3) ||
-        (c >= 0xf900 && c <= 0xfaff) ||
-        (c >= 0xfe30 && c <= 0xfe4f) ||
-        (c >= 0xff00 && c <= 0xff60) ||
-        (c >= 0xffe0 && c <= 0xffe6) ||
-        (c >= 0x1f300 && c <= 0x1faff) ||
-        (c >= 0x20000 && c <= 0x3fffd))
-        ? 2
-        : 1;
-  }
-  return w;
-}
-
+/** One line of at most `max` columns, cut between clusters (an emoji sequence is never split) and marked with "…". */
 export function truncate(s: string, max: number): string {
   if (s.length <= max && PRINTABLE_ASCII.test(s)) return s;
   const oneLine = s.replace(/\s*[\r\n]+\s*/g, ' ');
   if (width(oneLine) <= max) return oneLine;
   let out = '';
   let w = 0;
-  for (const ch of oneLine) {
-    const cw = width(ch);
-    if (w + cw > max - 1) break;
-    out += ch;
-    w += cw;
+  for (const c of clusters(oneLine)) {
+    if (w + c.width > max - 1) break;
+    out += c.text;
+    w += c.width;
   }
   return out + '…';
 }
 
+/** Cut to `max` columns on a terminal; whole (on one line) anywhere else: piped output is never truncated. */
+export const fitted = (s: string, max: number) => (style().tty ? truncate(s, max) : s.replace(/\s*[\r\n]+\s*/g, ' '));
+
 export const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - width(s)));
 
-/** Renders rows as aligned columns; the last column takes what is left of the terminal. */
+/**
+ * Rows as a table. On a terminal: a header and aligned columns, the last one cut to what is left of
+ * its width. Elsewhere (a pipe, a file), like gh: no header, cells whole and tab-separated, one row
+ * a line, so scripts can cut and awk them.
+ */
 export function table(head: string[], rows: string[][], maxWidth = termWidth()): string {
+  if (!style().tty) return rows.map((r) => r.map(oneCell).join('\t')).join('\n');
   const all = [head, ...rows];
-  const widths = head.map((_, i) => Math.max(...all.map((r) => width(r[i] ?? ''))));
-  const fixed = widths.slice(0, -1).reduce((a, b) => a + b + 2, 0);
+  // The last column is cut, never padded: only the others are measured (a goal is the longest cell).
+  const widths = head.slice(0, -1).map((_, i) => Math.max(...all.map((r) => width(r[i] ?? ''))));
+  const fixed = widths.reduce((a, b) => a + b + 2, 0);
   const last = Math.max(10, maxWidth - fixed);
   return all
     .map((r) =>
@@ -65,6 +55,9 @@ export function table(head: string[], rows: string[][], maxWidth = termWidth()):
     )
     .join('\n');
 }
+
+/** A tab or a line break inside a cell would split it: each becomes a space. */
+const oneCell = (c: string) => c.replace(/[\t\r\n]+/g, ' ');
 
 /** "2026-11-30 01:34" in local time, compact for tables. */
 export function shortTime(iso: string): string {

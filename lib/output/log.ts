@@ -1,5 +1,5 @@
 import type { LogLine } from '../ops/log.js';
-import { shortTime } from './format.js';
+import { fitted, pad, shortTime } from './format.js';
 
 export function renderLog(lines: LogLine[]): string {
   return lines
@@ -7,7 +7,7 @@ export function renderLog(lines: LogLine[]): string {
       const merge = l.parents.length > 1 ? ' [merge]' : '';
       const st = l.status ? `  (${l.status})` : '';
       const where = l.host ? ` @${l.host}` : '';
-      const author = l.author.padEnd(16).slice(0, 16);
+      const author = pad(fitted(l.author, 16), 16);
       return `${l.commit.slice(0, 10)} ${shortTime(l.date)} ${author}${where} ${l.subject}${merge}${st}`;
     })
     .join('\n');

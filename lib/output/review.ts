@@ -4,6 +4,8 @@ import type { Submission } from '../model/submission.js';
 import type { TaskView, TurnView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
 import { indent } from './format.js';
+import { keepColors, paintResult } from './color.js';
+import type { Diff } from '../ops/review.js';
 
 // The review package: what a reviewer needs to judge a completed turn.
 
@@ -33,7 +35,10 @@ export function renderReview(v: TaskView): string {
   if (commands.length)
     lines.push(
       '  commands run:',
-      ...commands.map((c) => `    ${c.exit_code === 0 ? 'ok  ' : `FAIL(${c.exit_code})`} ${c.command}`),
+      ...commands.map(
+        (c) =>
+          `    ${c.exit_code === 0 ? `${paintResult(true, 'ok')}  ` : paintResult(false, `FAIL(${c.exit_code})`)} ${c.command}`,
+      ),
     );
   const risks = (d.risks ?? []) as string[];
   lines.push(
@@ -84,3 +89,6 @@ export function renderSubmitted(r: Submitted): string {
 
 /** show --markdown: the pull request body, as submit hands it to forge.pr_command. */
 export const renderMarkdown = (r: { markdown: string }) => r.markdown;
+
+/** lazy diff: git's text, with the colours git gave it on a terminal. */
+export const renderDiff = (d: Diff) => keepColors(d.text) || `(no changes between ${d.base} and ${d.branch})`;

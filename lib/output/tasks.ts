@@ -6,7 +6,8 @@ import { renderReview, renderSubmission } from './review.js';
 import { renderLog } from './stream.js';
 import { ADAPTERS } from '../agents/adapters/registry.js';
 import type { Closed } from '../ops/close.js';
-import { ago, indent, shortTime, table, truncate } from './format.js';
+import { ago, fitted, indent, pad, shortTime, table } from './format.js';
+import { paintAttention, paintStatus } from './color.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
 import type { UsageTotals } from '../model/usage.js';
@@ -18,7 +19,7 @@ export function renderList(rows: ListedTask[]): string {
   const now = Date.now();
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
-    rows.map((r) => [r.id, statusCell(r, now), ago(r.updated_at, now), truncate(r.tags.join(','), 24), r.goal]),
+    rows.map((r) => [r.id, statusCell(r, now), ago(r.updated_at, now), fitted(r.tags.join(','), 24), r.goal]),
   );
 }
 
@@ -32,7 +33,8 @@ export function statusCell(
     r.waiting ? waitNote(r.waiting) : null,
     queueLabel(r.schedule, now),
   ].filter(Boolean);
-  return notes.length ? `${r.status} (${notes.join('; ')})` : r.status;
+  const status = paintStatus(r.status);
+  return notes.length ? `${status} (${notes.join('; ')})` : status;
 }
 
 /** A turn waiting for the agent's usage window: until when, and whether the agent named that time. */
@@ -53,7 +55,7 @@ function turnLine(t: TurnView): string {
 function changeLine(c: ChangeView): string {
   const aside = c.set_aside ? '  [set aside: concurrent change]' : '';
   const move = `${(c.from ?? '∅').padEnd(11)} → ${c.status.padEnd(11)} ${c.trigger.padEnd(14)}`;
-  const reason = c.reason ? ` — ${truncate(c.reason, 80)}` : '';
+  const reason = c.reason ? ` — ${fitted(c.reason, 80)}` : '';
   return `${shortTime(c.timestamp)}  ${move} ${who(c.actor, c.person)}${reason}${aside}`;
 }
 
@@ -61,9 +63,9 @@ export function renderShow(v: ShownTask): string {
   const lines: string[] = [];
   lines.push(`${v.id}  ${v.goal}`);
   const category = v.category ? ` (${v.category})` : '';
-  const attention = v.attention ? ` — ${v.attention.kind}: ${v.attention.reason}` : '';
+  const attention = v.attention ? ` — ${paintAttention(v.attention.kind)}: ${v.attention.reason}` : '';
   const substate = v.substate ? ` (${substateLabel(v.substate)})` : '';
-  lines.push(`status:    ${v.status}${substate}${category}${attention}`);
+  lines.push(`status:    ${paintStatus(v.status)}${substate}${category}${attention}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
   const queue = queueLabel(v.schedule, Date.now());
   if (queue) lines.push(`queue:     ${queue}`);
@@ -156,7 +158,7 @@ function usageLine(u: UsageTotals): string | null {
 
 export function renderTransition(v: TaskView): string {
   const last = lastChange(v);
-  return `${v.id}: ${last?.from ?? '∅'} → ${v.status}`;
+  return `${v.id}: ${last?.from ?? '∅'} → ${paintStatus(v.status)}`;
 }
 
 /** queue, unqueue, pause, unpause: one line per task, with where it now stands in the queue. */
@@ -195,7 +197,7 @@ export function renderTree(rows: ListedTask[]): string {
     list.forEach((r, i) => {
       const last = i === list.length - 1;
       const glyph = parent ? (last ? '└─ ' : '├─ ') : '';
-      out.push(`${prefix}${glyph}${r.id}  ${statusCell(r, now).padEnd(11)} ${truncate(r.goal, 70)}`);
+      out.push(`${prefix}${glyph}${r.id}  ${pad(statusCell(r, now), 11)} ${fitted(r.goal, 70)}`);
       walk(r.id, parent ? prefix + (last ? '   ' : '│  ') : prefix);
     });
   };

@@ -61,6 +61,7 @@ export function recordingIo(o: {
     clock: systemClock,
     env: { ...o.env, LAZY_CLI: o.cliPath },
     outOpen: () => true,
+    page: async (text) => o.out(text),
     stepDelayMs: 0,
     onSignal: () => () => undefined,
     ...o.io,
