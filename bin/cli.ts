@@ -40,7 +40,7 @@ import * as benchSeed from './commands/bench-seed.js';
 import { reportError } from '../lib/output/emit.js';
 import { guardPipes, outputFailure } from './pipes.js';
 import { inCall, type Call } from './call.js';
-import { processCall } from './io.js';
+import { processCall, joinDashValues } from './io.js';
 import { usageError } from '../lib/core/errors.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
@@ -124,7 +124,7 @@ async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<nu
   try {
     // With a callback yargs hands help and version text back instead of printing it.
     let printed = '';
-    await parser.parseAsync(argv, {}, (_e, _a, output) => {
+    await parser.parseAsync(joinDashValues(argv), {}, (_e, _a, output) => {
       printed = output;
     });
     if (printed) call.io.out(printed.endsWith('\n') ? printed : `${printed}\n`);

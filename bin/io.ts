@@ -29,7 +29,8 @@ export function processIo(json: boolean): Io {
     err,
     warn: (m) => err(warnLine(m)),
     isTTY,
-    confirm: (q) => (isTTY.stdin && isTTY.stdout ? ask(q) : Promise.resolve(true)),
+    // Nobody answers off a terminal: no is the only safe answer (accept refuses before asking there).
+    confirm: (q) => (isTTY.stdin && isTTY.stdout ? ask(q) : Promise.resolve(false)),
     narrate: narrator(json, isTTY.stdout, writeOut, err),
     clock: systemClock,
     // Supervisors are started through the entry point this command came in by.
@@ -39,6 +40,15 @@ export function processIo(json: boolean): Io {
     onSignal: processSignals,
   };
 }
+
+/** Options whose value may be `-` (stdin): yargs would read a lone `-` as a positional, so it is joined first. */
+const DASH_VALUED = new Set(['--prompt-file']);
+
+/** `--prompt-file -` → `--prompt-file=-`, as git and gh take `-F -`. */
+export const joinDashValues = (argv: string[]) =>
+  argv.flatMap((a, i) =>
+    a === '-' && DASH_VALUED.has(argv[i - 1]!) ? [] : DASH_VALUED.has(a) && argv[i + 1] === '-' ? [`${a}=-`] : [a],
+  );
 
 export function processCall(json: boolean): Call {
   return { io: processIo(json), cwd: process.cwd(), stdin: readStdin, editor: fromEditor, exitCode: 0 };

@@ -28,7 +28,8 @@ export const handler = (a: Args) =>
     a,
     async (app) => {
       const { createTask } = await import('../../lib/ops/create.js');
-      const stdin = a.prompt === undefined && a.promptFile === undefined ? readStdinText(true) : undefined;
+      // Stdin is read only when asked for (--prompt-file -): `sleep 4 | lazy create x` never waits on it.
+      const stdin = a.promptFile === '-' ? readStdinText(false) : undefined;
       return createTask(app, {
         goal: a.goal.map(String),
         prompt: a.prompt,
