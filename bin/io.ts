@@ -1,7 +1,4 @@
-import { fstatSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { fstatSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { processSignals, systemClock, type Io } from '../lib/core/io.js';
 import { readTextInput } from '../lib/core/fsutil.js';
@@ -51,7 +48,7 @@ export const joinDashValues = (argv: string[]) =>
   );
 
 export function processCall(json: boolean): Call {
-  return { io: processIo(json), cwd: process.cwd(), stdin: readStdin, editor: fromEditor, exitCode: 0 };
+  return { io: processIo(json), cwd: process.cwd(), stdin: readStdin, exitCode: 0 };
 }
 
 /** Asks y/N on a terminal. */
@@ -79,21 +76,4 @@ function readStdin(optional: boolean): string | undefined {
   }
   const text = readTextInput(0, 'stdin');
   return text.length ? text : undefined;
-}
-
-/** Opens $EDITOR on a terminal; lines starting with '#' are instructions and are dropped. */
-function fromEditor(what: string): string | undefined {
-  const editor = process.env.VISUAL || process.env.EDITOR;
-  if (!editor || !process.stdin.isTTY) return undefined;
-  const file = join(mkdtempSync(join(tmpdir(), 'lazy-')), 'MESSAGE.txt');
-  writeFileSync(file, `\n# Write ${what} above. Lines starting with '#' are ignored; an empty message aborts.\n`);
-  const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
-  if (r.status !== 0) return undefined;
-  return (
-    readTextInput(file, what)
-      .split('\n')
-      .filter((l) => !l.startsWith('#'))
-      .join('\n')
-      .trim() || undefined
-  );
 }
