@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { run, type GlobalArgs } from '../run.js';
+import { run, runBare, type GlobalArgs } from '../run.js';
 import { bareValue, renderConfig } from '../../lib/output/config.js';
 
 export const command = 'config <action> [key] [value]';
@@ -33,25 +33,26 @@ interface Args extends GlobalArgs {
 type Result = Awaited<ReturnType<typeof import('../../lib/ops/config.js').configGet>>;
 const isGet = (a: Args, v: Result | Result[]): v is Result => a.action === 'get' && !Array.isArray(v);
 
+const userWrite = (a: Args) =>
+  a.user && a.key && (a.action === 'unset' || (a.action === 'set' && a.value !== undefined));
+
 export const handler = (a: Args) =>
-  run(
-    a,
-    async (app) => {
-      const ops = await import('../../lib/ops/config.js');
-      const { usageError } = await import('../../lib/core/errors.js');
-      if (a.action === 'list') return ops.configList(app, { showOrigin: a.showOrigin });
-      if (a.action === 'trust') return ops.configTrust(app);
-      if (!a.key) throw usageError(`config ${a.action} needs a key`);
-      if (a.action === 'get') {
-        const got = await ops.configGet(app, a.key);
-        if (got.held_back && !a.json) app.io.warn(`${a.key} is held back: ${got.held_back.reason}`);
-        return got;
-      }
-      if (a.action === 'set' && a.value === undefined) throw usageError(`config set ${a.key} needs a value`);
-      const layer = a.local ? 'local' : a.user ? 'user' : 'shared';
-      return ops.configSet(app, a.key, a.action === 'set' ? String(a.value) : undefined, layer);
-    },
-    // get prints the bare value, and nothing when it is unset (exit 1), as git config does.
-    (v) => (isGet(a, v) ? bareValue(v.value) : renderConfig(v)),
-    (v) => (isGet(a, v) && v.value === null ? 1 : 0),
-  );
+  userWrite(a)
+    ? runBare(a, async () => (await import('../../lib/ops/config.js')).configSetUser(a.key!, a.value), renderConfig)
+    : run(
+        a,
+        async (app) => {
+          const ops = await import('../../lib/ops/config.js');
+          const { usageError } = await import('../../lib/core/errors.js');
+          if (a.action === 'list') return ops.configList(app, { showOrigin: a.showOrigin });
+          if (a.action === 'trust') return ops.configTrust(app);
+          if (!a.key) throw usageError(`config ${a.action} needs a key`);
+          if (a.action === 'get') return ops.configGet(app, a.key);
+          if (a.action === 'set' && a.value === undefined) throw usageError(`config set ${a.key} needs a value`);
+          const layer = a.local ? 'local' : 'shared';
+          return ops.configSet(app, a.key, a.action === 'set' ? String(a.value) : undefined, layer);
+        },
+        // get prints the bare value, and nothing when it is unset (exit 1), as git config does.
+        (v) => (isGet(a, v) ? bareValue(v.value) : renderConfig(v)),
+        (v) => (isGet(a, v) && v.value === null ? 1 : 0),
+      );

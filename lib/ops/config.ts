@@ -7,6 +7,7 @@ import {
   localConfigPath,
   userConfigPath,
   writeConfig,
+  writeUserConfig,
   type Config,
   type ConfigSnapshot,
   type Layer,
@@ -52,6 +53,12 @@ export async function configSet(
   return { key, value: v ?? null, origin: v === undefined ? null : layer };
 }
 
+/** config set --user, anywhere: the user's file needs no repository. */
+export async function configSetUser(key: string, value: string | undefined): Promise<ConfigValue> {
+  const v = getPath(await writeUserConfig(key, value), keyPath(key));
+  return { key, value: v ?? null, origin: v === undefined ? null : 'user' };
+}
+
 /**
  * The value in effect and the layer it comes from: the highest that sets it, where a shared safety
  * setting held back still names shared (its value is then what this clone obeys instead).
@@ -64,6 +71,8 @@ export async function configGet(app: App, key: string): Promise<ConfigValue> {
   const held = above ? undefined : c.held.find((h) => h.key === key);
   const below = (['shared', 'user'] as const).find((l) => getPath(c[l], path) !== undefined);
   const origin = above ?? (held ? 'shared' : below) ?? null;
+  // get's text is the bare value: why it is not the shared one goes to stderr.
+  if (held) app.io.warn(`${key} is held back: ${held.reason}`);
   return {
     key,
     value: value ?? null,

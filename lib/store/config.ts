@@ -257,6 +257,22 @@ function setPath(c: Config, path: string[], value: Json | undefined): Config {
   return out as Config;
 }
 
+/** Sets (or with value undefined, unsets) one key in a settings file. */
+async function writeFileLayer(file: string, ref: string, key: string, value: string | undefined): Promise<Config> {
+  const next = setPath(
+    await readFileLayer(file, ref),
+    keyPath(key),
+    value === undefined ? undefined : coerce(key, value),
+  );
+  mkdirSync(dirname(file), { recursive: true });
+  await writeFileAtomic(file, writeDoc('config', next, { ref, file }));
+  return next;
+}
+
+/** The user's settings need no repository, as git config --global does not. */
+export const writeUserConfig = (key: string, value: string | undefined) =>
+  writeFileLayer(userConfigPath(), '(user)', key, value);
+
 /** Sets (or with value undefined, unsets) one key in the shared ref, the local file or the user's file. */
 export async function writeConfig(
   repo: Repo,
@@ -268,13 +284,8 @@ export async function writeConfig(
 ): Promise<Config> {
   const path = keyPath(key);
   const json = value === undefined ? undefined : coerce(key, value);
-  if (layer !== 'shared') {
-    const [file, ref] = layer === 'local' ? [localConfigPath(repo), '(local)'] : [userConfigPath(), '(user)'];
-    const next = setPath(await readFileLayer(file, ref), path, json);
-    mkdirSync(dirname(file), { recursive: true });
-    await writeFileAtomic(file, writeDoc('config', next, { ref, file }));
-    return next;
-  }
+  if (layer === 'local') return writeFileLayer(localConfigPath(repo), '(local)', key, value);
+  if (layer === 'user') return writeUserConfig(key, value);
   return withLock(repo.lazyDir, 'config', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       const { config, tip } = await readConfigAt(objects);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, sandbox } from '../helpers/env.js';
+import { cli, lazy, sandbox } from '../helpers/env.js';
 import { team } from '../helpers/team.js';
 import { FAKE_AGENT } from '../helpers/agent.js';
 
@@ -37,6 +37,13 @@ t.test('each layer wins over the one before; get names the layer; set --user wri
   t.match(readFileSync(join(sb.home, '.config', 'lazy', 'config.yaml'), 'utf8'), /mcp: false/);
   t.same((await plain.json('config', 'get', 'mcp')).value, { key: 'mcp', value: false, origin: 'user' });
   t.equal((await l.json('config', 'get', 'mcp')).run.code, 1, 'the other user file does not set mcp');
+
+  // As git config --global: the user's file needs no repository.
+  const away = await lazy(['config', 'set', '--user', 'retry_base_ms', '250', '--json'], { cwd: sb.home, env: sb.env });
+  t.equal(away.code, 0, away.stderr);
+  t.same(JSON.parse(away.stdout), { key: 'retry_base_ms', value: 250, origin: 'user' });
+  t.equal((await plain('config', 'get', 'retry_base_ms')).stdout, '250\n');
+  t.equal((await lazy(['config', 'get', 'agent'], { cwd: sb.home, env: sb.env })).code, 2, 'reading needs one');
 });
 
 t.test('config get prints the bare value, and nothing with exit 1 when unset, as git config does', async (t) => {
