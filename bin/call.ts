@@ -11,8 +11,6 @@ export interface Call {
   cwd: string;
   /** Piped or redirected stdin text; `optional` callers never wait on a socket (see bin/io.ts). */
   stdin(optional: boolean): string | undefined;
-  /** $EDITOR on a terminal, for a message that must be typed; undefined without one. */
-  editor(what: string): string | undefined;
   exitCode: number;
 }
 

@@ -2,7 +2,7 @@ import yargs from 'yargs';
 import { reportError } from '../lib/output/emit.js';
 import { guardPipes, outputFailure } from './pipes.js';
 import { inCall, type Call } from './call.js';
-import { processCall } from './io.js';
+import { processCall, joinDashValues } from './io.js';
 import { usageError } from '../lib/core/errors.js';
 import { terminalColumns } from '../lib/core/env.js';
 import { COMMANDS, commandSpecs, globalOptions, HELP_DESCRIBE, VERSION_DESCRIBE } from './registry.js';
@@ -109,7 +109,7 @@ async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<nu
     args = helpArgv(argv);
     // With a callback yargs hands help and version text back instead of printing it.
     let printed = '';
-    await parser.parseAsync(args, {}, (_e, _a, output) => {
+    await parser.parseAsync(joinDashValues(args), {}, (_e, _a, output) => {
       printed = output;
     });
     if (printed) call.io.out(printed.endsWith('\n') ? printed : `${printed}\n`);

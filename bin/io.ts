@@ -1,7 +1,4 @@
-import { fstatSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { fstatSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { processSignals, systemClock, type Io } from '../lib/core/io.js';
 import { readTextInput } from '../lib/core/fsutil.js';
@@ -32,7 +29,8 @@ export function processIo(json: boolean): Io {
     err,
     warn: (m) => err(warnLine(m)),
     isTTY,
-    confirm: (q) => (isTTY.stdin && isTTY.stdout ? ask(q) : Promise.resolve(true)),
+    // Nobody answers off a terminal: no is the only safe answer (accept refuses before asking there).
+    confirm: (q) => (isTTY.stdin && isTTY.stdout ? ask(q) : Promise.resolve(false)),
     narrate: narrator(json, isTTY.stdout, writeOut, err),
     clock: systemClock,
     env,
@@ -43,8 +41,17 @@ export function processIo(json: boolean): Io {
   };
 }
 
+/** Options whose value may be `-` (stdin): yargs would read a lone `-` as a positional, so it is joined first. */
+const DASH_VALUED = new Set(['--prompt-file']);
+
+/** `--prompt-file -` → `--prompt-file=-`, as git and gh take `-F -`. */
+export const joinDashValues = (argv: string[]) =>
+  argv.flatMap((a, i) =>
+    a === '-' && DASH_VALUED.has(argv[i - 1]!) ? [] : DASH_VALUED.has(a) && argv[i + 1] === '-' ? [`${a}=-`] : [a],
+  );
+
 export function processCall(json: boolean): Call {
-  return { io: processIo(json), cwd: process.cwd(), stdin: readStdin, editor: fromEditor, exitCode: 0 };
+  return { io: processIo(json), cwd: process.cwd(), stdin: readStdin, exitCode: 0 };
 }
 
 /** Asks y/N on a terminal. */
@@ -72,21 +79,4 @@ function readStdin(optional: boolean): string | undefined {
   }
   const text = readTextInput(0, 'stdin');
   return text.length ? text : undefined;
-}
-
-/** Opens $EDITOR on a terminal; lines starting with '#' are instructions and are dropped. */
-function fromEditor(what: string): string | undefined {
-  const editor = process.env.VISUAL || process.env.EDITOR;
-  if (!editor || !process.stdin.isTTY) return undefined;
-  const file = join(mkdtempSync(join(tmpdir(), 'lazy-')), 'MESSAGE.txt');
-  writeFileSync(file, `\n# Write ${what} above. Lines starting with '#' are ignored; an empty message aborts.\n`);
-  const r = spawnSync(editor, [file], { stdio: 'inherit', shell: true });
-  if (r.status !== 0) return undefined;
-  return (
-    readTextInput(file, what)
-      .split('\n')
-      .filter((l) => !l.startsWith('#'))
-      .join('\n')
-      .trim() || undefined
-  );
 }

@@ -73,12 +73,13 @@ export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: 
 /** Piped or redirected stdin text, if any (see bin/io.ts for which stdin is read). */
 export const readStdinText = (optional = false) => currentCall().stdin(optional);
 
-/** -m TEXT, else stdin, else $EDITOR on a terminal; a required text that is missing is a usage error. */
-export function messageArg(m: string | undefined, what: string, required: boolean): string | undefined {
+/** -m TEXT, else stdin, else the editor on a terminal; a required text that is missing is a usage error. */
+export async function messageArg(m: string | undefined, what: string, required: boolean): Promise<string | undefined> {
   const call = currentCall();
-  const text = m ?? call.stdin(false) ?? (required ? call.editor(what) : undefined);
+  const { editMessage } = await import('../lib/ops/editor.js');
+  const text = m ?? call.stdin(false) ?? (required ? editMessage(call.io, what) : undefined);
   if (required && (text === undefined || !text.trim()))
-    throw usageError(`${what} is required: pass -m TEXT, pipe it on stdin, or set $EDITOR`);
+    throw usageError(`${what} is required: pass -m TEXT, pipe it on stdin, or run it on a terminal for the editor`);
   return text;
 }
 

@@ -22,6 +22,13 @@ export const handler = (a: Args) =>
     a,
     async (app) => {
       const { acceptTask } = await import('../../lib/ops/accept.js');
+      // Off a terminal nobody can answer the prompt: merging must be asked for, as gh pr merge does.
+      if (!a.yes && !(app.io.isTTY.stdin && app.io.isTTY.stdout)) {
+        const { usageError } = await import('../../lib/core/errors.js');
+        throw usageError('accept merges only with --yes when not run on a terminal (nothing was merged)', {
+          hint: `lazy accept ${a.id} --yes`,
+        });
+      }
       return acceptTask(app, String(a.id), {
         decisions: decisionFlags(a),
         confirm: a.yes ? undefined : app.io.confirm,

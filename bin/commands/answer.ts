@@ -15,7 +15,11 @@ export const handler = (a: GlobalArgs & FollowArgs & { id: string; message?: str
     a,
     async (app) => {
       const { answerTask } = await import('../../lib/ops/turn.js');
-      return maybeFollow(app, a, await answerTask(app, String(a.id), messageArg(a.message, 'an answer', true)!));
+      return maybeFollow(
+        app,
+        a,
+        await answerTask(app, String(a.id), (await messageArg(a.message, 'an answer', true))!),
+      );
     },
     orFollowed(renderStarted),
   );

@@ -15,7 +15,7 @@ export const handler = (a: GlobalArgs & { id: string; message?: string; timeout?
     a,
     async (app) => {
       const { askTask } = await import('../../lib/ops/ask.js');
-      return askTask(app, String(a.id), messageArg(a.message, 'a question', true)!, a.timeout);
+      return askTask(app, String(a.id), (await messageArg(a.message, 'a question', true))!, a.timeout);
     },
     renderAsked,
   );

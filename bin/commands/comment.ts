@@ -13,7 +13,7 @@ export const handler = (a: GlobalArgs & { id: string; message?: string }) =>
     a,
     async (app) => {
       const { commentTask } = await import('../../lib/ops/comment.js');
-      return commentTask(app, String(a.id), messageArg(a.message, 'a comment', true)!);
+      return commentTask(app, String(a.id), (await messageArg(a.message, 'a comment', true))!);
     },
     (v) => `${v.id}: comment added (turn #${v.turns.length})`,
   );

@@ -1,10 +1,10 @@
 import type { Argv } from 'yargs';
-import { run, type GlobalArgs } from '../run.js';
-import { renderConfig } from '../../lib/output/turns.js';
+import { run, runBare, type GlobalArgs } from '../run.js';
+import { bareValue, renderConfig } from '../../lib/output/config.js';
 
 export const command = 'config <action> [key] [value]';
 export const describe =
-  'Read or change settings: config set|unset|get KEY [VALUE] [--local], config list, config trust';
+  'Read or change settings: config set|unset|get KEY [VALUE] [--local|--user], config list [--show-origin], config trust';
 export const builder = (y: Argv) =>
   y
     .positional('action', {
@@ -19,27 +19,43 @@ export const builder = (y: Argv) =>
         'usage_limit_recheck_ms, usage_limit_max_wait_ms, mcp, forge.pr_command',
     })
     .positional('value', { type: 'string', describe: 'the value to set (config set only)' })
-    .option('local', { type: 'boolean', describe: 'this clone only (.git/lazy/config.yaml, never pushed)' });
+    .option('local', { type: 'boolean', describe: 'this clone only (.git/lazy/config.yaml, never pushed)' })
+    .option('user', { type: 'boolean', describe: 'every repository of yours ($XDG_CONFIG_HOME/lazy/config.yaml)' })
+    .option('show-origin', { type: 'boolean', describe: 'list: where each value comes from, shadowed ones too' })
+    .conflicts('local', 'user');
 
 interface Args extends GlobalArgs {
   action: 'set' | 'unset' | 'get' | 'list' | 'trust';
   key?: string;
   value?: string;
   local?: boolean;
+  user?: boolean;
+  showOrigin?: boolean;
 }
 
+type Result = Awaited<ReturnType<typeof import('../../lib/ops/config.js').configGet>>;
+const isGet = (a: Args, v: Result | Result[]): v is Result => a.action === 'get' && !Array.isArray(v);
+
+const userWrite = (a: Args) =>
+  a.user && a.key && (a.action === 'unset' || (a.action === 'set' && a.value !== undefined));
+
 export const handler = (a: Args) =>
-  run(
-    a,
-    async (app) => {
-      const ops = await import('../../lib/ops/config.js');
-      const { usageError } = await import('../../lib/core/errors.js');
-      if (a.action === 'list') return ops.configList(app);
-      if (a.action === 'trust') return ops.configTrust(app);
-      if (!a.key) throw usageError(`config ${a.action} needs a key`);
-      if (a.action === 'get') return ops.configGet(app, a.key);
-      if (a.action === 'set' && a.value === undefined) throw usageError(`config set ${a.key} needs a value`);
-      return ops.configSet(app, a.key, a.action === 'set' ? String(a.value) : undefined, !!a.local);
-    },
-    renderConfig,
-  );
+  userWrite(a)
+    ? runBare(a, async () => (await import('../../lib/ops/config.js')).configSetUser(a.key!, a.value), renderConfig)
+    : run(
+        a,
+        async (app) => {
+          const ops = await import('../../lib/ops/config.js');
+          const { usageError } = await import('../../lib/core/errors.js');
+          if (a.action === 'list') return ops.configList(app, { showOrigin: a.showOrigin });
+          if (a.action === 'trust') return ops.configTrust(app);
+          if (!a.key) throw usageError(`config ${a.action} needs a key`);
+          if (a.action === 'get') return ops.configGet(app, a.key);
+          if (a.action === 'set' && a.value === undefined) throw usageError(`config set ${a.key} needs a value`);
+          const layer = a.local ? 'local' : 'shared';
+          return ops.configSet(app, a.key, a.action === 'set' ? String(a.value) : undefined, layer);
+        },
+        // get prints the bare value, and nothing when it is unset (exit 1), as git config does.
+        (v) => (isGet(a, v) ? bareValue(v.value) : renderConfig(v)),
+        (v) => (isGet(a, v) && v.value === null ? 1 : 0),
+      );

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { run, readStdinText, type GlobalArgs } from '../run.js';
 
-export const command = 'create <goal..>';
+export const command = 'create [goal..]';
 export const describe = 'Create a task and print its id';
 export const builder = (y: Argv) =>
   y
@@ -14,7 +14,7 @@ export const builder = (y: Argv) =>
     .option('agent', { type: 'string', describe: 'agent to run this task with' });
 
 interface Args extends GlobalArgs {
-  goal: string[];
+  goal?: string[];
   prompt?: string;
   promptFile?: string;
   accept?: string[];
@@ -28,15 +28,19 @@ export const handler = (a: Args) =>
     a,
     async (app) => {
       const { createTask } = await import('../../lib/ops/create.js');
-      const stdin = a.prompt === undefined && a.promptFile === undefined ? readStdinText(true) : undefined;
+      const goal = (a.goal ?? []).map(String);
+      // No goal: the editor on a terminal, with what the flags gave filled in.
+      const typed = goal.length ? undefined : await (await import('../../lib/ops/editor.js')).createInEditor(app, a);
+      // Stdin is read only when asked for (--prompt-file -): `sleep 4 | lazy create x` never waits on it.
+      const stdin = a.promptFile === '-' ? readStdinText(false) : undefined;
       return createTask(app, {
-        goal: a.goal.map(String),
-        prompt: a.prompt,
-        promptFile: a.promptFile,
+        goal: typed ? [typed.goal] : goal,
+        prompt: typed ? typed.prompt : a.prompt,
+        promptFile: typed ? undefined : a.promptFile,
         stdin,
-        accept: a.accept,
+        accept: typed ? typed.acceptance : a.accept,
         parent: a.parent,
-        tags: a.tag,
+        tags: typed ? typed.tags : a.tag,
         agent: a.agent,
       });
     },

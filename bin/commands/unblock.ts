@@ -33,7 +33,7 @@ export const handler = (a: Args) =>
     a,
     async (app) => {
       const { unblockTask } = await import('../../lib/ops/turn.js');
-      const text = messageArg(a.message, 'feedback', true)!;
+      const text = (await messageArg(a.message, 'feedback', true))!;
       return maybeFollow(app, a, await unblockTask(app, String(a.id), text, decisionFlags(a)));
     },
     orFollowed(renderStarted),

@@ -20,6 +20,7 @@ export const ERROR_EXIT = {
   id_exhausted: EXIT.unexpected,
   usage: EXIT.usage,
   not_a_repository: EXIT.usage,
+  cancelled: EXIT.usage,
   untrusted_config: EXIT.usage,
   task_not_found: EXIT.notFound,
   ambiguous_id: EXIT.notFound,
@@ -92,6 +93,8 @@ export const idExhausted = plain('id_exhausted');
 
 export const usageError = plain('usage');
 export const notARepository = plain('not_a_repository');
+/** A person said no (a declined prompt, an empty editor): nothing was changed, as gh exits for a cancelled command. */
+export const cancelled = plain('cancelled');
 export const untrustedConfig = plain('untrusted_config');
 
 export const notFound = plain('task_not_found');

@@ -1,7 +1,7 @@
 import { statSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve, isAbsolute } from 'node:path';
 import { git } from './git.js';
-import { notARepository } from './errors.js';
+import { notARepository, usageError } from './errors.js';
 import { env } from './env.js';
 
 // Where the repository lives. Task refs and lazy's local state belong to the common
@@ -59,6 +59,7 @@ function fromDotGit(top: string, dotGit: string): Repo | undefined {
 
 /** Finds the repository without spawning git in the common case. */
 export async function openRepo(cwd: string): Promise<Repo> {
+  assertDirectory(cwd);
   const e = env();
   if (!e.GIT_DIR && !e.GIT_COMMON_DIR && !e.GIT_WORK_TREE) {
     const found = findDotGit(cwd);
@@ -67,9 +68,23 @@ export async function openRepo(cwd: string): Promise<Repo> {
   }
   const r = await git(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-dir'], { cwd, allowFail: true });
   if (r.code !== 0) {
-    throw notARepository(`not inside a git repository: ${cwd}`, { cwd });
+    throw notARepository(`not a git repository (or any of its parents): ${cwd}`, {
+      cwd,
+      hint: 'run lazy inside a git repository (git init makes one), or name one with -C <dir>',
+    });
   }
   const [top, common, own] = r.stdout.trim().split('\n');
   const commonDir = resolve(cwd, common!);
   return { cwd, top: top!, gitDir: resolve(cwd, own!), commonDir, lazyDir: join(commonDir, 'lazy') };
+}
+
+/** -C (or the cwd) must be a directory: otherwise a parent's repository, or git's spawn error, would answer instead. */
+function assertDirectory(cwd: string): void {
+  let st;
+  try {
+    st = statSync(cwd);
+  } catch {
+    throw usageError(`no such directory: ${cwd}`, { cwd });
+  }
+  if (!st.isDirectory()) throw usageError(`not a directory: ${cwd}`, { cwd });
 }

@@ -1,5 +1,5 @@
 import {
-  aborted,
+  cancelled,
   busy,
   mergeConflict,
   mergeFailed,
@@ -299,7 +299,7 @@ const squashCommit = (a: Accepting) => (a.plan?.kind === 'ok' ? a.plan.commit : 
 async function confirmFirst(id: string, v: TaskView, confirm: AcceptOptions['confirm']): Promise<void> {
   if (!confirm || isTerminal(v.status)) return;
   if (await confirm(`Squash-merge ${taskBranch(id)} into ${targetOf(v) ?? '?'}?`)) return;
-  throw aborted('accept aborted: nothing was changed', {
+  throw cancelled('accept cancelled: nothing was merged', {
     status: v.status,
     available_actions: v.available_actions,
   });

@@ -38,6 +38,7 @@ export async function openApp(o: AppOptions): Promise<App> {
     config: () =>
       (config ??= loadConfig(repo, store.reader.objects).then((c) => {
         if (c.problem) o.io.warn(`${c.problem.message} (lazy doctor --fix restores it)`);
+        for (const e of c.ignored) o.io.warn(e.message);
         return c.merged;
       })),
   };

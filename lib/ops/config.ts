@@ -1,15 +1,42 @@
-import { getPath, keyPath, loadConfig, writeConfig, type Config, type ConfigSnapshot } from '../store/config.js';
+import {
+  ENV_KEYS,
+  LAYERS,
+  getPath,
+  keyPath,
+  loadConfig,
+  localConfigPath,
+  userConfigPath,
+  writeConfig,
+  writeUserConfig,
+  type Config,
+  type ConfigSnapshot,
+  type Layer,
+} from '../store/config.js';
+import { CONFIG_REF } from '../store/layout.js';
 import { trust } from '../store/trust.js';
 import type { Json } from '../core/json.js';
 import type { App } from './app.js';
 
-/** held_back: a shared setting this clone does not obey yet, why, and what is in effect instead. */
+/**
+ * One setting and the layer it comes from (null: unset). held_back: a shared setting this clone does
+ * not obey yet, why, and what is in effect instead. With --show-origin: `where` names the file, ref or
+ * variable, and `shadowed` marks a value a higher layer overrides.
+ */
 export interface ConfigValue {
   key: string;
   value: Json | null;
-  source: 'local' | 'shared' | 'unset';
+  origin: Layer | null;
   untrusted?: boolean;
   held_back?: { reason: string; in_effect: Json | null };
+  where?: string;
+  shadowed?: boolean;
+}
+
+/** The layers, naming on stderr what is ignored (a bad user file, a bad override), as every command's read does. */
+async function snapshot(app: App): Promise<ConfigSnapshot> {
+  const c = await loadConfig(app.repo, app.store.reader.objects);
+  for (const e of c.ignored) app.io.warn(e.message);
+  return c;
 }
 
 const UNTRUSTED_AGENT =
@@ -19,67 +46,101 @@ export async function configSet(
   app: App,
   key: string,
   value: string | undefined,
-  local: boolean,
+  layer: 'shared' | 'local' | 'user',
 ): Promise<ConfigValue> {
-  const next = await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), key, value, local);
+  const next = await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), key, value, layer);
   const v = getPath(next, keyPath(key));
-  return { key, value: v ?? null, source: v === undefined ? 'unset' : local ? 'local' : 'shared' };
+  return { key, value: v ?? null, origin: v === undefined ? null : layer };
 }
 
+/** config set --user, anywhere: the user's file needs no repository. */
+export async function configSetUser(key: string, value: string | undefined): Promise<ConfigValue> {
+  const v = getPath(await writeUserConfig(key, value), keyPath(key));
+  return { key, value: v ?? null, origin: v === undefined ? null : 'user' };
+}
+
+/**
+ * The value in effect and the layer it comes from: the highest that sets it, where a shared safety
+ * setting held back still names shared (its value is then what this clone obeys instead).
+ */
 export async function configGet(app: App, key: string): Promise<ConfigValue> {
   const path = keyPath(key);
-  const c = await loadConfig(app.repo, app.store.reader.objects);
-  const local = getPath(c.local, path);
-  const shared = getPath(c.shared, path);
+  const c = await snapshot(app);
   const value = getPath(c.merged, path);
-  const held = local === undefined ? c.held.find((h) => h.key === key) : undefined;
+  const above = (['env', 'local'] as const).find((l) => getPath(c[l], path) !== undefined);
+  const held = above ? undefined : c.held.find((h) => h.key === key);
+  const below = (['shared', 'user'] as const).find((l) => getPath(c[l], path) !== undefined);
+  const origin = above ?? (held ? 'shared' : below) ?? null;
+  // get's text is the bare value: why it is not the shared one goes to stderr.
+  if (held) app.io.warn(`${key} is held back: ${held.reason}`);
   return {
     key,
     value: value ?? null,
-    source: local !== undefined ? 'local' : shared !== undefined ? 'shared' : 'unset',
+    origin: value === undefined && !held ? null : origin,
     ...(held ? { held_back: { reason: held.reason, in_effect: held.in_effect } } : {}),
   };
 }
 
 /** Trusts the shared agent and safety settings as they are now (agents are command lines this clone will run). */
 export async function configTrust(app: App): Promise<ConfigValue[]> {
-  const c = await loadConfig(app.repo, app.store.reader.objects);
+  const c = await snapshot(app);
   trust(app.repo, c.shared);
   return configList(app);
 }
 
-/** Every set key, flattened to dotted paths, with where it comes from and what is held back. */
-export async function configList(app: App): Promise<ConfigValue[]> {
-  const c = await loadConfig(app.repo, app.store.reader.objects);
-  const out = new Map<string, ConfigValue>();
-  const walk = (obj: Config, source: 'local' | 'shared', prefix: string[] = []) => {
-    for (const [k, v] of Object.entries(obj)) {
-      const path = [...prefix, k];
-      if (v && typeof v === 'object' && !Array.isArray(v)) walk(v as Config, source, path);
-      else
-        out.set(path.join('.'), {
-          key: path.join('.'),
-          value: v as Json,
-          source,
-          ...(source === 'shared' && untrustedAgent(c, path)
-            ? { untrusted: true, held_back: { reason: UNTRUSTED_AGENT, in_effect: null } }
+/** Every key a layer sets, flattened to dotted paths. */
+function flatten(obj: Config, prefix: string[] = []): [string[], Json][] {
+  return Object.entries(obj).flatMap(([k, v]): [string[], Json][] =>
+    v && typeof v === 'object' && !Array.isArray(v) ? flatten(v as Config, [...prefix, k]) : [[[...prefix, k], v]],
+  );
+}
+
+/**
+ * Every set key with the layer it comes from and what is held back; with `showOrigin`, also the values
+ * higher layers shadow (marked), lowest layer first as git lists them, each naming where it lives.
+ */
+export async function configList(app: App, o: { showOrigin?: boolean } = {}): Promise<ConfigValue[]> {
+  const c = await snapshot(app);
+  const rows: ConfigValue[] = [];
+  for (const layer of LAYERS)
+    for (const [path, value] of flatten(c[layer])) {
+      const key = path.join('.');
+      const held = layer === 'shared' ? c.held.find((h) => h.key === key) : undefined;
+      rows.push({
+        key,
+        value,
+        origin: layer,
+        ...(layer === 'shared' && untrustedAgent(c, path)
+          ? { untrusted: true, held_back: { reason: UNTRUSTED_AGENT, in_effect: null } }
+          : held
+            ? { held_back: { reason: held.reason, in_effect: held.in_effect } }
             : {}),
-        });
+        ...(o.showOrigin ? { where: where(app, layer, key) } : {}),
+      });
     }
-  };
-  walk(c.shared, 'shared');
-  walk(c.local, 'local');
-  for (const h of c.held) {
-    const v = out.get(h.key);
-    if (v?.source === 'local') continue;
-    out.set(h.key, {
-      key: h.key,
-      value: h.shared,
-      source: 'shared',
-      held_back: { reason: h.reason, in_effect: h.in_effect },
-    });
-  }
-  return [...out.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
+  // A held-back key the shared config no longer sets still shows, with what is in effect instead.
+  for (const h of c.held)
+    if (getPath(c.shared, keyPath(h.key)) === undefined)
+      rows.push({
+        key: h.key,
+        value: h.shared,
+        origin: 'shared',
+        held_back: { reason: h.reason, in_effect: h.in_effect },
+        ...(o.showOrigin ? { where: CONFIG_REF } : {}),
+      });
+  const order = (r: ConfigValue) => LAYERS.indexOf(r.origin!);
+  rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : order(a) - order(b)));
+  const top = new Map(rows.map((r) => [r.key, r]));
+  return rows
+    .filter((r) => o.showOrigin || top.get(r.key) === r)
+    .map((r) => (o.showOrigin && top.get(r.key) !== r ? { ...r, shadowed: true } : r));
+}
+
+function where(app: App, layer: Layer, key: string): string {
+  if (layer === 'user') return userConfigPath();
+  if (layer === 'local') return localConfigPath(app.repo);
+  if (layer === 'shared') return CONFIG_REF;
+  return Object.keys(ENV_KEYS).find((v) => ENV_KEYS[v] === key) ?? 'environment';
 }
 
 const untrustedAgent = (c: ConfigSnapshot, path: string[]) =>

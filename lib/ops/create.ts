@@ -12,6 +12,7 @@ export interface CreateInput {
   goal: string[];
   prompt?: string;
   promptFile?: string;
+  /** The port's stdin text, for --prompt-file - (a terminal's is read from fd 0, like git -F -). */
   stdin?: string;
   accept?: string[];
   parent?: string;
@@ -40,7 +41,12 @@ export async function createTask(app: App, input: CreateInput): Promise<TaskView
   const sources = [input.prompt !== undefined, input.promptFile !== undefined].filter(Boolean).length;
   if (sources > 1) throw usageError('give the prompt once: --prompt or --prompt-file');
   let prompt =
-    input.prompt ?? (input.promptFile !== undefined ? readPromptFile(app.repo.cwd, input.promptFile) : input.stdin);
+    input.prompt ??
+    (input.promptFile === '-' && input.stdin !== undefined
+      ? input.stdin
+      : input.promptFile !== undefined
+        ? readPromptFile(app.repo.cwd, input.promptFile)
+        : undefined);
   prompt = prompt !== undefined && prompt.trim() ? boundedText('the prompt', sanitizeProse(prompt)) : undefined;
   if (input.agent !== undefined && !AGENT_NAME.test(input.agent))
     throw usageError(`agent name '${input.agent}' may only use letters, digits, '.', '_' and '-'`);

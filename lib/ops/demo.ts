@@ -64,8 +64,15 @@ export async function runDemo(opts: {
   const app: App = await openApp({ io: opts.io, cwd: dir, json: false });
   try {
     const agent = `"${nodeBinary()}" "${app.cliPath}" __demo-agent`;
-    await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), 'agents.demo.command', agent, true);
-    await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), 'agent', 'demo', true);
+    await writeConfig(
+      app.repo,
+      app.store.reader.objects,
+      () => app.store.person(),
+      'agents.demo.command',
+      agent,
+      'local',
+    );
+    await writeConfig(app.repo, app.store.reader.objects, () => app.store.person(), 'agent', 'demo', 'local');
     step(
       'Use the built-in scripted agent (offline)',
       'lazy config set agents.demo.command "…" --local && lazy config set agent demo --local',

@@ -48,9 +48,12 @@ export interface EditInput {
   accept?: string[];
   tags?: string[];
   agent?: string;
+  /** The whole list, as the editor left it (lib/ops/editor.ts); the flags add instead. */
+  setAcceptance?: string[];
+  setTags?: string[];
 }
 
-/** Changes the task record; criteria and tags are added, goal and prompt replaced. */
+/** Changes the task record; criteria and tags are added (or set, from the editor), goal and prompt replaced. */
 export async function editTask(app: App, idArg: string, e: EditInput): Promise<TaskView> {
   const { id } = await taskArg(app, idArg);
   const { view } = await app.store.mutate(id, 'edit', (d) => {
@@ -63,6 +66,11 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<T
     if (e.accept?.length)
       patch.acceptance = [...cur.acceptance, ...e.accept.map((a) => sanitizeProse(a.trim())).filter(Boolean)];
     if (e.tags?.length) patch.tags = [...new Set([...cur.tags, ...e.tags.map(tagOf).filter(Boolean)])];
+    if (e.setAcceptance)
+      patch.acceptance = e.setAcceptance
+        .map((a) => boundedText('a criterion', sanitizeProse(a.trim())))
+        .filter(Boolean);
+    if (e.setTags) patch.tags = [...new Set(e.setTags.map(tagOf).filter(Boolean))];
     if (e.agent !== undefined) {
       if (e.agent && !/^[A-Za-z0-9_.-]+$/.test(e.agent))
         throw usageError(`agent name '${e.agent}' may only use letters, digits, '.', '_' and '-'`);

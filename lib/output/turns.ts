@@ -3,7 +3,6 @@ import type { TurnStarted } from '../ops/turn.js';
 import type { Stopped } from '../ops/stop.js';
 import type { Asked } from '../ops/ask.js';
 import type { Paired } from '../ops/pair.js';
-import type { ConfigValue } from '../ops/config.js';
 import type { TaskView } from '../model/fold.js';
 
 // Text for the commands that start, stop and wait on turns.
@@ -66,23 +65,4 @@ export function renderAsked(r: Asked): string {
 export function renderPaired(r: Paired): string {
   const dirty = r.dirty.length ? `, ${r.dirty.length} uncommitted file(s)` : '';
   return `${r.task.id}: pairing ended → ${r.task.status} (${r.commits} commit(s)${dirty})`;
-}
-
-export function renderConfig(v: ConfigValue | ConfigValue[]): string {
-  const list = Array.isArray(v) ? v : [v];
-  if (!list.length) return 'no settings (lazy config set agent <name>, agents.<name>.command "<command line>", …)';
-  return list.map(configLine).join('\n');
-}
-
-function configLine(c: ConfigValue): string {
-  const value = c.value === null ? '(unset)' : JSON.stringify(c.value);
-  const local = c.source === 'local' ? '  [local]' : '';
-  const h = c.held_back;
-  const inEffect = h ? (h.in_effect === null ? 'the default' : JSON.stringify(h.in_effect)) : '';
-  const mark = c.untrusted
-    ? '  [untrusted: lazy config trust]'
-    : h
-      ? `  [held back: ${h.reason}; in effect: ${inEffect}]`
-      : '';
-  return `${c.key} = ${value}${local}${mark}`;
 }

@@ -1,5 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { env } from '../core/env.js';
 import { writeFileAtomic } from '../core/fsutil.js';
 import { usageError, invalidData, LazyError, EXIT, contention } from '../core/errors.js';
 import type { Signature } from '../core/actor.js';
@@ -8,7 +10,7 @@ import type { Json } from '../core/json.js';
 import { CONFIG_FILE, CONFIG_REF } from './layout.js';
 import type { Config } from './config-doc.js';
 import { casRef } from './refs.js';
-import { readDoc, writeDoc } from './validate.js';
+import { checkDoc, readDoc, writeDoc } from './validate.js';
 import { ObjectWriter, type CommitFields } from './writer.js';
 import type { ObjectReader } from './objects.js';
 import { parseCommit, parseTree } from './objects.js';
@@ -17,9 +19,10 @@ import { isTrusted, readTrust, record, untrustedAgents } from './trust.js';
 import { applySafety, isSafetyKey, withKey, type HeldBack } from './safety.js';
 import { reflogTips } from './recover.js';
 
-// Shared settings live in refs/lazy/config (validated, versioned, pushed with the
-// tasks); per-clone overrides in .git/lazy/config.yaml are never pushed. A read
-// merges the two, local winning.
+// Settings come in layers, as git's do, each winning over the one before: the user's
+// ($XDG_CONFIG_HOME/lazy/config.yaml), the shared ones in refs/lazy/config (validated,
+// versioned, pushed with the tasks), this clone's (.git/lazy/config.yaml, never pushed),
+// then the environment (ENV_KEYS).
 
 export type { Config } from './config-doc.js';
 
@@ -42,15 +45,33 @@ const NESTED_KEYS = new Set(['forge.pr_command', 'work.lease_seconds']);
 
 export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
 
+/** The user's settings, for every repository: $XDG_CONFIG_HOME/lazy/config.yaml, else ~/.config/lazy/config.yaml. */
+export function userConfigPath(): string {
+  const e = env();
+  return join(e.XDG_CONFIG_HOME || join(e.HOME || homedir(), '.config'), 'lazy', 'config.yaml');
+}
+
+/** The layers, lowest first: a later one wins. */
+export const LAYERS = ['user', 'shared', 'local', 'env'] as const;
+export type Layer = (typeof LAYERS)[number];
+
+/** Environment variables that override a setting (the top layer); the other LAZY_* variables are not settings. */
+export const ENV_KEYS: Record<string, string> = { LAZY_AGENT: 'agent' };
+
 /** `merged` is what this clone obeys: local over the shared settings, less what is held back (`held`). */
 export interface ConfigSnapshot {
+  user: Config;
   shared: Config;
   local: Config;
+  /** The settings the environment overrides (ENV_KEYS), as a layer. */
+  env: Config;
   merged: Config;
   tip: string | null;
   held: HeldBack[];
   /** Why the shared settings were not used (refs/lazy/config unreadable): its last good version, or defaults, apply. */
   problem?: LazyError;
+  /** A user file or an environment override that fails the schema: named, not obeyed; the other layers apply. */
+  ignored: LazyError[];
 }
 
 /**
@@ -99,14 +120,35 @@ export async function commitConfig(repo: Repo, doc: Config, c: CommitFields): Pr
   return w.writeTreeCommit(new Map([[CONFIG_FILE, { blob }]]), c);
 }
 
-async function readLocal(repo: Repo): Promise<Config> {
+/** A settings file (local or user); no file reads as no settings. */
+async function readFileLayer(file: string, ref: string): Promise<Config> {
   let text: string;
   try {
-    text = readFileSync(localConfigPath(repo), 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch {
     return {};
   }
-  return readDoc<Config>('config', text, { ref: '(local)', file: localConfigPath(repo) });
+  return readDoc<Config>('config', text, { ref, file });
+}
+
+const readLocal = (repo: Repo) => readFileLayer(localConfigPath(repo), '(local)');
+
+/** The environment's overrides, each checked like any settings document: a bad value is named, not obeyed. */
+function readEnvLayer(ignored: LazyError[]): Config {
+  let c: Config = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const v = env()[name];
+    if (!v) continue;
+    try {
+      const next = setPath(c, keyPath(key), coerce(key, v));
+      checkDoc('config', next, { ref: '(environment)', file: name });
+      c = next;
+    } catch (e) {
+      if (!(e instanceof LazyError)) throw e;
+      ignored.push(e.reworded(`${name}: ${e.message}: ignored`));
+    }
+  }
+  return c;
 }
 
 function merge(a: Config, b: Config): Config {
@@ -131,17 +173,26 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
     problem = e.reworded(`${e.message}: using the defaults and local settings`);
     return { config: {} as Config, tip: null };
   });
-  const [{ config: shared, tip }, local] = await Promise.all([sharedRead, readLocal(repo)]);
+  const ignored: LazyError[] = [];
+  const userRead = readFileLayer(userConfigPath(), '(user)').catch((e: unknown) => {
+    if (!(e instanceof LazyError)) throw e;
+    ignored.push(e.reworded(`${e.message}: the user settings are ignored until it is fixed`));
+    return {} as Config;
+  });
+  const [{ config: shared, tip }, local, user] = await Promise.all([sharedRead, readLocal(repo), userRead]);
+  const envLayer = readEnvLayer(ignored);
   // Where worktrees go is this machine's business: a shared value is ignored.
   const { worktree_dir: _ignored, ...sharedRest } = shared;
   const t = tip ? readTrust(repo) : {};
   const { effective, held } = applySafety(sharedRest, t.safety);
-  const merged = merge(effective, local);
+  const merged = [effective, local, envLayer].reduce(merge, user);
   const untrusted = untrustedAgents(repo, shared, local, t);
   const prHeld = !!shared.forge?.pr_command && !local.forge?.pr_command && !isTrusted(repo, shared, t);
   return {
+    user,
     shared,
     local,
+    env: envLayer,
     merged: {
       ...merged,
       ...(untrusted.length ? { untrusted } : {}),
@@ -150,6 +201,7 @@ export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<Con
     tip,
     held,
     ...(problem ? { problem } : {}),
+    ignored,
   };
 }
 
@@ -205,25 +257,35 @@ function setPath(c: Config, path: string[], value: Json | undefined): Config {
   return out as Config;
 }
 
-/** Sets (or with value undefined, unsets) one key in the shared ref or the local file. */
+/** Sets (or with value undefined, unsets) one key in a settings file. */
+async function writeFileLayer(file: string, ref: string, key: string, value: string | undefined): Promise<Config> {
+  const next = setPath(
+    await readFileLayer(file, ref),
+    keyPath(key),
+    value === undefined ? undefined : coerce(key, value),
+  );
+  mkdirSync(dirname(file), { recursive: true });
+  await writeFileAtomic(file, writeDoc('config', next, { ref, file }));
+  return next;
+}
+
+/** The user's settings need no repository, as git config --global does not. */
+export const writeUserConfig = (key: string, value: string | undefined) =>
+  writeFileLayer(userConfigPath(), '(user)', key, value);
+
+/** Sets (or with value undefined, unsets) one key in the shared ref, the local file or the user's file. */
 export async function writeConfig(
   repo: Repo,
   objects: ObjectReader,
   person: () => Promise<Signature>,
   key: string,
   value: string | undefined,
-  local: boolean,
+  layer: 'shared' | 'local' | 'user',
 ): Promise<Config> {
   const path = keyPath(key);
   const json = value === undefined ? undefined : coerce(key, value);
-  if (local) {
-    const next = setPath(await readLocal(repo), path, json);
-    await writeFileAtomic(
-      localConfigPath(repo),
-      writeDoc('config', next, { ref: '(local)', file: localConfigPath(repo) }),
-    );
-    return next;
-  }
+  if (layer === 'local') return writeFileLayer(localConfigPath(repo), '(local)', key, value);
+  if (layer === 'user') return writeUserConfig(key, value);
   return withLock(repo.lazyDir, 'config', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       const { config, tip } = await readConfigAt(objects);

@@ -70,11 +70,14 @@ test('--prompt-file must be a regular file: a FIFO is refused, never waited on',
 test('a shell pipe carries NUL into the prompt, escaped; an inherited socket is never waited on', async (t) => {
   const sb = sandbox();
   t.teardown(sb.cleanup);
-  // A shell pipe, as a user types it: `printf … | lazy create …`.
+  // A shell pipe, as a user types it: `printf … | lazy create … --prompt-file -`.
   writeFileSync(join(sb.home, 'nul.txt'), 'stdin prompt \u0000 NUL\n');
   const c3 = spawnSync(
     'sh',
-    ['-c', `cat "${join(sb.home, 'nul.txt')}" | "${process.execPath}" "${LAZY}" create "stdin goal" --json`],
+    [
+      '-c',
+      `cat "${join(sb.home, 'nul.txt')}" | "${process.execPath}" "${LAZY}" create "stdin goal" --prompt-file - --json`,
+    ],
     { cwd: sb.dir, env: sb.env, encoding: 'utf8' },
   );
   t.match(JSON.parse(c3.stdout).prompt, /^stdin prompt \\u0000 NUL/, 'prompt on stdin');

@@ -20,6 +20,8 @@ export function testEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Pro
   for (const k of Object.keys(env)) if (k.startsWith('GIT_') || k.startsWith('LAZY_')) delete env[k];
   // Coverage is measured in the test processes only (scripts/test.mjs); the bundle's would not map to lib/.
   delete env.NODE_V8_COVERAGE;
+  // The user's settings file is under the sandbox's HOME, never the developer's.
+  delete env.XDG_CONFIG_HOME;
   return {
     ...env,
     HOME: home,

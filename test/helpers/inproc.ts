@@ -35,7 +35,6 @@ export async function inproc(args: string[], o: InprocOptions): Promise<Recorded
     cwd: o.cwd,
     exitCode: 0,
     stdin: () => (input ? input : undefined),
-    editor: () => undefined,
     io: recordingIo({ env: o.env, cliPath: o.cliPath, json: args.includes('--json'), out, err, io: o.io }),
   };
   const code = await main(args, call);

@@ -18,7 +18,7 @@ t.test('config: shared settings in refs/lazy/config, per-clone overrides with --
   );
   await l('config', 'set', 'agent', 'claude', '--local');
   const got = (await l.json('config', 'get', 'agent')).value;
-  t.same(got, { key: 'agent', value: 'claude', source: 'local' }, 'local overrides shared');
+  t.same(got, { key: 'agent', value: 'claude', origin: 'local' }, 'local overrides shared');
   t.match(
     gitSync(sb.dir, sb.env, ['show', 'refs/lazy/config:config.yaml']),
     /agent: fake/,
