@@ -120,7 +120,7 @@ t.test('a missing argument names itself (exit 2; a JSON error with --json)', asy
     },
   });
   t.match((await run('queue')).stderr, /missing <ids\.\.>: /, 'a variadic one');
-  t.match((await run('create')).stderr, /missing <goal\.\.>: what the task should achieve/);
+  t.match((await run('create')).stderr, /missing <goal>: what the task should achieve/);
   t.match((await run('config')).stderr, /missing <action>: /);
   t.match((await run('completion')).stderr, /missing <shell>: the shell/);
 });
