@@ -94,7 +94,7 @@ const COMMANDS = [
 
 /** Runs one command line; `call` is the port it talks through (this process's, unless given). */
 export async function main(argv: string[], call?: Call): Promise<number> {
-  const wantsJson = argv.includes('--json');
+  const wantsJson = argv.includes('--json') || argv.some((s) => s === '--fields' || s.startsWith('--fields='));
   if (!call) guardPipes();
   const c = call ?? processCall(wantsJson);
   const code = await inCall(c, () => parse(argv, c, wantsJson));
@@ -110,6 +110,11 @@ async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<nu
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
     .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
     .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' })
+    .option('fields', {
+      type: 'string',
+      describe: 'print only these fields of the JSON output (a,b.c; implies --json)',
+    })
+    .middleware((a) => void (a.fields !== undefined && (a.json = true)), true)
     .command(COMMANDS as never)
     .demandCommand(1, 'name a command (lazy --help lists them)')
     .strict()

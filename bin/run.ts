@@ -14,6 +14,15 @@ import { renderWaited } from '../lib/output/turns.js';
 export interface GlobalArgs {
   json?: boolean;
   C?: string;
+  /** --fields a,b.c: print only these fields of the --json document (implies --json). */
+  fields?: string;
+}
+
+/** The value --json prints: the whole result, or the fields --fields names (lib/output/fields.ts). */
+async function printed<T>(a: GlobalArgs, value: T): Promise<unknown> {
+  if (a.fields === undefined) return value;
+  const { parseFields, pickFields } = await import('../lib/output/fields.js');
+  return pickFields(value, parseFields(a.fields));
 }
 
 export const setExitCode = (code: number) => {
@@ -33,7 +42,8 @@ export async function run<T>(
   try {
     app = await openApp({ io: call.io, cwd: resolve(call.cwd, a.C ?? '.'), json, reconcile: opts.reconcile });
     const value = await op(app);
-    emit(call.io, json, value, text);
+    if (json) emit(call.io, json, await printed(a, value), String);
+    else emit(call.io, json, value, text);
     if (exit) call.exitCode = exit(value);
   } catch (e) {
     call.exitCode = reportError(call.io, json, e);
@@ -46,7 +56,9 @@ export async function run<T>(
 export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: T) => string): Promise<void> {
   const call = currentCall();
   try {
-    emit(call.io, !!a.json, await op(), text);
+    const value = await op();
+    if (a.json) emit(call.io, true, await printed(a, value), String);
+    else emit(call.io, false, value, text);
   } catch (e) {
     call.exitCode = reportError(call.io, !!a.json, e);
   }

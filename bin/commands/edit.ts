@@ -35,5 +35,5 @@ export const handler = (a: Args) =>
         agent: a.agent,
       });
     },
-    (v) => `${renderTransition(v).split(':')[0]}: edited`,
+    (v) => `${renderTransition(v.task).split(':')[0]}: edited`,
   );

@@ -5,7 +5,7 @@ export function renderLog(lines: LogLine[]): string {
   return lines
     .map((l) => {
       const merge = l.parents.length > 1 ? ' [merge]' : '';
-      const st = l.status ? `  (${l.status})` : '';
+      const st = l.to ? `  (${l.from ?? 'new'} -> ${l.to})` : '';
       const where = l.host ? ` @${l.host}` : '';
       const author = l.author.padEnd(16).slice(0, 16);
       return `${l.commit.slice(0, 10)} ${shortTime(l.date)} ${author}${where} ${l.subject}${merge}${st}`;
