@@ -16,6 +16,15 @@ export interface GlobalArgs {
   C?: string;
   /** --fields a,b.c: print only these fields of the --json document (implies --json). */
   fields?: string;
+  /** yargs: the command's name first. */
+  _?: (string | number)[];
+}
+
+/** --fields names a field its command never prints: refused before the command acts (exit 2, nothing done). */
+async function precheck(a: GlobalArgs): Promise<void> {
+  if (a.fields === undefined) return;
+  const { parseFields, precheckFields } = await import('../lib/output/fields.js');
+  precheckFields(String(a._?.[0] ?? ''), parseFields(a.fields));
 }
 
 /** The value --json prints: the whole result, or the fields --fields names (lib/output/fields.ts). */
@@ -40,6 +49,7 @@ export async function run<T>(
   const json = !!a.json;
   let app: App | undefined;
   try {
+    await precheck(a);
     app = await openApp({ io: call.io, cwd: resolve(call.cwd, a.C ?? '.'), json, reconcile: opts.reconcile });
     const value = await op(app);
     if (json) emit(call.io, json, await printed(a, value), String);
@@ -56,6 +66,7 @@ export async function run<T>(
 export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: T) => string): Promise<void> {
   const call = currentCall();
   try {
+    await precheck(a);
     const value = await op();
     if (a.json) emit(call.io, true, await printed(a, value), String);
     else emit(call.io, false, value, text);

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { usageError } from '../core/errors.js';
 
 // --fields a,b.c: the --json document cut down to the named fields, keeping its shape (a list
@@ -55,4 +58,52 @@ function copyPath(src: unknown, dst: unknown, path: string[]): unknown {
   else if (Array.isArray(v)) dst[head] = v.map((e, i) => into(e, Array.isArray(prior) ? prior[i] : undefined));
   else dst[head] = into(v, prior);
   return dst;
+}
+
+type Schema = { [k: string]: unknown };
+
+/**
+ * The top-level fields `command` may print, from the schemas whose title names it (`lazy a|b --json`),
+ * so a misspelt field is refused before the command acts; undefined when no schema is found.
+ */
+export function documentedFields(command: string, from = fileURLToPath(import.meta.url)): string[] | undefined {
+  const dir = schemaDir(from);
+  if (!dir) return undefined;
+  const docs = new Map<string, Schema>();
+  for (const f of readdirSync(dir).filter((f) => f.endsWith('.schema.json')))
+    docs.set(f, JSON.parse(readFileSync(join(dir, f), 'utf8')) as Schema);
+  const mine = [...docs.values()].filter((d) =>
+    /^lazy ([a-z|-]+) /.exec(String(d.title))?.[1]!.split('|').includes(command),
+  );
+  if (!mine.length) return undefined;
+  return [...new Set(mine.flatMap((d) => topFields(d, docs)))];
+}
+
+/** The properties of an object schema, of a list's rows, through $ref (a sibling file), allOf and oneOf. */
+function topFields(s: Schema, docs: Map<string, Schema>): string[] {
+  const ref = typeof s.$ref === 'string' ? docs.get(s.$ref.split('#')[0]!) : undefined;
+  const parts = [s.items, ref, ...((s.allOf as Schema[]) ?? []), ...((s.oneOf as Schema[]) ?? [])];
+  const own = isObj(s.properties) ? Object.keys(s.properties) : [];
+  return [...own, ...parts.filter(isObj).flatMap((p) => topFields(p, docs))];
+}
+
+/** schemas/output, found upwards from this module (lib/output/ unbundled, dist/ bundled). */
+function schemaDir(from: string): string | undefined {
+  for (let d = dirname(from); d !== dirname(d); d = dirname(d)) {
+    const dir = join(d, 'schemas', 'output');
+    if (existsSync(dir)) return dir;
+  }
+  return undefined;
+}
+
+/** Refuses, before the command runs, a field no schema of `command` documents at the top level. */
+export function precheckFields(command: string, paths: string[][]): void {
+  const known = documentedFields(command);
+  if (!known) return;
+  const unknown = paths.find((p) => !known.includes(p[0]!));
+  if (unknown)
+    throw usageError(`unknown field '${unknown.join('.')}': lazy ${command} --json has ${known.join(', ')}`, {
+      field: unknown.join('.'),
+      known,
+    });
 }

@@ -38,6 +38,9 @@ async function check(tt: Test, l: ReturnType<typeof cli>, name: string, args: st
   tt.ok(valid, `lazy ${args.join(' ')} --json matches ${name}.schema.json`, {
     errors: schema(name).errors?.slice(0, 5),
   });
+  const title = String((schema(name).schema as { title?: string }).title);
+  if (name !== 'error')
+    tt.ok(/^lazy ([a-z|-]+) /.exec(title)?.[1]!.split('|').includes(args[0]!), `${name}'s title names ${args[0]}`);
   covered.add(args[0]!);
   used.add(name);
   return r.value;
