@@ -24,14 +24,14 @@ export interface GlobalArgs {
 async function precheck(a: GlobalArgs): Promise<void> {
   if (a.fields === undefined) return;
   const { parseFields, precheckFields } = await import('../lib/output/fields.js');
-  precheckFields(String(a._?.[0] ?? ''), parseFields(a.fields));
+  precheckFields(String(a._?.[0] ?? ''), parseFields(String(a.fields))); // a repeated --fields is an array: String joins it
 }
 
 /** The value --json prints: the whole result, or the fields --fields names (lib/output/fields.ts). */
 async function printed<T>(a: GlobalArgs, value: T): Promise<unknown> {
   if (a.fields === undefined) return value;
   const { parseFields, pickFields } = await import('../lib/output/fields.js');
-  return pickFields(value, parseFields(a.fields));
+  return pickFields(value, parseFields(String(a.fields)));
 }
 
 export const setExitCode = (code: number) => {

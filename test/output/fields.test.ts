@@ -56,6 +56,11 @@ t.test('lazy --fields: implies --json, picks per row, refuses an unknown field b
   const id = JSON.parse(created.stdout).task.id;
   t.same(JSON.parse(created.stdout), { task: { id, status: 'backlog' } }, '--fields alone prints JSON');
   t.same(JSON.parse((await l('list', '--fields=id,goal')).stdout), [{ id, goal: 'pick me' }], 'each row of a list');
+  t.same(
+    JSON.parse((await l('list', '--fields', 'id', '--fields', 'goal')).stdout),
+    [{ id, goal: 'pick me' }],
+    'repeated, as a comma would',
+  );
   t.same(JSON.parse((await l('show', id, '--json', '--fields', 'schedule.queued')).stdout), {
     schedule: { queued: false },
   });
