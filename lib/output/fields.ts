@@ -17,7 +17,7 @@ export function parseFields(spec: string): string[][] {
   return names.map((n) => n.split('.'));
 }
 
-/** The keys a path may name at `at`: the union over the rows, when there are several. */
+/** The keys a step of a path may name: the union over the rows (a list) or the one document. */
 const keysOf = (values: unknown[]) => [...new Set(values.filter(isObj).flatMap((v) => Object.keys(v)))];
 
 /** Each row of a list, or the document itself, cut down to the fields; an unknown field is a usage error. */
