@@ -18,7 +18,7 @@ export { processCall };
 
 /** Runs one command line; `call` is the port it talks through (this process's, unless given). */
 export async function main(argv: string[], call?: Call): Promise<number> {
-  const wantsJson = argv.includes('--json');
+  const wantsJson = argv.includes('--json') || argv.some((s) => s === '--fields' || s.startsWith('--fields='));
   if (!call) guardPipes();
   const c = call ?? processCall(wantsJson);
   const code = await inCall(c, () => (isCompletion(argv) ? completeWords(argv, c) : parse(argv, c, wantsJson)));
@@ -88,6 +88,7 @@ async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<nu
   const parser = globalOptions(yargs())
     .scriptName('lazy')
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
+    .middleware((a) => void (a.fields !== undefined && (a.json = true)), true)
     .command(COMMANDS as never)
     .epilog(EPILOG)
     .demandCommand(1, 'name a command (lazy --help lists them)')

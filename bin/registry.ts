@@ -96,6 +96,10 @@ export const globalOptions = <T>(y: Argv<T>) =>
   y
     .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
     .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' })
+    .option('fields', {
+      type: 'string',
+      describe: 'print only these fields of the JSON output (a,b.c; implies --json)',
+    })
     .option('color', {
       type: 'string',
       describe: 'colour text output: auto (on a terminal; NO_COLOR and FORCE_COLOR decide first), always, never',

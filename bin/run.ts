@@ -18,6 +18,24 @@ export interface GlobalArgs {
   json?: boolean;
   C?: string;
   color?: ColorMode;
+  /** --fields a,b.c: print only these fields of the --json document (implies --json). */
+  fields?: string;
+  /** yargs: the command's name first. */
+  _?: (string | number)[];
+}
+
+/** --fields names a field its command never prints: refused before the command acts (exit 2, nothing done). */
+async function precheck(a: GlobalArgs): Promise<void> {
+  if (a.fields === undefined) return;
+  const { parseFields, precheckFields } = await import('../lib/output/fields.js');
+  precheckFields(String(a._?.[0] ?? ''), parseFields(String(a.fields))); // a repeated --fields is an array: String joins it
+}
+
+/** The value --json prints: the whole result, or the fields --fields names (lib/output/fields.ts). */
+async function printed<T>(a: GlobalArgs, value: T): Promise<unknown> {
+  if (a.fields === undefined) return value;
+  const { parseFields, pickFields } = await import('../lib/output/fields.js');
+  return pickFields(value, parseFields(String(a.fields)));
 }
 
 /** How text output looks on this call's stdout: coloured or not (--color, NO_COLOR, FORCE_COLOR), a terminal or not. */
@@ -41,9 +59,16 @@ export async function run<T>(
   const json = !!a.json;
   let app: App | undefined;
   try {
+    await precheck(a);
     app = await openApp({ io: call.io, cwd: resolve(call.cwd, a.C ?? '.'), json, reconcile: opts.reconcile });
     const value = await op(app);
-    await print(call.io, a, value, text, opts.page ? app.repo.cwd : undefined);
+    await print(
+      call.io,
+      a,
+      json ? ((await printed(a, value)) as T) : value,
+      text,
+      opts.page ? app.repo.cwd : undefined,
+    );
     if (exit) call.exitCode = exit(value);
   } catch (e) {
     call.exitCode = reportError(call.io, json, e);
@@ -64,7 +89,15 @@ async function print<T>(io: Io, a: GlobalArgs, value: T, text: (v: T) => string,
 export async function runBare<T>(a: GlobalArgs, op: () => Promise<T>, text: (v: T) => string): Promise<void> {
   const call = currentCall();
   try {
-    emit(call.io, !!a.json, await op(), text, styleOf(call.io, a));
+    await precheck(a);
+    const value = await op();
+    emit(
+      call.io,
+      !!a.json,
+      a.json ? await printed(a, value) : value,
+      text as (v: unknown) => string,
+      styleOf(call.io, a),
+    );
   } catch (e) {
     call.exitCode = reportError(call.io, !!a.json, e);
   }

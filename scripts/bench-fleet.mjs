@@ -37,7 +37,7 @@ function queuedRemote(name, n) {
   sh('git', ['push', '-q', 'origin', 'main'], seed);
   const ids = [];
   for (let i = 0; i < n; i++)
-    ids.push(JSON.parse(lazy(['create', `fleet task ${i}`, '--accept', 'it is done', '--json'], seed)).id);
+    ids.push(JSON.parse(lazy(['create', `fleet task ${i}`, '--accept', 'it is done', '--json'], seed)).task.id);
   lazy(['queue', ...ids], seed);
   lazy(['push', 'origin'], seed);
   return { remote, ids };

@@ -15,5 +15,5 @@ export const handler = (a: GlobalArgs & { id: string; message?: string }) =>
       const { commentTask } = await import('../../lib/ops/comment.js');
       return commentTask(app, String(a.id), (await messageArg(a.message, 'a comment', true))!);
     },
-    (v) => `${v.id}: comment added (turn #${v.turns.length})`,
+    ({ task: v }) => `${v.id}: comment added (turn #${v.turns.length})`,
   );

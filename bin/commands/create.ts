@@ -44,5 +44,5 @@ export const handler = (a: Args) =>
         agent: a.agent,
       });
     },
-    (v) => v.id,
+    (v) => v.task.id,
   );

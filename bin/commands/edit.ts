@@ -33,5 +33,5 @@ export const handler = (a: Args) =>
       const edit = none ? await (await import('../../lib/ops/editor.js')).editInEditor(app, String(a.id)) : flags;
       return editTask(app, String(a.id), edit);
     },
-    (v) => `${renderTransition(v).split(':')[0]}: edited`,
+    (v) => `${renderTransition(v.task).split(':')[0]}: edited`,
   );

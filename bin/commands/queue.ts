@@ -19,9 +19,14 @@ export function queueCommand(action: QueueAction, describe: string) {
         a,
         async (app) => {
           const { scheduleTasks, parsePriority } = await import('../../lib/ops/queue.js');
-          return scheduleTasks(app, action, a.ids.map(String), { priority: parsePriority(a.priority) });
+          const tasks = await scheduleTasks(app, action, a.ids.map(String), { priority: parsePriority(a.priority) });
+          return tasks.map((task) => ({ task }));
         },
-        (tasks) => renderScheduled(action, tasks),
+        (rows) =>
+          renderScheduled(
+            action,
+            rows.map((r) => r.task),
+          ),
         undefined,
         // The op reconciles after its writes, so a pause lands before a crash it holds is resumed.
         { reconcile: false },

@@ -16,5 +16,5 @@ export const handler = (a: GlobalArgs & { id: string; reason?: string }) =>
       const { reopenTask } = await import('../../lib/ops/close.js');
       return reopenTask(app, String(a.id), a.reason);
     },
-    renderTransition,
+    (v) => renderTransition(v.task),
   );

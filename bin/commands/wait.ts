@@ -17,10 +17,12 @@ export const handler = (a: GlobalArgs & FollowArgs & { id: string; timeout?: num
       if (a.follow) {
         const { followAndWait } = await import('../../lib/ops/follow.js');
         const stop = () => !app.io.outOpen();
-        return followAndWait(app, String(a.id), await followWriter(app, a), { stop, timeoutS: a.timeout });
+        return {
+          task: await followAndWait(app, String(a.id), await followWriter(app, a), { stop, timeoutS: a.timeout }),
+        };
       }
       const { waitTask } = await import('../../lib/ops/wait.js');
       return waitTask(app, String(a.id), a.timeout);
     },
-    renderWaited,
+    (v) => renderWaited(v.task),
   );

@@ -74,7 +74,7 @@ export async function closeTask(
  * started: start runs its first turn). A complete task needs a reason. The ended session
  * stays ended, so the next turn opens a new one.
  */
-export async function reopenTask(app: App, idArg: string, reasonArg?: string): Promise<TaskView> {
+export async function reopenTask(app: App, idArg: string, reasonArg?: string): Promise<{ task: TaskView }> {
   const { id, view: seen } = await taskArg(app, idArg);
   // Checked before the lock too: a reopen must not wait out an accept and reopen what it just merged.
   assertAllowed('reopen', seen);
@@ -88,5 +88,5 @@ export async function reopenTask(app: App, idArg: string, reasonArg?: string): P
     d.transition(hadAgentWork ? 'blocked' : 'backlog', 'reopen', reason);
     d.summary = firstLine(reason);
   });
-  return view;
+  return { task: view };
 }

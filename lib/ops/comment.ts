@@ -6,7 +6,7 @@ import { boundedText } from './create.js';
 import type { App } from './app.js';
 
 /** A human turn that changes no status. */
-export async function commentTask(app: App, idArg: string, text: string): Promise<TaskView> {
+export async function commentTask(app: App, idArg: string, text: string): Promise<{ task: TaskView }> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
   const content = boundedText('the comment', sanitizeProse(text));
   const { view } = await app.store.mutate(id, 'comment', (d) => {
@@ -14,7 +14,7 @@ export async function commentTask(app: App, idArg: string, text: string): Promis
     d.turn({ role: 'human', kind: 'comment', content });
     d.summary = firstLine(content);
   });
-  return view;
+  return { task: view };
 }
 
 export const firstLine = (s: string, max = 72) => {

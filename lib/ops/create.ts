@@ -35,7 +35,7 @@ export function boundedText(what: string, text: string): string {
 
 export const tagOf = (t: string) => sanitizeLine(t.trim()).replace(/[\s,]+/g, '-');
 
-export async function createTask(app: App, input: CreateInput): Promise<TaskView> {
+export async function createTask(app: App, input: CreateInput): Promise<{ task: TaskView }> {
   const goal = sanitizeLine(input.goal.join(' ').trim());
   if (!goal) throw usageError('a goal is required: lazy create <goal…>');
   const sources = [input.prompt !== undefined, input.promptFile !== undefined].filter(Boolean).length;
@@ -80,7 +80,7 @@ export async function createTask(app: App, input: CreateInput): Promise<TaskView
     agent: input.agent ?? null,
     base,
   });
-  return view;
+  return { task: view };
 }
 
 function readPromptFile(cwd: string, file: string): string {

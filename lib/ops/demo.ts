@@ -79,17 +79,17 @@ export async function runDemo(opts: {
       'agent = demo',
     );
 
-    const side = await createTask(app, { goal: ['write the release notes'] });
+    const { task: side } = await createTask(app, { goal: ['write the release notes'] });
     await commentTask(app, side.id, 'Wait until the greeting feature lands.');
     const closed = await closeTask(app, side.id, 'close', { reason: 'folded into the changelog' });
-    const reopened = await reopenTask(app, side.id);
+    const { task: reopened } = await reopenTask(app, side.id);
     step(
       'The store: create, comment, close, reopen',
       `lazy create … ; lazy comment ${side.id} ; lazy close ${side.id} ; lazy reopen ${side.id}`,
       `${side.id}: backlog → ${closed.task.status} → ${reopened.status}`,
     );
 
-    const task = await createTask(app, {
+    const { task } = await createTask(app, {
       goal: ['add a greeting function'],
       accept: ["greet('Ada') returns 'Hello, Ada!'"],
     });

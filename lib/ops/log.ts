@@ -12,8 +12,21 @@ export interface LogLine {
   subject: string;
   op: string | null;
   actor: string | null;
-  status: string | null;
+  /** The status before and after this commit (the Lazy-Status trailer); null when it changed none. */
+  from: string | null;
+  to: string | null;
   host: string | null;
+}
+
+/**
+ * The trailer reads `new -> backlog`, `a -> b, b -> c` for a commit of several changes, or a
+ * bare status on a sync merge: from is the first change's source, to the last one's target.
+ */
+export function statusChange(trailer: string): { from: string | null; to: string | null } {
+  if (!trailer) return { from: null, to: null };
+  const steps = trailer.split(',').map((s) => s.split('->').map((x) => x.trim()));
+  const from = steps[0]!.length > 1 ? steps[0]![0]! : null;
+  return { from: from === 'new' ? null : from, to: steps.at(-1)!.at(-1) || null };
 }
 
 const SEP = '\x1f';
@@ -50,7 +63,7 @@ export async function taskLog(app: App, idArg: string): Promise<LogLine[]> {
         subject: subject!,
         op: op || null,
         actor: actor || null,
-        status: status || null,
+        ...statusChange(status ?? ''),
         host: host || null,
       };
     });

@@ -14,7 +14,7 @@ import type { App } from './app.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 
 export interface Diff {
-  id: string;
+  task: TaskView;
   branch: string;
   base: string;
   stat: boolean;
@@ -31,12 +31,12 @@ export async function taskDiff(app: App, idArg: string, stat: boolean, color = f
   if (await branchExists(app.repo, branch)) {
     const mb = (await git(['merge-base', base, branch], { cwd: app.repo.cwd, allowFail: true })).stdout.trim() || base;
     const r = await git(['diff', ...mode, mb, branch], { cwd: app.repo.cwd });
-    return { id, branch, base, stat, text: r.stdout };
+    return { task: view, branch, base, stat, text: r.stdout };
   }
   const accepted = view.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
   if (typeof accepted === 'string' && /^[0-9a-f]{40}$/.test(accepted)) {
     const r = await git(['show', '--format=', ...mode, accepted], { cwd: app.repo.cwd });
-    return { id, branch: accepted, base, stat, text: r.stdout };
+    return { task: view, branch: accepted, base, stat, text: r.stdout };
   }
   if (view.sessions.length) throw branchGone(view, 'diff');
   throw notAllowed('diff', view.status, view.available_actions, `task ${id} has no branch yet (start it first)`);
@@ -54,7 +54,7 @@ export interface EditInput {
 }
 
 /** Changes the task record; criteria and tags are added (or set, from the editor), goal and prompt replaced. */
-export async function editTask(app: App, idArg: string, e: EditInput): Promise<TaskView> {
+export async function editTask(app: App, idArg: string, e: EditInput): Promise<{ task: TaskView }> {
   const { id } = await taskArg(app, idArg);
   const { view } = await app.store.mutate(id, 'edit', (d) => {
     assertAllowed('edit', d.view);
@@ -79,16 +79,15 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<T
     if (Object.keys(patch).length) d.setTask(patch);
     d.summary = Object.keys(patch).join(', ');
   });
-  return view;
+  return { task: view };
 }
 
 export interface InboxItem {
   id: string;
   goal: string;
   status: string;
-  kind: string;
-  reason: string;
-  since: string;
+  /** As the task document carries it; inbox adds the kinds `merging` and `stash`. */
+  attention: { kind: string; reason: string; since: string };
   available_actions: string[];
 }
 
@@ -107,9 +106,7 @@ export async function inbox(app: App): Promise<InboxItem[]> {
         id: r.id,
         goal: r.goal,
         status: r.status,
-        kind: r.attention.kind,
-        reason: r.attention.reason,
-        since: r.attention.since,
+        attention: { kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since },
         available_actions: r.available_actions,
       });
     else if (r.status === 'merging') {
@@ -119,9 +116,11 @@ export async function inbox(app: App): Promise<InboxItem[]> {
           id: r.id,
           goal: r.goal,
           status: r.status,
-          kind: 'merging',
-          reason: 'an accept stopped midway and nobody owns the merge',
-          since: r.updated_at,
+          attention: {
+            kind: 'merging',
+            reason: 'an accept stopped midway and nobody owns the merge',
+            since: r.updated_at,
+          },
           available_actions: r.available_actions,
         });
     }
@@ -133,11 +132,10 @@ export async function inbox(app: App): Promise<InboxItem[]> {
       id: s.task ?? '-',
       goal: r?.goal ?? '',
       status: r?.status ?? '',
-      kind: 'stash',
-      reason: `your uncommitted work is kept in ${stashAdvice(s)}`,
-      since: s.date,
+      attention: { kind: 'stash', reason: `your uncommitted work is kept in ${stashAdvice(s)}`, since: s.date },
       available_actions: r?.available_actions ?? [],
     });
   }
-  return items.sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : a.id < b.id ? -1 : 1));
+  const since = (i: InboxItem) => i.attention.since;
+  return items.sort((a, b) => (since(a) < since(b) ? -1 : since(a) > since(b) ? 1 : a.id < b.id ? -1 : 1));
 }

@@ -39,9 +39,9 @@ export const inProgress = (app: App, v: TaskView) =>
     !!readActive(app.repo.lazyDir, v.id));
 
 /** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */
-export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<TaskView> {
+export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<{ task: TaskView }> {
   const { id } = await taskArg(app, idArg);
-  return landedOrThrow(id, await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) }));
+  return { task: landedOrThrow(id, await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) })) };
 }
 
 /** wait's verdict on a task that left working (wait and every --follow end on it): blocked or in conflict, else refused. */

@@ -7,6 +7,11 @@ export function renderInbox(items: InboxItem[]): string {
   const now = Date.now();
   return table(
     ['ID', 'NEEDS', 'SINCE', 'REASON'],
-    items.map((i) => [i.id, paintAttention(i.kind), ago(i.since, now), `${i.reason} — ${i.goal}`]),
+    items.map((i) => [
+      i.id,
+      paintAttention(i.attention.kind),
+      ago(i.attention.since, now),
+      `${i.attention.reason} — ${i.goal}`,
+    ]),
   );
 }

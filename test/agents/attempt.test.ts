@@ -31,7 +31,7 @@ test('a FIFO or a device as $LAZY_RESULT breaks the result contract; it never ha
         : /result contract: .* is a device, not a regular file/,
     );
     const w = await l.json('wait', id, '--timeout', '30');
-    t.equal(w.value.status, 'blocked', 'the next turn ran normally');
+    t.equal(w.value.task.status, 'blocked', 'the next turn ran normally');
   }
 });
 
@@ -43,7 +43,7 @@ test('an agent flooding its output: the turn completes, the run log is rotated, 
     const id = await l.create(flood, '--accept', 'done');
     const s = await l.json('start', id);
     const w = await l.json('wait', id, '--timeout', '120');
-    t.equal(w.value.status, 'blocked', `${flood}: completed`);
+    t.equal(w.value.task.status, 'blocked', `${flood}: completed`);
     const dir = runDirOf(sb, s.value.run.id);
     const sizes = ['output.log', 'output.log.1'].map((f) =>
       existsSync(join(dir, f)) ? statSync(join(dir, f)).size : 0,
@@ -52,6 +52,6 @@ test('an agent flooding its output: the turn completes, the run log is rotated, 
       sizes[1]! > 0 && sizes.every((n) => n <= 33 * 1024 * 1024),
       `${flood}: 80 MiB of output kept as ${sizes.join(' + ')} bytes`,
     );
-    t.ok(w.value.turns.at(-1).content.length < 70 * 1024, `${flood}: the summary is bounded`);
+    t.ok(w.value.task.turns.at(-1).content.length < 70 * 1024, `${flood}: the summary is bounded`);
   }
 });

@@ -74,7 +74,7 @@ t.test('real claude: progress through lazy_update_progress while it works, the r
   );
   release();
 
-  const done = (await l.json('wait', id, '--timeout', '90')).value;
+  const done = (await l.json('wait', id, '--timeout', '90')).value.task;
   t.equal(done.status, 'blocked');
   t.equal(done.attention?.kind, 'review');
   const finished = toolResults(api.requests[2]!);

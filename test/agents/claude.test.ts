@@ -13,7 +13,7 @@ t.test('claude: launch argv, then --resume with the session id from the stream',
   const id = await l.create('claude task', '--accept', 'done');
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '30');
-  t.equal(w.value.status, 'blocked');
+  t.equal(w.value.task.status, 'blocked');
   const first = invocations()[0]!;
   t.ok(first.claude, 'spoke stream-json');
   t.equal(flag(first.argv, '--output-format'), 'stream-json');
@@ -21,7 +21,7 @@ t.test('claude: launch argv, then --resume with the session id from the stream',
   t.equal(flag(first.argv, '--permission-mode'), 'acceptEdits');
   t.notOk(first.argv.includes('--resume'), 'the first turn starts a session');
   t.match(flag(first.argv, '-p'), /Task: claude task/);
-  const agentTurn = w.value.turns.find((x: any) => x.role === 'agent');
+  const agentTurn = w.value.task.turns.find((x: any) => x.role === 'agent');
   t.equal(agentTurn.details.agent_session_id, first.session, 'the session id is recorded');
   t.strictSame(agentTurn.details.usage, {
     input_tokens: 100,
@@ -29,7 +29,7 @@ t.test('claude: launch argv, then --resume with the session id from the stream',
     cache_read_input_tokens: 3000,
     cache_creation_input_tokens: 400,
   });
-  t.equal(w.value.agent_session_id, first.session);
+  t.equal(w.value.task.agent_session_id, first.session);
   const shown = (await l.json('show', id)).value;
   t.strictSame(shown.usage, {
     input_tokens: 100,
@@ -52,10 +52,10 @@ t.test('decision and answer round trip in the same agent session', async (t) => 
   const id = await l.create('ask me', '--accept', 'done');
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '30');
-  t.equal(w.value.attention.kind, 'decision');
+  t.equal(w.value.task.attention.kind, 'decision');
   await l('answer', id, '-m', 'Use approach B.');
   const done = await l.json('wait', id, '--timeout', '30');
-  t.equal(done.value.attention.kind, 'review');
+  t.equal(done.value.task.attention.kind, 'review');
   const [q, a] = invocations();
   t.equal(flag(a!.argv, '--resume'), q!.session, 'the answer goes to the same session');
   t.match(flag(a!.argv, '-p'), /Use approach B\./);

@@ -20,8 +20,8 @@ test('a child the agent leaves running neither keeps the turn open nor outlives 
   const pid = await childPid(t, box);
   const w = await l.json('wait', id, '--timeout', '30');
   t.equal(w.run.code, 0, 'the turn ended when the agent exited');
-  t.equal(w.value.status, 'blocked');
-  t.equal(w.value.attention.kind, 'review');
+  t.equal(w.value.task.status, 'blocked');
+  t.equal(w.value.task.attention.kind, 'review');
   await eventually(() => !alive(pid), 5000, 'the child to be gone');
   t.notOk(alive(pid), "the child was ended with the agent's process group");
   t.match(
@@ -40,7 +40,7 @@ test('a child that escaped into its own session does not keep the turn open', as
   const pid = await childPid(t, box);
   const w = await l.json('wait', id, '--timeout', '30');
   t.equal(w.run.code, 0, 'the turn ended although the daemon still holds the output pipe');
-  t.equal(w.value.status, 'blocked');
+  t.equal(w.value.task.status, 'blocked');
   process.kill(pid, 'SIGKILL');
   await eventually(() => !alive(pid), 5000, 'the daemon to be gone');
 });
@@ -61,7 +61,7 @@ test('stop finds what the agent left running after it exited', async (t) => {
   t.notOk(alive(pid), 'the child that ignored SIGTERM is gone when stop returns');
   const w = await l.json('wait', id, '--timeout', '30');
   t.equal(w.run.code, 4, 'wait ends outside the blocked family');
-  t.equal(w.value.error.details.status, 'interrupted', JSON.stringify(w.value));
+  t.equal(w.value.error.details.status, 'interrupted', JSON.stringify(w.value.task));
   const v = (await l.json('show', id)).value;
   t.equal(v.attention.reason, 'stopped by the user');
 });
@@ -85,7 +85,7 @@ test("reconcile kills the verified leftovers of a dead supervisor's agent", asyn
   await eventually(() => !alive(pid), 5000, 'the orphaned child to be gone');
   t.notOk(alive(pid), 'the orphan kill reached the child although its leader had exited');
   const w = await l.json('wait', id, '--timeout', '30');
-  t.equal(w.value.status, 'blocked', 'the crashed turn was resumed and completed');
+  t.equal(w.value.task.status, 'blocked', 'the crashed turn was resumed and completed');
 });
 
 test('a FIFO planted over a run file never hangs stop or reconcile', async (t) => {

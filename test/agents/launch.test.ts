@@ -23,8 +23,8 @@ t.test('a turn that succeeds with a commit: worktree, argv, prompt and environme
   t.equal(started.value.task.status, 'working', 'start returns once the turn is launched');
   const waited = await l.json('wait', id, '--timeout', '30');
   t.equal(waited.run.code, 0, 'wait exits 0 for the blocked family');
-  t.equal(waited.value.status, 'blocked');
-  t.equal(waited.value.attention.kind, 'review');
+  t.equal(waited.value.task.status, 'blocked');
+  t.equal(waited.value.task.attention.kind, 'review');
 
   const [inv] = invocations();
   const wt = join(sb.dir, '.lazy', 'worktrees', id);
@@ -135,7 +135,7 @@ t.test(
     scenario('succeed-dirty');
     const id = await l.create('leave it dirty', '--accept', 'done');
     await l('start', id);
-    const v = (await l.json('wait', id, '--timeout', '30')).value;
+    const v = (await l.json('wait', id, '--timeout', '30')).value.task;
     const turn = v.turns.find((x: any) => x.role === 'agent');
     t.match(turn.content, /edited a file and left it for lazy to commit/, "the command agent's summary is its output");
     t.match(turn.details.review.auto_commit, /^[0-9a-f]{40}$/);

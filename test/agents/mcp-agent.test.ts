@@ -30,7 +30,7 @@ t.test('progress shows while the turn runs; lazy_finish is the review', async (t
   t.equal(shown.substate.message, 'step 1 of 2 of turn 1');
   t.match((await l('list')).stdout, 'working (agent: step 1 of 2 of turn 1)');
   t.match((await l('show', id)).stdout, /working \(agent: step 1 of 2 of turn 1\)/);
-  const done = (await l.json('wait', id, '--timeout', '60')).value;
+  const done = (await l.json('wait', id, '--timeout', '60')).value.task;
   t.equal(done.status, 'blocked');
   const turn = done.turns.filter((x: any) => x.role === 'agent').at(-1);
   t.equal(turn.content, 'finished turn 1 over MCP');
@@ -57,7 +57,7 @@ t.test('a parent agent waiting on its subtask shows "waiting on <sub>"', async (
   t.equal(kids.length, 1, 'the agent created one subtask');
   t.equal(waiting.task, kids[0].id, 'the parent waits on it');
   t.match((await l('list')).stdout, new RegExp(`working \\(waiting on ${kids[0].id} \\d+s\\)`));
-  const done = (await l.json('wait', id, '--timeout', '60')).value;
+  const done = (await l.json('wait', id, '--timeout', '60')).value.task;
   t.equal(done.status, 'blocked');
   t.equal(done.turns.filter((x: any) => x.role === 'agent').at(-1).content, 'the subtask ended blocked');
   const kid = (await l.json('show', kids[0].id)).value;

@@ -22,7 +22,7 @@ async function oneTurn(box: AgentBox): Promise<{ inv: Invocation; dir: string; i
   const s = await box.l('start', id);
   if (s.code !== 0) throw new Error(s.stderr);
   const w = await box.l.json('wait', id, '--timeout', '30');
-  if (w.value.status !== 'blocked') throw new Error(JSON.stringify(w.value).slice(0, 300));
+  if (w.value.task.status !== 'blocked') throw new Error(JSON.stringify(w.value.task).slice(0, 300));
   const inv = box.invocations().at(-1)!;
   return { inv, dir: runDirOf(box.sb, inv.env.LAZY_RUN!), id };
 }

@@ -28,7 +28,7 @@ t.test('unblock on a working task queues the feedback; the end of the turn start
 
   const waited = await l.json('wait', id, '--timeout', '30');
   t.equal(invocations().length, 2, 'wait covers the turn the queued feedback starts');
-  t.equal(waited.value.status, 'blocked');
+  t.equal(waited.value.task.status, 'blocked');
   const second = invocations()[1]!;
   t.ok(second.prompt.includes(feedback), 'the next turn gets the feedback verbatim');
   t.match(second.prompt, /While your last turn was running, the human sent this feedback/);
@@ -91,10 +91,10 @@ t.test(
     await l('start', id);
     t.equal((await l('unblock', id, '-m', 'queued while it touched secrets')).code, 0);
     const w = await l.json('wait', id, '--timeout', '30');
-    t.equal(w.value.status, 'conflict', 'the turn parked in conflict');
+    t.equal(w.value.task.status, 'conflict', 'the turn parked in conflict');
     await new Promise((r) => setTimeout(r, 1000));
     t.equal(invocations().length, 1, 'no turn starts without the protected-file decisions');
-    t.ok(w.value.pending_feedback.length >= 1, 'the queued feedback stays pending');
+    t.ok(w.value.task.pending_feedback.length >= 1, 'the queued feedback stays pending');
     t.equal((await l('unblock', id, '-m', 'reverted the secrets; go on', '--revert-all')).code, 0);
     await l('wait', id, '--timeout', '30');
     const p = invocations()[1]!.prompt;

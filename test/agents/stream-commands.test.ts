@@ -111,8 +111,8 @@ for (const adapter of ['codex', 'claude'] as const) {
     const id = await box.l.create('run the checks', '--accept', 'done');
     await box.l('start', id);
     const w = await box.l.json('wait', id, '--timeout', '30');
-    t.equal(w.value.status, 'blocked', JSON.stringify(w.value.attention));
-    const turn = w.value.turns.find((x: any) => x.role === 'agent');
+    t.equal(w.value.task.status, 'blocked', JSON.stringify(w.value.task.attention));
+    const turn = w.value.task.turns.find((x: any) => x.role === 'agent');
     t.same(turn.details.commands, EXPECTED, "the stream's two, and the envelope's make docs once");
     const show = await box.l('show', id);
     t.match(show.stdout, /commands run:/);
@@ -128,7 +128,7 @@ t.test('without an envelope the stream alone gives the commands run (codex)', as
   const id = await box.l.create('run the checks', '--accept', 'done');
   await box.l('start', id);
   const w = await box.l.json('wait', id, '--timeout', '30');
-  const turn = w.value.turns.find((x: any) => x.role === 'agent');
+  const turn = w.value.task.turns.find((x: any) => x.role === 'agent');
   t.equal(turn.content, 'done', "codex's last agent message is the summary");
   t.same(turn.details.commands, EXPECTED.slice(0, 2));
 });
@@ -140,7 +140,7 @@ t.test("the commands an attempt ran before a retried failure stay in the turn's 
   const id = await box.l.create('run the checks', '--accept', 'done');
   await box.l('start', id);
   const w = await box.l.json('wait', id, '--timeout', '30');
-  const turn = w.value.turns.find((x: any) => x.role === 'agent');
+  const turn = w.value.task.turns.find((x: any) => x.role === 'agent');
   t.equal(turn.details.attempts, 2, 'the rate limit was retried within the turn');
   t.same(turn.details.commands, EXPECTED.slice(0, 2), "the first attempt's two; the envelope's npm test is the same");
 });

@@ -18,9 +18,9 @@ const zero = { cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
 async function twoTurns(t: Test, box: AgentBox): Promise<{ id: string; shown: any; listed: any }> {
   const id = await box.l.create('count my tokens', '--accept', 'done');
   await box.l('start', id);
-  t.equal((await box.l.json('wait', id, '--timeout', '30')).value.status, 'blocked');
+  t.equal((await box.l.json('wait', id, '--timeout', '30')).value.task.status, 'blocked');
   await box.l('unblock', id, '-m', 'once more');
-  t.equal((await box.l.json('wait', id, '--timeout', '30')).value.status, 'blocked');
+  t.equal((await box.l.json('wait', id, '--timeout', '30')).value.task.status, 'blocked');
   const shown = (await box.l.json('show', id)).value;
   const listed = (await box.l.json('list')).value.find((r: any) => r.id === id);
   return { id, shown, listed };

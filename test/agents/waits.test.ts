@@ -33,15 +33,15 @@ for (const adapter of ['command', 'claude'] as const) {
     t.same(row.waiting, w, 'list --json carries the wait');
     t.equal(invocations().length, 1, 'nothing is retried before the reset');
     const done = await l.json('wait', id, '--timeout', '60');
-    t.equal(done.value.attention?.kind, 'review');
+    t.equal(done.value.task.attention?.kind, 'review');
     t.equal(invocations().length, 4);
     t.ok(invocations()[1]!.n && Date.parse(w.until) <= Date.now(), 'retried after the reset');
     t.same(
-      done.value.changelog.map((c: any) => c.trigger),
+      done.value.task.changelog.map((c: any) => c.trigger),
       ['create', 'start', 'turn_complete'],
       'one turn, no failure',
     );
-    t.equal(done.value.turns.at(-1).details.attempts, 4);
+    t.equal(done.value.task.turns.at(-1).details.attempts, 4);
     t.equal((await l.json('show', id)).value.waiting, null, 'no wait once the turn ended');
     t.notOk((await l.json('list', '--all')).value.find((r: any) => r.id === id).waiting);
     const log = readFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), 'utf8');
@@ -82,7 +82,7 @@ t.test('a usage limit without a reset time rechecks after usage_limit_recheck_ms
   t.match((await l('show', id)).stdout, /\(no reset time named: a recheck\)/);
   t.match((await l('list')).stdout, /working \(usage limit: rechecks /);
   const done = await l.json('wait', id, '--timeout', '60');
-  t.equal(done.value.attention?.kind, 'review');
+  t.equal(done.value.task.attention?.kind, 'review');
   t.equal(invocations().length, 2);
 });
 
@@ -93,13 +93,13 @@ t.test('a usage limit that resets far away blocks with failure attention instead
   const id = await l.create('monthly cap', '--accept', 'done');
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '30');
-  t.equal(w.value.status, 'blocked');
-  t.equal(w.value.attention.kind, 'failure');
+  t.equal(w.value.task.status, 'blocked');
+  t.equal(w.value.task.attention.kind, 'failure');
   t.match(
-    w.value.attention.reason,
+    w.value.task.attention.reason,
     /^usage_limit: You've hit your limit \(it resets at \S+, more than 360 min away \(usage_limit_max_wait_ms\): not waited on\)/,
   );
-  t.equal(w.value.changelog.at(-1).details.failure_class, 'usage_limit');
+  t.equal(w.value.task.changelog.at(-1).details.failure_class, 'usage_limit');
   await l('list');
   t.equal(invocations().length, 1, 'not retried, not resumed');
   t.equal(

@@ -15,7 +15,7 @@ t.test('package.json declares lazy and git-lazy, so `git lazy …` works', async
   const env = { ...sb.env, PATH: `${binDir}:${dirname(process.execPath)}:${process.env.PATH}` };
   const r = spawnSync('git', ['lazy', 'create', 'via git lazy', '--json'], { cwd: sb.dir, env, encoding: 'utf8' });
   t.equal(r.status, 0, r.stderr);
-  t.equal(JSON.parse(r.stdout).goal, 'via git lazy');
+  t.equal(JSON.parse(r.stdout).task.goal, 'via git lazy');
   const v = spawnSync('git', ['lazy', '--version'], { cwd: sb.dir, env, encoding: 'utf8' });
   t.equal(v.stdout.trim(), pkg.version);
 });

@@ -80,12 +80,12 @@ test('a shell pipe carries NUL into the prompt, escaped; an inherited socket is 
     ],
     { cwd: sb.dir, env: sb.env, encoding: 'utf8' },
   );
-  t.match(JSON.parse(c3.stdout).prompt, /^stdin prompt \\u0000 NUL/, 'prompt on stdin');
+  t.match(JSON.parse(c3.stdout).task.prompt, /^stdin prompt \\u0000 NUL/, 'prompt on stdin');
   // The spawned binary's stdin is a socket here, as a parent process's inherited stdin would be.
   const socket = await lazySpawn(['create', 'socket goal', '--json'], {
     cwd: sb.dir,
     env: sb.env,
     input: 'not read from a socket\n',
   });
-  t.equal(JSON.parse(socket.stdout).prompt, null, 'an inherited socket is never waited on for an optional prompt');
+  t.equal(JSON.parse(socket.stdout).task.prompt, null, 'an inherited socket is never waited on for an optional prompt');
 });

@@ -81,7 +81,7 @@ test('a mutation whose output pipe closed still completes', async (t) => {
   t.teardown(sb.cleanup);
   const l = cli(sb);
   const id = await l.create('pipe me');
-  // comment --json prints the whole task: make it larger than a pipe's buffer.
+  // comment --json prints the whole task ({task}): make it larger than a pipe's buffer.
   const long = 'a comment long enough to overflow a pipe\n'.repeat(700);
   for (let i = 0; i < 4; i++) t.equal((await l('comment', id, '-m', long)).code, 0);
   const r = await firstLineThenClose(['comment', id, '-m', 'the last word', '--json'], sb);
@@ -103,7 +103,7 @@ test('start --follow stops streaming when the reader leaves; the turn runs on', 
   t.equal(r.code, 0);
   t.equal(r.stderr, '');
   t.match(r.first, /attempt 1/, 'the first line of the stream arrived');
-  const v = (await l.json('wait', id, '--timeout', '30')).value;
+  const v = (await l.json('wait', id, '--timeout', '30')).value.task;
   t.equal(v.status, 'blocked', 'the turn finished on its own');
   const d = await firstLineThenClose(['diff', id], sb);
   t.same([d.code, d.stderr], [0, ''], 'diff stops quietly too');

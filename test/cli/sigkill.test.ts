@@ -49,12 +49,12 @@ test('work really kept in a stash is named (stash@{n}) and stays in doctor and i
   t.equal(f?.details.stash, 'stash@{1}', 'the entry is found where it is now, not where it was');
   t.equal(f?.details.commit, stash);
   const inbox = await l.json('inbox');
-  const item = inbox.value.find((i: any) => i.kind === 'stash');
+  const item = inbox.value.find((i: any) => i.attention.kind === 'stash');
   t.equal(item?.id, id);
-  t.match(item?.reason, /git stash pop stash@\{1\}/);
+  t.match(item?.attention.reason, /git stash pop stash@\{1\}/);
   gitSync(sb.dir, sb.env, ['stash', 'drop', '-q', 'stash@{1}']);
   t.notOk(codes(await l.json('doctor')).includes('accept_stash'), 'gone once git no longer holds it');
-  t.notOk((await l.json('inbox')).value.some((i: any) => i.kind === 'stash'));
+  t.notOk((await l.json('inbox')).value.some((i: any) => i.attention.kind === 'stash'));
 });
 
 test('temporary objects are named tmp_obj_* so git fsck stays clean after a kill; doctor --fix removes old ones', async (t) => {
@@ -154,7 +154,7 @@ test('an accept killed with its marker lost shows in the inbox as a merge nobody
   rmSync(join(sb.dir, '.git', 'lazy', 'active', `${id}.json`));
   const inbox = (await l.json('inbox')).value;
   t.same(
-    inbox.map((i: any) => [i.id, i.kind]),
+    inbox.map((i: any) => [i.id, i.attention.kind]),
     [[id, 'merging']],
   );
   const doctor = await l.json('doctor');

@@ -31,7 +31,7 @@ t.test('SIGKILL of the supervisor: orphan agent killed only when verified, task 
   process.kill(rec.supervisor.pid, 'SIGKILL');
   await eventually(() => liveness(rec.supervisor) === 'dead', 5000, 'supervisor death');
   const spawned = await l.spawn('wait', id, '--timeout', '40', '--json');
-  const w = { run: spawned, value: JSON.parse(spawned.stdout) };
+  const w = { run: spawned, value: JSON.parse(spawned.stdout).task };
   t.equal(w.run.code, 0);
   t.equal(
     liveness({

@@ -37,7 +37,7 @@ test('NUL and control characters in every text intake are escaped, never rejecte
     `tag${ctl}`,
   );
   t.equal(c1.run.code, 0, 'create accepts control characters');
-  const v = c1.value;
+  const v = c1.value.task;
   t.equal(v.goal, `goal ${esc}`, 'goal: escaped, no note (single-line field)');
   t.match(v.prompt, new RegExp(`^prompt ${esc.replace(/\\/g, '\\\\')}`));
   t.match(v.prompt, NOTE, 'prompt: escaped with a note');
@@ -47,8 +47,8 @@ test('NUL and control characters in every text intake are escaped, never rejecte
   const file = join(sb.home, 'prompt.txt');
   writeFileSync(file, 'from a file \u0000 with NUL');
   const c2 = await l.json('create', 'file prompt', '--prompt-file', file);
-  t.match(c2.value.prompt, /^from a file \\u0000 with NUL/);
-  t.match(c2.value.prompt, NOTE);
+  t.match(c2.value.task.prompt, /^from a file \\u0000 with NUL/);
+  t.match(c2.value.task.prompt, NOTE);
 
   const id = v.id;
   t.equal((await l.input('comment \u0000 NUL\n', 'comment', id)).code, 0, 'comment with NUL on stdin');
@@ -61,7 +61,7 @@ test('NUL and control characters in every text intake are escaped, never rejecte
   const closed = await l.json('close', id, '-m', `reason ${ctl}`);
   t.match(closed.value.task.changelog.at(-1).reason, NOTE, 'close reason');
   const reopened = await l.json('reopen', id, '--reason', `again ${ctl}`);
-  t.match(reopened.value.changelog.at(-1).reason, NOTE, 'reopen reason');
+  t.match(reopened.value.task.changelog.at(-1).reason, NOTE, 'reopen reason');
 
   // Everything stored still reads back cleanly.
   t.equal((await l('doctor')).code, 0);

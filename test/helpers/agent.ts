@@ -101,8 +101,8 @@ export async function reviewed(box: AgentBox, goal = 'work', extra: string[] = [
   const id = await box.l.create(goal, '--accept', 'done', ...extra);
   await box.l('start', id);
   const w = await box.l.json('wait', id, '--timeout', '30');
-  if (!['blocked', 'conflict'].includes(w.value.status))
-    throw new Error(`not reviewed: ${JSON.stringify(w.value).slice(0, 300)}`);
+  if (!['blocked', 'conflict'].includes(w.value.task.status))
+    throw new Error(`not reviewed: ${JSON.stringify(w.value.task).slice(0, 300)}`);
   return id;
 }
 

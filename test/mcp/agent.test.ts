@@ -67,7 +67,7 @@ t.test('an agent gets its own tools, bound to its run, recorded as actor agent',
   t.match(cut.structuredContent, { truncated: true, length: long.length });
   t.equal([...readJson(progress).message].length, 120, 'and the line kept is 120 characters');
 
-  const child = await mcp.ok('lazy_create_subtask', { goal: 'a part of it', accept: ['done'] });
+  const { task: child } = await mcp.ok('lazy_create_subtask', { goal: 'a part of it', accept: ['done'] });
   t.match(
     child,
     { parent: id, status: 'backlog', created_by: { actor: 'agent' } },
@@ -103,7 +103,7 @@ t.test('scope: another task, and accepting its own task, are refused with status
   const grandchild = await box.l.create(
     'a subtask of a subtask',
     '--parent',
-    (await mcp.ok('lazy_create_subtask', { goal: 'child' })).id,
+    (await mcp.ok('lazy_create_subtask', { goal: 'child' })).task.id,
   );
   const deep = await mcp.call('lazy_show', { id: grandchild });
   t.match(deep.structuredContent?.error, { code: 'action_not_allowed' }, 'a subtask of a subtask is out of scope');
@@ -166,7 +166,7 @@ t.test('lazy_wait on a subtask shows as the substate and clears when the client 
   const mcp = await mcpClient(box.sb, ['--run', run], agentEnv);
   const waiter = await mcpClient(box.sb, ['--run', run], agentEnv);
   cleanUp(t, box, [mcp, waiter]);
-  const child = (await mcp.ok('lazy_create_subtask', { goal: 'slow part', accept: ['done'] })).id;
+  const child = (await mcp.ok('lazy_create_subtask', { goal: 'slow part', accept: ['done'] })).task.id;
   await mcp.ok('lazy_start', { id: child });
 
   const record = join(runDirOf(box.sb, run), 'waiting-on.json');

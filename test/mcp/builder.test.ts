@@ -36,31 +36,35 @@ t.test('every builder tool runs its lifecycle operation, recorded with actor bui
     'tools/list names the builder tools',
   );
 
-  const created = await mcp.ok('lazy_create', { goal: 'build the thing', accept: ['done'], tags: ['mcp'] });
+  const { task: created } = await mcp.ok('lazy_create', { goal: 'build the thing', accept: ['done'], tags: ['mcp'] });
   const id: string = created.id;
   t.match(created, { goal: 'build the thing', status: 'backlog', acceptance: ['done'], tags: ['mcp'] });
   t.equal(created.created_by.actor, 'builder', 'the task was created by the builder');
   const shown = await mcp.ok('lazy_show', { id: id.slice(0, 5) });
   t.same(shown, (await box.l.json('show', id)).value, 'lazy_show is exactly `lazy show --json` (an id prefix works)');
   const commented = await mcp.ok('lazy_comment', { id, message: 'mind the tests' });
-  t.match(commented.turns.at(-1), { kind: 'comment', actor: 'builder', content: 'mind the tests' });
+  t.match(commented.task.turns.at(-1), { kind: 'comment', actor: 'builder', content: 'mind the tests' });
 
   const started = await mcp.ok('lazy_start', { id });
   t.equal(started.task.status, 'working', 'lazy_start returns once the turn runs');
   t.ok(started.run?.id, 'and names the run');
   const waited = await mcp.ok('lazy_wait', { id, timeout: 60 });
-  t.match(waited, { id, status: 'blocked' }, 'lazy_wait returns the task where it landed');
+  t.match(waited, { task: { id, status: 'blocked' } }, 'lazy_wait returns {task} where it landed');
   const inbox = await mcp.ok('lazy_inbox');
-  t.match(inbox.items, [{ id, kind: 'review' }], 'lazy_inbox lists the task waiting for review (an array, as items)');
+  t.match(
+    inbox.items,
+    [{ id, attention: { kind: 'review' } }],
+    'lazy_inbox lists the task waiting for review (an array, as items)',
+  );
   const inboxText = (await mcp.call('lazy_inbox')).content[0]!.text;
   t.same(JSON.parse(inboxText), (await box.l.json('inbox')).value, 'its text is exactly `lazy inbox --json`');
 
   await mcp.ok('lazy_unblock', { id, message: 'add a changelog entry' });
   const asked = await mcp.ok('lazy_wait', { id, timeout: 60 });
-  t.ok(asked.available_actions.includes('answer'), 'the next turn asked a question');
+  t.ok(asked.task.available_actions.includes('answer'), 'the next turn asked a question');
   const answered = await mcp.ok('lazy_answer', { id, message: 'approach A' });
   t.equal(answered.task.status, 'working', 'lazy_answer starts the next turn');
-  t.equal((await mcp.ok('lazy_wait', { id, timeout: 60 })).status, 'blocked');
+  t.equal((await mcp.ok('lazy_wait', { id, timeout: 60 })).task.status, 'blocked');
   const ask = await mcp.ok('lazy_ask', { id, question: 'what is the answer?', timeout: 60 });
   t.match(ask.answer?.content, /^answer: 42/, "lazy_ask returns the agent's answer");
 
@@ -68,7 +72,7 @@ t.test('every builder tool runs its lifecycle operation, recorded with actor bui
   t.equal(accepted.task.status, 'complete', 'lazy_accept merges without a prompt: the call is the consent');
   t.ok(accepted.commit, 'and names the squash commit');
 
-  const other = (await mcp.ok('lazy_create', { goal: 'a detour', accept: ['done'] })).id;
+  const other = (await mcp.ok('lazy_create', { goal: 'a detour', accept: ['done'] })).task.id;
   await mcp.ok('lazy_start', { id: other });
   await mcp.ok('lazy_wait', { id: other, timeout: 60 });
   const rejected = await mcp.ok('lazy_reject', { id: other, reason: 'not needed' });

@@ -41,7 +41,7 @@ test('a protected file committed before a crash is caught when the auto-resumed 
   const w = await box.l.json('wait', id, '--timeout', '60');
   t.equal(w.run.code, 0, w.run.stdout.slice(0, 300));
   t.ok(
-    w.value.changelog.some((c: any) => c.trigger === 'auto_resume'),
+    w.value.task.changelog.some((c: any) => c.trigger === 'auto_resume'),
     'the crashed turn was auto-resumed',
   );
   t.equal(box.invocations().length, 2);
@@ -99,7 +99,7 @@ test('accept checks the squash against the protected globs whatever the status s
   const id = await box.l.create('no protection yet', '--accept', 'done');
   await box.l('start', id);
   const w = await box.l.json('wait', id, '--timeout', '30');
-  t.equal(w.value.status, 'blocked', 'nothing was protected while the turn ran');
+  t.equal(w.value.task.status, 'blocked', 'nothing was protected while the turn ran');
   t.equal((await box.l('config', 'set', 'protected', 'config/**')).code, 0);
   const refused = await box.l.json('accept', id, '--yes');
   t.equal(refused.run.code, 4, 'the squash carries an undecided protected path');

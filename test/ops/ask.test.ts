@@ -37,9 +37,13 @@ t.test("the inbox reason and the review come from the latest work turn, never fr
   );
   const inbox = (await box.l.json('inbox')).value;
   const row = inbox.find((r: any) => r.id === id);
-  t.match(row, { kind: 'review', reason: 'did turn 1' }, "inbox --json: the review reason is the work turn's");
+  t.match(
+    row,
+    { attention: { kind: 'review', reason: 'did turn 1' } },
+    "inbox --json: the review reason is the work turn's",
+  );
   // Nothing of the reply ("answer: 42"); the id and the timestamp are random and may hold a 42.
-  t.notMatch(JSON.stringify({ ...row, id: undefined, since: undefined }), /42/);
+  t.notMatch(JSON.stringify({ ...row, id: undefined, attention: { ...row.attention, since: undefined } }), /42/);
   const show = (await box.l('show', id)).stdout;
   t.match(show, /status: {4}blocked \(blocked\) — review: did turn 1/);
   t.match(show, /Review \(turn #2/, 'the review package is the work turn (#2), not the ask (#4)');

@@ -17,10 +17,10 @@ test('a stale index.lock is named when the auto-commit fails, and close keeps th
   const id = await l.create('locked', '--accept', 'done');
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '30');
-  t.equal(w.value.status, 'blocked');
+  t.equal(w.value.task.status, 'blocked');
   const wt = join(sb.dir, '.lazy', 'worktrees', id);
   const lock = join(sb.dir, '.git', 'worktrees', id, 'index.lock');
-  const risks = w.value.turns.at(-1).details?.risks ?? [];
+  const risks = w.value.task.turns.at(-1).details?.risks ?? [];
   t.match(
     risks.join('\n'),
     new RegExp(`could not commit the work the agent left uncommitted: could not commit in ${wt}: ${lock} exists`),

@@ -24,17 +24,17 @@ test('queue --priority, unqueue, pause, unpause: one status-neutral entry each, 
   const b = await l.create('second', '--accept', 'done');
   const q = await l.json('queue', a, b, '--priority', '3');
   t.equal(q.run.code, 0);
-  t.ok(Array.isArray(q.value), '--json: the updated tasks, a list');
+  t.ok(Array.isArray(q.value), '--json: one {task} row per task named, a list');
   t.same(
-    q.value.map((v: any) => [v.id, v.status, v.schedule.queued, v.schedule.priority]),
+    q.value.map(({ task: v }: any) => [v.id, v.status, v.schedule.queued, v.schedule.priority]),
     [
       [a, 'backlog', true, 3],
       [b, 'backlog', true, 3],
     ],
   );
-  const entry = q.value[0].changelog.at(-1);
+  const entry = q.value[0].task.changelog.at(-1);
   t.match(entry, { from: 'backlog', status: 'backlog', trigger: 'queue', actor: 'human', details: { priority: 3 } });
-  t.same(q.value[0].available_actions, ['start', 'queue', 'unqueue', 'pause', 'close', 'comment', 'edit']);
+  t.same(q.value[0].task.available_actions, ['start', 'queue', 'unqueue', 'pause', 'close', 'comment', 'edit']);
   t.match(
     gitSync(sb.dir, sb.env, ['log', '-1', '--format=%B', `refs/lazy/tasks/${a}`]),
     /Lazy-Op: queue\n[\s\S]*Lazy-Status: backlog -> backlog/,
@@ -47,9 +47,9 @@ test('queue --priority, unqueue, pause, unpause: one status-neutral entry each, 
   const shown = await l('show', a);
   t.match(shown.stdout, /^queue: {5}queued, priority 3, paused$/m, 'show prints the queue line');
   t.match(shown.stdout, /^status: {4}backlog$/m, 'the status is untouched');
-  t.equal((await l.json('unpause', a)).value[0].schedule.paused, false);
+  t.equal((await l.json('unpause', a)).value[0].task.schedule.paused, false);
   const u = await l.json('unqueue', b);
-  t.same(u.value[0].schedule, { queued: false, priority: 3, paused: false, not_before: null, claim: null });
+  t.same(u.value[0].task.schedule, { queued: false, priority: 3, paused: false, not_before: null, claim: null });
   t.notMatch((await l('show', b)).stdout, /^queue:/m, 'an unqueued task has no queue line');
   t.same(triggers((await l.json('show', a)).value), [
     '∅>backlog:create',
@@ -58,7 +58,7 @@ test('queue --priority, unqueue, pause, unpause: one status-neutral entry each, 
     'backlog>backlog:unpause',
   ]);
   const again = await l.json('queue', b);
-  t.equal(again.value[0].schedule.priority, 3, 'a re-queue without --priority keeps the last one');
+  t.equal(again.value[0].task.schedule.priority, 3, 'a re-queue without --priority keeps the last one');
 });
 
 test('guards and bad input: exit 4 through assertAllowed, exit 2 for a priority that is no integer', async (t) => {
@@ -88,7 +88,7 @@ test('guards and bad input: exit 4 through assertAllowed, exit 2 for a priority 
   t.match(refused.value.error.message, /acceptance criterion to judge its turn by; add one with lazy edit --accept/);
   t.match(refused.value.error.details, { guard: 'runnable', available_actions: ['start', 'close', 'comment', 'edit'] });
   t.equal((await l('edit', vague, '--accept', 'it is done')).code, 0);
-  t.equal((await l.json('queue', vague)).value[0].schedule.queued, true, 'queued once it has one');
+  t.equal((await l.json('queue', vague)).value[0].task.schedule.queued, true, 'queued once it has one');
   for (const bad of ['1.5', 'high', '', '9007199254740993', '0x10']) {
     const r = await l.json('queue', id, '--priority', bad);
     t.equal(r.run.code, 2, `--priority '${bad}': usage`);
@@ -96,7 +96,7 @@ test('guards and bad input: exit 4 through assertAllowed, exit 2 for a priority 
   }
   t.equal((await l('unqueue', id, '--priority', '2')).code, 2, '--priority belongs to queue only');
   t.equal(tipOf(sb, id), tip, 'nothing was written by any refusal');
-  t.equal((await l.json('queue', id, '--priority', '-4')).value[0].schedule.priority, -4, 'negative is fine');
+  t.equal((await l.json('queue', id, '--priority', '-4')).value[0].task.schedule.priority, -4, 'negative is fine');
   await l('close', id);
   const closed = await l.json('queue', id);
   t.equal(closed.run.code, 4, 'a closed task cannot be queued');
@@ -293,8 +293,8 @@ test('a paused crash is not auto-resumed by the next command; unpause resumes it
 
   const p = await l.json('pause', id);
   t.equal(p.run.code, 0, `pause lands first (${p.run.stderr})`);
-  t.equal(p.value[0].status, 'interrupted');
-  t.equal(p.value[0].schedule.paused, true);
+  t.equal(p.value[0].task.status, 'interrupted');
+  t.equal(p.value[0].task.schedule.paused, true);
   t.same(activeMarkers(sb.dir), [], 'its reconcile ran after the pause and did not resume it');
   t.equal((await l('list')).code, 0);
   const held = (await l.json('show', id)).value;
@@ -305,11 +305,11 @@ test('a paused crash is not auto-resumed by the next command; unpause resumes it
 
   const u = await l.json('unpause', id);
   t.equal(u.run.code, 0);
-  t.equal(u.value[0].status, 'working', 'unpause resumes the crash, as the next command would have');
-  t.equal(u.value[0].changelog.at(-1).trigger, 'auto_resume');
-  t.equal(u.value[0].changelog.at(-1).actor, 'system');
+  t.equal(u.value[0].task.status, 'working', 'unpause resumes the crash, as the next command would have');
+  t.equal(u.value[0].task.changelog.at(-1).trigger, 'auto_resume');
+  t.equal(u.value[0].task.changelog.at(-1).actor, 'system');
   const w = await l.json('wait', id, '--timeout', '40');
-  t.equal(w.value.status, 'blocked', 'the resumed turn completes');
+  t.equal(w.value.task.status, 'blocked', 'the resumed turn completes');
   t.equal(invocations().length, 2);
 });
 
@@ -323,7 +323,7 @@ test('a stopped task, paused then unpaused, stays interrupted: only a crash is r
   t.equal((await l('stop', id)).code, 0);
   t.equal((await l('pause', id)).code, 0);
   const u = await l.json('unpause', id);
-  t.equal(u.value[0].status, 'interrupted', 'a stop is held for the person who stopped it');
+  t.equal(u.value[0].task.status, 'interrupted', 'a stop is held for the person who stopped it');
   t.equal(invocations().length, 1);
 });
 
@@ -336,13 +336,17 @@ test('a crash queued for the fleet is not resumed here, nor when a person takes 
   await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
   const q = await l.json('queue', id, '--priority', '4');
   t.equal(q.run.code, 0, `queue lands before the resume (${q.run.stderr})`);
-  t.match(q.value[0], { status: 'interrupted', consecutive_interruptions: 0, schedule: { queued: true, priority: 4 } });
+  t.match(q.value[0].task, {
+    status: 'interrupted',
+    consecutive_interruptions: 0,
+    schedule: { queued: true, priority: 4 },
+  });
   t.same(activeMarkers(sb.dir), [], "the queued crash is the fleet's: not resumed here");
   const u = await l.json('unqueue', id);
-  t.equal(u.value[0].status, 'interrupted', 'taken back, it waits for the person (lazy resume)');
+  t.equal(u.value[0].task.status, 'interrupted', 'taken back, it waits for the person (lazy resume)');
   t.equal((await l('list')).code, 0);
   t.equal((await l.json('show', id)).value.status, 'interrupted');
   t.equal(invocations().length, 1, 'no agent was launched again');
   t.equal((await l('resume', id)).code, 0);
-  t.equal((await l.json('wait', id, '--timeout', '40')).value.status, 'blocked');
+  t.equal((await l.json('wait', id, '--timeout', '40')).value.task.status, 'blocked');
 });

@@ -54,7 +54,7 @@ async function runOnA(a: Clone, goal: string, stateOnly = false): Promise<string
   const s = await a.l('start', id);
   if (s.code !== 0) throw new Error(s.stderr);
   const w = await a.l.json('wait', id, '--timeout', '30');
-  if (w.value.status !== 'blocked') throw new Error(`not reviewed: ${w.run.stdout}`);
+  if (w.value.task.status !== 'blocked') throw new Error(`not reviewed: ${w.run.stdout}`);
   if (stateOnly) a.git('push', '-q', 'origin', 'refs/lazy/*:refs/lazy/*');
   else await a.l('push');
   return id;
@@ -125,7 +125,7 @@ test('unblock on B creates the worktree from the fetched branch and starts a fre
   const un = await b.l.json('unblock', id, '-m', 'also handle the empty case');
   t.equal(un.run.code, 0, un.run.stderr);
   const w = await b.l.json('wait', id, '--timeout', '30');
-  t.equal(w.value.status, 'blocked');
+  t.equal(w.value.task.status, 'blocked');
   const [inv] = invocations(b);
   t.ok(inv, 'B ran the agent');
   t.notOk(inv!.argv.includes('--resume'), "no resume of A's agent session, which lives on host-a");

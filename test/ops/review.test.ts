@@ -58,7 +58,7 @@ test('the inbox lists only what needs a human, oldest first', async (t) => {
 
   const inbox = (await l.json('inbox')).value;
   t.same(
-    inbox.map((i: any) => [i.id, i.kind]),
+    inbox.map((i: any) => [i.id, i.attention.kind]),
     [
       [review, 'review'],
       [decision, 'decision'],
@@ -72,7 +72,7 @@ test('the inbox lists only what needs a human, oldest first', async (t) => {
     inbox.some((i: any) => i.id === backlog || i.id === working),
     'queued and running work never appears',
   );
-  t.equal(inbox.find((i: any) => i.id === failure).reason.startsWith('fatal_auth'), true);
+  t.equal(inbox.find((i: any) => i.id === failure).attention.reason.startsWith('fatal_auth'), true);
   t.match((await l('inbox')).stdout, /review\s+\d+s ago/);
   await l('stop', working);
 });
@@ -119,9 +119,9 @@ test('reopening a complete task needs a reason and starts over from the merged b
   const noReason = await l.json('reopen', id);
   t.equal(noReason.run.code, 2);
   const r = await l.json('reopen', id, '--reason', 'the fix regressed');
-  t.equal(r.value.status, 'blocked');
+  t.equal(r.value.task.status, 'blocked');
   await l('unblock', id, '-m', 'fix the regression');
-  t.equal((await l.json('wait', id, '--timeout', '30')).value.status, 'blocked');
+  t.equal((await l.json('wait', id, '--timeout', '30')).value.task.status, 'blocked');
   gitSync(sb.dir, sb.env, ['merge-base', '--is-ancestor', 'main', `lazy/${id}`]);
   t.pass('the new branch starts from main, which holds the accepted work');
 });
@@ -134,14 +134,15 @@ test('diff, edit and the revision count', async (t) => {
   await l('start', id);
   await l('wait', id, '--timeout', '30');
   const d = await l.json('diff', id);
+  t.equal(d.value.task.id, id, 'diff --json carries the task');
   t.match(d.value.text, /\+\+\+ b\/work-1\.txt\n@@ -0,0 \+1 @@\n\+turn 1/);
   t.match((await l('diff', id, '--stat')).stdout, /work-1\.txt \| 1 \+/);
   const e = await l.json('edit', id, '--accept', 'tests pass', '--tag', 'perf', '--goal', 'diffable and fast');
-  t.same(e.value.acceptance, ['x', 'tests pass']);
-  t.same(e.value.tags, ['perf']);
-  t.equal(e.value.goal, 'diffable and fast');
+  t.same(e.value.task.acceptance, ['x', 'tests pass']);
+  t.same(e.value.task.tags, ['perf']);
+  t.equal(e.value.task.goal, 'diffable and fast');
   await l('unblock', id, '-m', 'one more');
-  const v = (await l.json('wait', id, '--timeout', '30')).value;
+  const v = (await l.json('wait', id, '--timeout', '30')).value.task;
   t.equal(v.revisions, 1, 'each request for changes is a revision');
   t.match((await l('show', id)).stdout, /^Review \(turn #4, revision 1\)/m, 'show leads with the review package');
 });
@@ -155,7 +156,7 @@ test('unblock on a pending decision is the answer; --agent on create picks the a
   scenario('question,succeed');
   const id = await l.create('ask first', '--accept', 'x', '--agent', 'other');
   await l('start', id);
-  t.equal((await l.json('wait', id, '--timeout', '30')).value.attention.kind, 'decision');
+  t.equal((await l.json('wait', id, '--timeout', '30')).value.task.attention.kind, 'decision');
   const u = await l.json('unblock', id, '-m', 'Go with B.');
   t.equal(u.run.code, 0);
   t.equal(u.value.task.turns.at(-1).kind, 'answer', 'recorded as the answer');
@@ -171,7 +172,7 @@ test('protected-file decisions across several turns', async (t) => {
   scenario('protected,succeed,succeed,protected,protected');
   const id = await l.create('touch config', '--accept', 'done');
   await l('start', id);
-  let v = (await l.json('wait', id, '--timeout', '30')).value;
+  let v = (await l.json('wait', id, '--timeout', '30')).value.task;
   t.equal(v.status, 'conflict', 'a turn touching a protected path parks as conflict');
   t.same(
     v.pending_violations.map((p: any) => p.file),
@@ -201,7 +202,7 @@ test('protected-file decisions across several turns', async (t) => {
     /lazy: revert protected file config\/secrets\.env/,
     'a revert is a commit of its own on the task branch',
   );
-  v = (await l.json('wait', id, '--timeout', '30')).value;
+  v = (await l.json('wait', id, '--timeout', '30')).value.task;
   t.equal(v.status, 'blocked', 'decided, and the next turn touched nothing protected');
   t.equal(
     gitSync(sb.dir, sb.env, ['ls-tree', '--name-only', `lazy/${id}`, 'config/']).trim(),
@@ -210,10 +211,10 @@ test('protected-file decisions across several turns', async (t) => {
   );
 
   await l('unblock', id, '-m', 'now you may change it');
-  v = (await l.json('wait', id, '--timeout', '30')).value;
+  v = (await l.json('wait', id, '--timeout', '30')).value.task;
   t.equal(v.status, 'conflict', 'a new violation needs a new decision');
   await l('unblock', id, '-m', 'ok, keep it', '--approve-file', 'config/secrets.env');
-  v = (await l.json('wait', id, '--timeout', '30')).value;
+  v = (await l.json('wait', id, '--timeout', '30')).value.task;
   t.equal(v.status, 'conflict', 'the fifth turn touched it again');
   t.equal(
     gitSync(sb.dir, sb.env, ['show', `lazy/${id}:config/secrets.env`]).trim(),

@@ -50,7 +50,7 @@ t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed',
   t.equal(v.attention.reason, 'stopped by the user');
   t.equal(invocations().length, 1);
   t.equal((await l('resume', id)).code, 0);
-  t.equal((await l.json('wait', id, '--timeout', '30')).value.status, 'blocked');
+  t.equal((await l.json('wait', id, '--timeout', '30')).value.task.status, 'blocked');
 });
 
 t.test('stop on a well-behaved agent needs only SIGTERM', async (t) => {

@@ -56,12 +56,12 @@ t.test(
     t.equal(again.stderr, '', 'later commands no longer warn');
     const inbox = await l.json('inbox');
     const row = inbox.value.find((x: any) => x.id === id);
-    t.equal(row?.kind, 'failure', 'in inbox --json');
-    t.match(row?.reason, /not installed/);
+    t.equal(row?.attention.kind, 'failure', 'in inbox --json');
+    t.match(row?.attention.reason, /not installed/);
     t.match((await l('inbox')).stdout, new RegExp(`${id}\\s+failure`), 'in the text inbox');
     const w = await l.json('wait', id, '--timeout', '5');
     t.equal(w.run.code, 0, 'wait returns at once (blocked is the blocked family)');
-    t.equal(w.value.attention.kind, 'failure');
+    t.equal(w.value.task.attention.kind, 'failure');
     const doc = await l.json('doctor');
     t.equal(doc.value.findings.filter((f: any) => f.details?.task === id).length, 0, 'nothing is left for doctor');
     t.equal(invocations().length, 1, 'no agent was launched');
@@ -152,14 +152,14 @@ t.test('a crash during merge-and-fix is not auto-resumed; it waits in the inbox 
   t.equal(v.attention.kind, 'interrupted');
   t.match(v.attention.reason, /conflicting upstream merge \(work-1\.txt\): not resumed automatically/);
   const row = (await l.json('inbox')).value.find((x: any) => x.id === id);
-  t.match(row?.reason, /not resumed automatically/, 'the inbox says why it was not resumed');
+  t.match(row?.attention.reason, /not resumed automatically/, 'the inbox says why it was not resumed');
   t.same(activeMarkers(sb.dir), [], 'its marker is cleared');
 
   scenario('succeed-dirty');
   t.equal((await l('resume', id)).code, 0, 'a human resume still works');
   const done = await l.json('wait', id, '--timeout', '40');
   t.equal(done.run.code, 0);
-  t.equal(done.value.status, 'blocked');
+  t.equal(done.value.task.status, 'blocked');
   t.equal(invocations().length, 3);
   t.match(
     invocations()[2]!.prompt,

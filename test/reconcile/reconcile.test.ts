@@ -17,14 +17,14 @@ t.test('an agent that crashes mid-turn is diagnosed and resumed with its feedbac
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '40');
   t.equal(w.run.code, 0, 'the next command auto-resumed it to completion');
-  t.same(triggers(w.value), [
+  t.same(triggers(w.value.task), [
     '∅>backlog:create',
     'backlog>working:start',
     'working>interrupted:turn_crashed',
     'interrupted>working:auto_resume',
     'working>blocked:turn_complete',
   ]);
-  const crash = w.value.changelog.find((c: any) => c.trigger === 'turn_crashed');
+  const crash = w.value.task.changelog.find((c: any) => c.trigger === 'turn_crashed');
   t.match(crash.reason, /killed by SIGKILL/, 'the reason says what happened');
   t.equal(crash.details.signal, 'SIGKILL');
   t.ok(
@@ -43,8 +43,8 @@ t.test('an agent that crashes mid-turn is diagnosed and resumed with its feedbac
     second!.prompt.includes(first!.prompt.split('\n---\n')[0]!.split('\n\n').slice(1).join('\n\n')),
     'the unconsumed task prompt is re-delivered verbatim',
   );
-  t.equal(w.value.consecutive_interruptions, 0, 'a completed turn resets the counter');
-  const synthetic = w.value.turns.find((x: any) => x.kind === 'resume');
+  t.equal(w.value.task.consecutive_interruptions, 0, 'a completed turn resets the counter');
+  const synthetic = w.value.task.turns.find((x: any) => x.kind === 'resume');
   t.equal(synthetic.actor, 'system');
   t.equal(synthetic.content, '[system] Session interrupted and auto-resumed');
 });
@@ -59,12 +59,12 @@ t.test('SIGKILL of the agent: the supervisor records the crash and the next comm
   process.kill(inv.pid, 'SIGKILL');
   const w = await l.json('wait', id, '--timeout', '40');
   t.equal(w.run.code, 0);
-  t.same(triggers(w.value).slice(2), [
+  t.same(triggers(w.value.task).slice(2), [
     'working>interrupted:turn_crashed',
     'interrupted>working:auto_resume',
     'working>blocked:turn_complete',
   ]);
-  t.match(w.value.changelog.find((c: any) => c.trigger === 'turn_crashed').reason, /killed by SIGKILL/);
+  t.match(w.value.task.changelog.find((c: any) => c.trigger === 'turn_crashed').reason, /killed by SIGKILL/);
 });
 
 t.test('after 3 crashes in a row the task stays interrupted until lazy resume', async (t) => {
@@ -91,7 +91,7 @@ t.test('after 3 crashes in a row the task stays interrupted until lazy resume', 
   t.equal(invocations().length, 3);
   const r = await l.json('resume', id);
   t.equal(r.run.code, 0);
-  t.equal((await l.json('wait', id, '--timeout', '30')).value.status, 'blocked');
+  t.equal((await l.json('wait', id, '--timeout', '30')).value.task.status, 'blocked');
   t.equal((await l.json('show', id)).value.consecutive_interruptions, 0, 'lazy resume reset the counter');
 });
 
@@ -110,7 +110,7 @@ t.test('feedback given with unblock survives a crash and is redelivered verbatim
   t.equal(inv.length, 3);
   t.ok(inv[1]!.prompt.includes(feedback), 'the crashed turn got the feedback');
   t.ok(inv[2]!.prompt.includes(feedback), 'the resumed turn got the same feedback verbatim');
-  const fb = w.value.turns.find((x: any) => x.kind === 'feedback');
+  const fb = w.value.task.turns.find((x: any) => x.kind === 'feedback');
   t.equal(fb.feedback, 'consumed', 'consumed only once a turn completed normally');
 });
 
@@ -122,7 +122,7 @@ t.test('a hanging agent is killed by the watchdog and resumed', async (t) => {
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '40');
   t.equal(w.run.code, 0);
-  t.match(w.value.changelog.find((c: any) => c.trigger === 'turn_crashed').reason, /watchdog/);
+  t.match(w.value.task.changelog.find((c: any) => c.trigger === 'turn_crashed').reason, /watchdog/);
   t.equal(invocations().length, 2);
 });
 

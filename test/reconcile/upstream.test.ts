@@ -70,7 +70,7 @@ async function submittedTask(
   const l = cli(f.a, { FAKE_SCENARIO: scenario });
   await l('start', id);
   const w = await l.json('wait', id, '--timeout', '30');
-  if (w.value.status !== 'blocked') throw new Error(`not reviewed: ${w.run.stdout}`);
+  if (w.value.task.status !== 'blocked') throw new Error(`not reviewed: ${w.run.stdout}`);
   extra?.(id);
   f.ga('push', '-q', 'origin', `lazy/${id}`);
   const head = f.ga('rev-parse', `lazy/${id}`).trim();

@@ -20,5 +20,5 @@ t.test('a lock left by a dead writer is taken over at once, not after it goes st
   );
   const r = await l.json('comment', id, '-m', 'after a crashed writer');
   t.equal(r.run.code, 0, 'the fresh lock of a dead owner does not block for its 5 s staleness');
-  t.equal(r.value.turns.length, 1);
+  t.equal(r.value.task.turns.length, 1);
 });

@@ -28,12 +28,13 @@ test('create, comment, close, reopen: state, JSON shapes and git history', async
     'auth',
   );
   t.equal(created.run.code, 0);
-  const id = created.value.id as string;
+  t.same(Object.keys(created.value), ['task'], 'create --json prints {task}');
+  const id = created.value.task.id as string;
   t.match(id, /^[0-9a-z]{8}$/, 'ids are short lowercase');
-  t.equal(created.value.goal, 'fix the flaky login test');
-  t.equal(created.value.status, 'backlog');
-  t.same(created.value.tags, ['auth'], 'tags are de-duplicated');
-  t.same(created.value.available_actions, ['start', 'queue', 'close', 'comment', 'edit']);
+  t.equal(created.value.task.goal, 'fix the flaky login test');
+  t.equal(created.value.task.status, 'backlog');
+  t.same(created.value.task.tags, ['auth'], 'tags are de-duplicated');
+  t.same(created.value.task.available_actions, ['start', 'queue', 'close', 'comment', 'edit']);
 
   t.equal(
     (await l('comment', id.slice(0, 4), '-m', 'look at the retry loop')).code,
@@ -77,9 +78,9 @@ test('create, comment, close, reopen: state, JSON shapes and git history', async
   t.same(refused.value.error.details.available_actions, ['reopen']);
 
   const reopened = await l.json('reopen', id);
-  t.equal(reopened.value.status, 'backlog', 'an abandoned task with no agent work reopens to backlog');
+  t.equal(reopened.value.task.status, 'backlog', 'an abandoned task with no agent work reopens to backlog');
   t.same(
-    reopened.value.changelog.map((c: any) => c.status),
+    reopened.value.task.changelog.map((c: any) => c.status),
     ['backlog', 'abandoned', 'backlog'],
   );
 
@@ -130,6 +131,19 @@ test('create, comment, close, reopen: state, JSON shapes and git history', async
     lazyLog.value.map((x: any) => x.op),
     ['reopen', 'close', 'comment', 'comment', 'create'],
   );
+  t.same(
+    lazyLog.value.map((x: any) => [x.from, x.to]),
+    [
+      ['abandoned', 'backlog'],
+      ['backlog', 'abandoned'],
+      [null, null],
+      [null, null],
+      [null, 'backlog'],
+    ],
+    'each entry carries from and to (null when the commit changed no status; from is null for a new task)',
+  );
+  t.notOk('status' in lazyLog.value[0], 'never the "a -> b" string');
+  t.match((await l('log', id)).stdout, /\(abandoned -> backlog\)/, 'the text log still reads a -> b');
 });
 
 test('list filters and the terminal default', async (t) => {

@@ -25,7 +25,7 @@ t.test('A runs, B reviews and accepts, C submits, a forge merge is detected on A
   // A runs the first task and pushes its state and its work.
   const one = await a!.create('add a greeting', '--accept', 'a greeting file exists');
   t.equal((await a!('start', one)).code, 0);
-  t.equal((await a!.json('wait', one)).value.status, 'blocked');
+  t.equal((await a!.json('wait', one)).value.task.status, 'blocked');
   t.equal((await a!('push')).code, 0);
   t.same(refs(tm.remote, `refs/heads/lazy/${one}`), [`refs/heads/lazy/${one}`], 'the work branch reached the remote');
 
@@ -57,7 +57,7 @@ t.test('A runs, B reviews and accepts, C submits, a forge merge is detected on A
   // A runs a second task; C submits it to the forge.
   const two = await a!.create('add a farewell', '--accept', 'a farewell file exists');
   await a!('start', two);
-  t.equal((await a!.json('wait', two)).value.status, 'blocked');
+  t.equal((await a!.json('wait', two)).value.task.status, 'blocked');
   await a!('push');
   await c!('pull');
   const log = join(tm.root, 'gh.log');
