@@ -92,7 +92,7 @@ t.test('stdin is never read when the command needs no text from it: sleep 4 | la
   });
   const { code } = await exited(sh);
   t.equal(code, 0);
-  t.equal(JSON.parse(out).goal, 'x', 'the task was created');
-  t.equal(JSON.parse(out).prompt, null, 'with nothing from stdin');
+  t.equal(JSON.parse(out).task.goal, 'x', 'the task was created');
+  t.equal(JSON.parse(out).task.prompt, null, 'with nothing from stdin');
   t.ok(printedAt > 0 && printedAt < 3000, `create answered before the pipe closed (${printedAt} ms; the pipe: 4000)`);
 });

@@ -21,10 +21,13 @@ const schema = (name: string): ValidateFunction => {
   return v;
 };
 
-/** Every command a user runs (the internal supervise, demo-agent and bench-seed, and mcp's stdio server, aside). */
+/**
+ * Every command a user runs (the internal supervise, demo-agent and bench-seed, mcp's stdio server, and
+ * help, which prints yargs' help text as --help does, aside).
+ */
 const COMMANDS = readdirSync(join(ROOT, 'bin', 'commands'))
   .map((f) => f.replace(/\.ts$/, ''))
-  .filter((c) => !['supervise', 'demo-agent', 'bench-seed', 'mcp'].includes(c));
+  .filter((c) => !['supervise', 'demo-agent', 'bench-seed', 'mcp', 'help'].includes(c));
 
 const covered = new Set<string>();
 const used = new Set<string>();
@@ -56,6 +59,7 @@ t.test('every command prints what its schema documents', async (t) => {
   const hang = cli(a, { FAKE_SCENARIO: 'hang' });
 
   await check(t, l, 'init', ['init']);
+  await check(t, l, 'completion', ['completion', 'fish']);
   const one = (await check(t, l, 'task-result', ['create', 'the first', '--accept', 'done'])).task.id;
   const two = (await check(t, l, 'task-result', ['create', 'the second', '--accept', 'done'])).task.id;
   const vague = (await check(t, l, 'task-result', ['create', 'no criterion yet'])).task.id;

@@ -31,6 +31,9 @@ async function workingTask(t: Test): Promise<{ box: AgentBox; id: string; run: s
   const id = await box.l.create('the parent', '--accept', 'done');
   const started = await box.l.json('start', id);
   t.equal(started.value.task.status, 'working');
+  // The agent is running before its server is driven, as a real agent's calls are: the supervisor
+  // clears the result path when it launches an attempt, so an envelope written before that is gone.
+  await eventually(() => box.invocations().length > 0, 30_000, 'the agent to start');
   return { box, id, run: started.value.run.id, agentEnv: fakeEnv(box.sb, 'slow-succeed', SLOW) };
 }
 

@@ -54,7 +54,7 @@ t.test(
     t.match(e.saw(), /^# A new task: goal/m, 'the template explains itself');
     t.match(e.saw(), /^goal: ""$/m);
     t.match(e.saw(), /^acceptance:\n {2}- it passes 100 runs$/m, 'with what --accept gave');
-    const v = JSON.parse(r.stdout);
+    const v = JSON.parse(r.stdout).task; // create prints {task}
     t.equal(v.goal, 'fix the flaky login test');
     t.equal(v.prompt, 'look at the retry path\nand the timeout\n');
     t.same(v.acceptance, ['it passes 100 runs', 'no sleep added']);

@@ -91,8 +91,8 @@ t.test('lazy diff: git colours it when colour is on, and never otherwise (whatev
 t.test('attention in the inbox and ok/FAIL in a review are coloured', async (t) => {
   const on = { color: true, tty: true };
   const items = [
-    { id: 'aaaa1111', kind: 'failure', reason: 'boom', since: new Date().toISOString(), goal: 'g' },
-    { id: 'bbbb2222', kind: 'review', reason: 'done', since: new Date().toISOString(), goal: 'h' },
+    { id: 'aaaa1111', attention: { kind: 'failure', reason: 'boom', since: new Date().toISOString() }, goal: 'g' },
+    { id: 'bbbb2222', attention: { kind: 'review', reason: 'done', since: new Date().toISOString() }, goal: 'h' },
   ] as never;
   const inbox = renderedText(items, renderInbox, on);
   t.match(inbox, `${ESC}[31mfailure${ESC}[39m`, 'a failure is red');
