@@ -123,8 +123,10 @@ function readBase(lazyDir: string): Pick<Cache, 'gen' | 'lean' | 'bad'> {
     const h = JSON.parse(lines[0]!) as Header;
     if (h.version !== VERSION) return none;
     const lean = new Map<string, Stored>();
-    for (let i = 1; i < lines.length; i++)
-      if (lines[i]) lean.set(lines[i]!.slice(2, lines[i]!.indexOf('"', 2)), lines[i]!);
+    for (let i = 1; i < lines.length; i++) {
+      const l = lines[i]!;
+      if (l.startsWith('["')) lean.set(l.slice(2, l.indexOf('"', 2)), l.endsWith(',') ? l.slice(0, -1) : l);
+    }
     return { gen: h.gen, lean, bad: new Map(h.bad.map((b) => [b.id, b])) };
   } catch {
     return none;
@@ -199,7 +201,8 @@ async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string)
   keyed.sort((a, b) => byCreation(a.k, b.k));
   const header: Header = { version: VERSION, gen, bad: [...cache.bad.values()] };
   const lines = keyed.map(({ v }) => (typeof v === 'string' ? v : JSON.stringify(toTuple(v))));
-  await writeFileAtomic(indexPath(lazyDir), [JSON.stringify(header), ...lines, ''].join('\n'));
+  // After the header the file is one JSON array, a row per line: parsed whole, or line by line.
+  await writeFileAtomic(indexPath(lazyDir), `${JSON.stringify(header)}\n[\n${lines.join(',\n')}\n]\n`);
   await writeFileAtomic(deltaPath(lazyDir), JSON.stringify({ ...emptyDelta(gen), refs }));
 }
 
@@ -244,6 +247,8 @@ export async function refreshIndex(
 ): Promise<Refreshed<LeanRow | Row>> {
   const text = await taskRefsText(cwd);
   const refs = createHash('sha1').update(text).digest('hex');
+  const quick = detail || selective ? undefined : unchanged(lazyDir, refs, keep);
+  if (quick) return { ...quick, reread: 0 };
   let cache = load(lazyDir, detail);
   let reread = 0;
   if (cache.delta.refs !== refs || cache.dropped) reread = await catchUp(lazyDir, cache, reader, text, refs);
@@ -255,6 +260,37 @@ export async function refreshIndex(
     cache = load(lazyDir, detail);
     reread = await catchUp(lazyDir, cache, reader, text, refs);
     return { ...rowsOf(cache, detail, keep, selective), reread };
+  }
+}
+
+/**
+ * The common case, the refs as the index last saw them: the base's rows in one JSON.parse, the
+ * delta laid over them, no map of every row. Anything unexpected returns undefined: the full path decides.
+ */
+function unchanged(lazyDir: string, refs: string, keep?: StatusTest) {
+  try {
+    const d = readJson<DeltaFile>(deltaPath(lazyDir));
+    if (!d || d.refs !== refs) return undefined;
+    const text = readFileSync(indexPath(lazyDir), 'utf8');
+    const nl = text.indexOf('\n');
+    const h = JSON.parse(text.slice(0, nl)) as Header;
+    if (h.version !== VERSION || !h.gen || h.gen !== d.base) return undefined;
+    const over = new Map(d.rows.map((t) => [t[0], t]));
+    const out = new Set([...d.gone, ...d.bad.map((b) => b.id)]);
+    const rows: LeanRow[] = [];
+    const add = (t: Tuple) => (!keep || keep(t[2])) && rows.push(fromTuple(t));
+    for (const t of JSON.parse(text.slice(nl + 1)) as Tuple[]) {
+      const o = over.get(t[0]);
+      if (o) over.delete(t[0]);
+      if (!out.has(t[0])) add(o ?? t);
+    }
+    for (const t of over.values()) add(t);
+    const bad = new Map(h.bad.map((b) => [b.id, b]));
+    for (const id of [...d.rows.map((t) => t[0]), ...d.gone]) bad.delete(id);
+    for (const b of d.bad) bad.set(b.id, b);
+    return { rows, bad: [...bad.values()] };
+  } catch {
+    return undefined;
   }
 }
 
