@@ -81,12 +81,16 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   for (const s of statuses) if (!isStatus(s)) throw usageError(`unknown status '${s}'`);
   let filter = rowFilter(input);
   // The table needs only the compact rows; --json (and --search, which reads prompts and criteria) the full ones.
+  // A --limit in creation order with no other filter reads only the first rows of the index.
+  const plain =
+    !filter.active && !input.parent && !input.queued && !input.paused && (input.sort ?? 'created') === 'created';
+  const first = plain ? filter.limit : undefined;
   // Rows whose stored status is not wanted are never parsed.
   const keep = (s: string) => (statuses.length ? statuses.includes(s) : !!input.all || !isTerminal(s as Status));
   const { rows, bad, prompt } =
     app.out.json || filter.needsDetail
       ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true, keep, statuses.length > 0)
-      : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, false, keep, statuses.length > 0);
+      : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, false, keep, statuses.length > 0, first);
   if (prompt) filter = rowFilter(input, prompt);
   for (const b of bad) app.io.warn(`task ${b.id} is unreadable and was skipped: ${b.error.message} (run lazy doctor)`);
   const parent = input.parent ? await resolveTaskId(app.repo.cwd, input.parent) : undefined;

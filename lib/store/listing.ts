@@ -86,7 +86,12 @@ function head(line: string): [string, string, string, string] {
   const d = line.indexOf('"', c + 3);
   return [line.slice(2, a), line.slice(a + 3, b), line.slice(b + 3, c), line.slice(c + 3, d)];
 }
-const tipOf = (v: Stored | undefined) => (typeof v === 'string' ? head(v)[1] : v?.tip);
+/** The tip alone, on every row when tips are compared: it follows the id, `["<id>","<tip>"`. */
+const tipOf = (v: Stored | undefined) => {
+  if (typeof v !== 'string') return v?.tip;
+  const at = v.indexOf('"', 2) + 3;
+  return v.slice(at, v.indexOf('"', at));
+};
 const statusOf = (v: Stored) => (typeof v === 'string' ? head(v)[2] : v.status);
 const rowOf = (v: Stored) => (typeof v === 'string' ? fromTuple(JSON.parse(v) as Tuple) : v);
 const keyOf = (v: Stored) => {
@@ -228,6 +233,7 @@ export async function refreshIndex(
   detail?: false,
   keep?: StatusTest,
   selective?: boolean,
+  first?: number,
 ): Promise<Refreshed<LeanRow>>;
 export async function refreshIndex(
   cwd: string,
@@ -236,6 +242,7 @@ export async function refreshIndex(
   detail: true,
   keep?: StatusTest,
   selective?: boolean,
+  first?: number,
 ): Promise<Refreshed<Row>>;
 export async function refreshIndex(
   cwd: string,
@@ -244,10 +251,12 @@ export async function refreshIndex(
   detail = false,
   keep?: StatusTest,
   selective = false,
+  /** Only the first rows kept in creation order are wanted (a --limit with nothing else to filter). */
+  first?: number,
 ): Promise<Refreshed<LeanRow | Row>> {
   const text = await taskRefsText(cwd);
   const refs = createHash('sha1').update(text).digest('hex');
-  const quick = detail || selective ? undefined : unchanged(lazyDir, refs, keep);
+  const quick = detail || selective ? undefined : unchanged(lazyDir, refs, keep, first);
   if (quick) return { ...quick, reread: 0 };
   let cache = load(lazyDir, detail);
   let reread = 0;
@@ -267,7 +276,7 @@ export async function refreshIndex(
  * The common case, the refs as the index last saw them: the base's rows in one JSON.parse, the
  * delta laid over them, no map of every row. Anything unexpected returns undefined: the full path decides.
  */
-function unchanged(lazyDir: string, refs: string, keep?: StatusTest) {
+function unchanged(lazyDir: string, refs: string, keep?: StatusTest, first?: number) {
   try {
     const d = readJson<DeltaFile>(deltaPath(lazyDir));
     if (!d || d.refs !== refs) return undefined;
@@ -279,11 +288,22 @@ function unchanged(lazyDir: string, refs: string, keep?: StatusTest) {
     const out = new Set([...d.gone, ...d.bad.map((b) => b.id)]);
     const rows: LeanRow[] = [];
     const add = (t: Tuple) => (!keep || keep(t[2])) && rows.push(fromTuple(t));
-    for (const t of JSON.parse(text.slice(nl + 1)) as Tuple[]) {
+    const lay = (t: Tuple) => {
       const o = over.get(t[0]);
       if (o) over.delete(t[0]);
       if (!out.has(t[0])) add(o ?? t);
-    }
+    };
+    if (first === undefined) for (const t of JSON.parse(text.slice(nl + 1)) as Tuple[]) lay(t);
+    // The base is in creation order: the first rows kept are the oldest, so the scan stops there. The
+    // delta's rows left over (new tasks, or changed later ones) join them; the caller sorts and cuts.
+    else
+      for (let at = nl + 1; rows.length < first && at < text.length;) {
+        const end = text.indexOf('\n', at);
+        const line = text.slice(at, end < 0 ? text.length : end);
+        at = end < 0 ? text.length : end + 1;
+        if (line.startsWith('["') && (!keep || over.has(head(line)[0]) || keep(head(line)[2])))
+          lay(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as Tuple);
+      }
     for (const t of over.values()) add(t);
     const bad = new Map(h.bad.map((b) => [b.id, b]));
     for (const id of [...d.rows.map((t) => t[0]), ...d.gone]) bad.delete(id);

@@ -116,6 +116,30 @@ t.test('a row whose stored status is not wanted is never parsed', async (t) => {
   );
 });
 
+t.test('a limit in creation order stops reading the base early', async (t) => {
+  const { sb, l, ids } = await seeded(t);
+  const fourth = await l.create('fourth');
+  await refresh(sb);
+  t.equal((await l('comment', ids[2]!, '-m', 'changed')).code, 0);
+  await refresh(sb);
+  const reader = new TaskReader(sb.dir);
+  t.teardown(() => reader.close());
+  const r = await refreshIndex(sb.dir, lazyDir(sb), reader, false, undefined, false, 1);
+  t.equal(r.reread, 0, 'the fingerprint matched');
+  t.ok(r.rows.length < 4, `read ${r.rows.length} of 4 rows`);
+  t.same(
+    r.rows.map((x) => x.id).sort(),
+    [ids[0]!, ids[2]!].sort(),
+    'the oldest row, and the delta row laid over the base',
+  );
+  t.notOk(r.rows.some((x) => x.id === fourth));
+  t.same(
+    (await l.json('list', '--limit', '2')).value.map((x: { id: string }) => x.id),
+    [ids[0], ids[1]],
+    'list --limit',
+  );
+});
+
 t.test('a pull primes the index; a later change pulled in is seen', async (t) => {
   const tm = team(2, 'lazy-listing');
   t.teardown(tm.cleanup);
