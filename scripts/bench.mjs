@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { LAZY, REPS, lazy, log, median, root, row, rows, sh, timed, work } from './bench-lib.mjs';
 import { fleetBench } from './bench-fleet.mjs';
 import { mcpBench } from './bench-mcp.mjs';
+import { bench100k } from './bench-100k.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
-// BENCH_ONLY=fleet (or mcp) runs those rows alone.
+// BENCH_ONLY=fleet (or mcp, or 100k) runs those rows alone.
 const ONLY = process.env.BENCH_ONLY;
 
 function seededRepo(n) {
@@ -31,6 +32,7 @@ try {
   if (!ONLY) await storeAndSync();
   if (!ONLY || ONLY === 'mcp') await mcpBench();
   if (!ONLY || ONLY === 'fleet') await fleetBench();
+  if (!ONLY || ONLY === '100k') await bench100k();
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

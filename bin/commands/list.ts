@@ -1,11 +1,27 @@
 import type { Argv } from 'yargs';
 import { run, type GlobalArgs } from '../run.js';
 import { renderList, renderTree } from '../../lib/output/tasks.js';
+import { SORTS } from '../../lib/ops/sorts.js';
+
+const filtered = (a: Args) => !!(a.status?.length || a.tag?.length || a.search || a.parent || a.queued || a.paused);
 
 export const command = ['list', 'ls'];
 export const describe = 'List tasks (non-terminal ones unless --all or --status)';
-export const builder = (y: Argv) =>
+/** --tag, --search, --sort, --limit: list's and inbox's shared filters. */
+export const filterOptions = (y: Argv) =>
   y
+    .option('tag', {
+      alias: 't',
+      type: 'string',
+      array: true,
+      describe: 'only tasks with this tag (repeat: all must match)',
+    })
+    .option('search', { type: 'string', describe: 'only tasks whose goal, prompt or criteria contain TEXT (any case)' })
+    .option('sort', { choices: SORTS, describe: 'order: created (oldest first), updated (newest first), priority' })
+    .option('limit', { alias: 'n', type: 'number', describe: 'print at most N tasks' });
+
+export const builder = (y: Argv) =>
+  filterOptions(y)
     .option('all', { alias: 'a', type: 'boolean', describe: 'include complete and abandoned tasks' })
     .option('status', {
       alias: 's',
@@ -13,7 +29,6 @@ export const builder = (y: Argv) =>
       array: true,
       describe: 'only these statuses (repeatable or comma-separated)',
     })
-    .option('tag', { alias: 't', type: 'string', describe: 'only tasks with this tag' })
     .option('parent', { type: 'string', describe: 'only subtasks of ID' })
     .option('tree', { type: 'boolean', describe: 'show subtasks under their parents' })
     .option('queued', { type: 'boolean', describe: 'only queued tasks, in the order a worker picks them' })
@@ -22,7 +37,10 @@ export const builder = (y: Argv) =>
 interface Args extends GlobalArgs {
   all?: boolean;
   status?: string[];
-  tag?: string;
+  tag?: string[];
+  search?: string;
+  sort?: string;
+  limit?: number;
   parent?: string;
   tree?: boolean;
   queued?: boolean;
@@ -34,8 +52,8 @@ export const handler = (a: Args) =>
     a,
     async (app) => {
       const { listTasks } = await import('../../lib/ops/query.js');
-      const { all, status, tag, parent, queued, paused } = a;
-      return listTasks(app, { all, status, tag, parent, queued, paused });
+      const { all, status, tag, search, sort, limit, parent, queued, paused } = a;
+      return listTasks(app, { all, status, tag, search, sort, limit, parent, queued, paused });
     },
-    a.tree ? renderTree : renderList,
+    (rows) => (a.tree ? renderTree : renderList)(rows, filtered(a)),
   );

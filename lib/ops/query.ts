@@ -13,6 +13,7 @@ import { prBody } from '../model/pr-body.js';
 import { taskUsage, type UsageTotals } from '../model/usage.js';
 import { byQueueOrder } from '../model/schedule.js';
 import type { BranchNews } from '../workspace/submission.js';
+import { SORTS, type Sort } from './sorts.js';
 
 /**
  * `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset;
@@ -21,15 +22,55 @@ import type { BranchNews } from '../workspace/submission.js';
 export type ListedTask = (LeanRow | Row) &
   Pick<TaskView, 'category'> & { waiting?: Waiting; substate: Substate | null };
 
-export interface ListInput {
+/** What list and inbox both narrow by: every tag given must be on the task; search is a case-insensitive substring. */
+export interface RowFilter {
+  tag?: string | string[];
+  search?: string;
+  sort?: string;
+  limit?: number;
+}
+
+export interface ListInput extends RowFilter {
   all?: boolean;
   status?: string[];
-  tag?: string;
   parent?: string;
   /** Only queued tasks, in queue order (the order a worker picks them in). */
   queued?: boolean;
   /** Only paused tasks. */
   paused?: boolean;
+}
+
+type Sortable = { id: string; created_at: string; updated_at: string; schedule: { priority: number } };
+const ORDER: Record<Sort, (a: Sortable, b: Sortable) => number> = {
+  created: byCreation,
+  // The most recently changed first, as gh sorts by update.
+  updated: (a, b) => (a.updated_at > b.updated_at ? -1 : a.updated_at < b.updated_at ? 1 : byCreation(a, b)),
+  priority: (a, b) => byQueueOrder(queueKey(a), queueKey(b)),
+};
+
+/** Checks a filter's flags once, and returns a test for a row plus the order and cut for the result. */
+export function rowFilter(f: RowFilter, prompts?: (id: string) => string | null) {
+  const tags = [f.tag ?? []]
+    .flat()
+    .flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const needle = f.search?.trim().toLowerCase() || undefined;
+  if (f.sort !== undefined && !(SORTS as readonly string[]).includes(f.sort))
+    throw usageError(`unknown sort '${f.sort}': use ${SORTS.join(', ')}`);
+  if (f.limit !== undefined && !(Number.isInteger(f.limit) && f.limit > 0))
+    throw usageError(`--limit must be a whole number above 0, got '${f.limit}'`);
+  const text = (r: { id: string; goal: string; acceptance?: string[] }) =>
+    [r.goal, prompts?.(r.id) ?? '', ...(r.acceptance ?? [])].join('\n').toLowerCase();
+  return {
+    /** Whether --search needs the fields only the detail index holds (prompt, criteria). */
+    needsDetail: needle !== undefined,
+    active: tags.length > 0 || needle !== undefined,
+    keep: (r: { id: string; goal: string; tags: string[]; acceptance?: string[] }) =>
+      tags.every((t) => r.tags.includes(t)) && (needle === undefined || text(r).includes(needle)),
+    order: f.sort ? ORDER[f.sort as Sort] : undefined,
+    limit: f.limit,
+  };
 }
 
 export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
@@ -38,19 +79,30 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
     .map((s) => s.trim())
     .filter(Boolean);
   for (const s of statuses) if (!isStatus(s)) throw usageError(`unknown status '${s}'`);
-  // The table needs only the compact rows; --json gets the full listed task.
-  const { rows, bad } = app.out.json
-    ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true)
-    : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
+  let filter = rowFilter(input);
+  // The table needs only the compact rows; --json (and --search, which reads prompts and criteria) the full ones.
+  // A --limit in creation order with no other filter reads only the first rows of the index.
+  const plain =
+    !filter.active && !input.parent && !input.queued && !input.paused && (input.sort ?? 'created') === 'created';
+  const first = plain ? filter.limit : undefined;
+  // Rows whose stored status is not wanted are never parsed.
+  const keep = (s: string) => (statuses.length ? statuses.includes(s) : !!input.all || !isTerminal(s as Status));
+  const { rows, bad, prompt } =
+    app.out.json || filter.needsDetail
+      ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true, keep, statuses.length > 0)
+      : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, false, keep, statuses.length > 0, first);
+  if (prompt) filter = rowFilter(input, prompt);
   for (const b of bad) app.io.warn(`task ${b.id} is unreadable and was skipped: ${b.error.message} (run lazy doctor)`);
   const parent = input.parent ? await resolveTaskId(app.repo.cwd, input.parent) : undefined;
-  const out: ListedTask[] = [];
+  let out: ListedTask[] = [];
   for (const r of rows) {
-    if (statuses.length ? !statuses.includes(r.status) : !input.all && isTerminal(r.status)) continue;
-    if ((input.tag && !r.tags.includes(input.tag)) || (parent && r.parent !== parent)) continue;
+    if (!filter.keep(r) || (parent && r.parent !== parent)) continue;
     if ((input.queued && !r.schedule.queued) || (input.paused && !r.schedule.paused)) continue;
     out.push(Object.assign(r, { category: categoryOf(r.status as Status), substate: null }));
   }
+  // The index keeps rows in creation order already, so that sort is a linear pass.
+  out.sort(filter.order ?? (input.queued ? ORDER.priority : byCreation));
+  if (filter.limit) out = out.slice(0, filter.limit);
   // Only working rows read their run's files: a list of idle tasks stays one for-each-ref.
   if (out.some((r) => r.status === 'working')) {
     const { listWaiting } = await import('../agents/supervisor/waits.js');
@@ -63,12 +115,10 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
       r.substate = substateOf(app.repo.lazyDir, r);
     }
   }
-  if (input.queued) return out.sort((a, b) => byQueueOrder(queueKey(a), queueKey(b)));
-  // The index keeps rows in this order already, so this sort is a linear pass.
-  return out.sort(byCreation);
+  return out;
 }
 
-const queueKey = (r: ListedTask) => ({ priority: r.schedule.priority, created_at: r.created_at, id: r.id });
+const queueKey = (r: Sortable) => ({ priority: r.schedule.priority, created_at: r.created_at, id: r.id });
 
 /** show's view: the task plus what only this machine knows (worktree, the running turn's log). */
 export interface ShownTask extends TaskView {

@@ -12,6 +12,7 @@ import { targetOf } from './accept.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
+import { rowFilter, type RowFilter } from './query.js';
 
 export interface Diff {
   task: TaskView;
@@ -97,10 +98,13 @@ export interface InboxItem {
  * crash, a turn doctor ended), and merges
  * with no live owner. Running turns, retries and automatic recovery never appear.
  */
-export async function inbox(app: App): Promise<InboxItem[]> {
-  const { rows } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
+export async function inbox(app: App, input: RowFilter = {}): Promise<InboxItem[]> {
+  const { rows, prompt } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
+  const filter = rowFilter(input, prompt);
   const items: InboxItem[] = [];
+  const byId = new Map(rows.map((r) => [r.id, r]));
   for (const r of rows) {
+    if (!filter.keep(r)) continue;
     if (r.attention)
       items.push({
         id: r.id,
@@ -127,7 +131,8 @@ export async function inbox(app: App): Promise<InboxItem[]> {
   }
   // Work an accept could not restore stays here for as long as git still holds the stash.
   for (const s of await acceptStashes(app.repo.cwd, app.repo.commonDir)) {
-    const r = rows.find((x) => x.id === s.task);
+    const r = s.task ? byId.get(s.task) : undefined;
+    if (filter.active && !(r && filter.keep(r))) continue;
     items.push({
       id: s.task ?? '-',
       goal: r?.goal ?? '',
@@ -137,5 +142,15 @@ export async function inbox(app: App): Promise<InboxItem[]> {
     });
   }
   const since = (i: InboxItem) => i.attention.since;
-  return items.sort((a, b) => (since(a) < since(b) ? -1 : since(a) > since(b) ? 1 : a.id < b.id ? -1 : 1));
+  items.sort((a, b) => (since(a) < since(b) ? -1 : since(a) > since(b) ? 1 : a.id < b.id ? -1 : 1));
+  // --sort orders by the task's own fields; a stash with no task keeps its place at the end.
+  const order = filter.order;
+  if (order) items.sort((a, b) => sortKey(byId, a.id, b.id, order));
+  return filter.limit ? items.slice(0, filter.limit) : items;
+}
+
+function sortKey<R>(rows: Map<string, R>, a: string, b: string, order: (x: R, y: R) => number): number {
+  const x = rows.get(a);
+  const y = rows.get(b);
+  return x && y ? order(x, y) : x ? -1 : y ? 1 : 0;
 }

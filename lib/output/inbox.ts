@@ -2,8 +2,8 @@ import type { InboxItem } from '../ops/review.js';
 import { ago, table } from './format.js';
 import { paintAttention } from './color.js';
 
-export function renderInbox(items: InboxItem[]): string {
-  if (!items.length) return 'inbox zero: nothing needs you';
+export function renderInbox(items: InboxItem[], filtered = false): string {
+  if (!items.length) return filtered ? 'nothing in the inbox matches these filters' : 'inbox zero: nothing needs you';
   const now = Date.now();
   return table(
     ['ID', 'NEEDS', 'SINCE', 'REASON'],

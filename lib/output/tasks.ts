@@ -14,8 +14,12 @@ import type { UsageTotals } from '../model/usage.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
-export function renderList(rows: ListedTask[]): string {
-  if (rows.length === 0) return 'no tasks (lazy create "<goal>" adds one; --all includes finished ones)';
+export function renderList(rows: ListedTask[], filtered = false): string {
+  // A filter that hid everything is not an empty store: no create hint then.
+  if (rows.length === 0)
+    return filtered
+      ? 'no tasks match these filters (--all includes finished ones)'
+      : 'no tasks (lazy create "<goal>" adds one; --all includes finished ones)';
   const now = Date.now();
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
@@ -182,8 +186,8 @@ export function renderClosed(r: Closed): string {
 }
 
 /** list --tree: children under their parents, in creation order. */
-export function renderTree(rows: ListedTask[]): string {
-  if (rows.length === 0) return renderList(rows);
+export function renderTree(rows: ListedTask[], filtered = false): string {
+  if (rows.length === 0) return renderList(rows, filtered);
   const now = Date.now();
   const ids = new Set(rows.map((r) => r.id));
   const kids = new Map<string | null, ListedTask[]>();

@@ -35,10 +35,18 @@ export interface RefTip {
 
 /** One for-each-ref over the task namespace, optionally narrowed by an id prefix. */
 export async function listTaskRefs(cwd: string, prefix = ''): Promise<RefTip[]> {
+  return parseRefTips(await taskRefsText(cwd, prefix));
+}
+
+/** for-each-ref's own text over the task namespace (the listing index fingerprints it). */
+export async function taskRefsText(cwd: string, prefix = ''): Promise<string> {
   const pattern = prefix ? `${TASKS_NS}${prefix}*` : TASKS_NS;
-  const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', pattern], { cwd });
+  return (await git(['for-each-ref', '--format=%(objectname) %(refname)', pattern], { cwd })).stdout;
+}
+
+export function parseRefTips(text: string): RefTip[] {
   const out: RefTip[] = [];
-  for (const line of r.stdout.split('\n')) {
+  for (const line of text.split('\n')) {
     if (!line) continue;
     const sp = line.indexOf(' ');
     out.push({ tip: line.slice(0, sp), id: line.slice(sp + 1 + TASKS_NS.length) });

@@ -230,10 +230,12 @@ test('list: --queued in queue order, --paused, combined filters, labels and the 
   const wj = (await l.json('watch')).value.find((r: any) => r.id === waiting);
   t.equal(wj.schedule.not_before, until.toISOString(), 'watch --json carries the schedule');
 
-  const index = JSON.parse(readFileSync(join(sb.dir, '.git', 'lazy', 'index.json'), 'utf8'));
-  t.match(index.version, /^7\./, 'the index format carrying the schedule and usage has its own version');
+  const [first, ...lines] = readFileSync(join(sb.dir, '.git', 'lazy', 'index.ndjson'), 'utf8').split('\n');
+  const index = JSON.parse(first!);
+  t.match(index.version, /^9\./, 'the index format carrying the schedule and usage has its own version');
   // A cache is rebuildable: one from before the schedule was carried (or any other version) is ignored.
-  writeFileSync(join(sb.dir, '.git', 'lazy', 'index.json'), JSON.stringify({ ...index, version: '5.old' }));
+  const old = [JSON.stringify({ ...index, version: '5.old' }), ...lines].join('\n');
+  writeFileSync(join(sb.dir, '.git', 'lazy', 'index.ndjson'), old);
   t.same(
     (await l.json('list', '--paused')).value.map((r: any) => r.id),
     [high],
