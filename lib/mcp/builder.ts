@@ -10,6 +10,7 @@ import { unblockTask, answerTask } from '../ops/turn.js';
 import { closeTask } from '../ops/close.js';
 import type { DecisionFlags } from '../ops/decisions.js';
 import type { Reply } from './port.js';
+import { SORTS } from '../ops/sorts.js';
 import { object, str, strs, num, bool, opt, req, type Args, type Tool } from './schema.js';
 
 // The builder's tools: each calls the lifecycle operation its CLI command calls, with the same
@@ -47,6 +48,21 @@ export const createInput = (a: Args, parent: string | undefined) => ({
   parent,
   tags: opt<string[]>(a, 'tags'),
   agent: opt<string>(a, 'agent'),
+});
+
+/** list's and inbox's filters (--tag…, --search, --sort, --limit). */
+const FILTER_PROPS = {
+  tag: strs('only tasks carrying every one of these tags'),
+  search: str('only tasks whose goal, prompt or acceptance criteria contain this text (any case)'),
+  sort: str(`${SORTS.join(', ')}: oldest first, newest change first, or the queue's order`),
+  limit: num('at most this many'),
+};
+
+const filterInput = (a: Args) => ({
+  tag: opt<string[]>(a, 'tag'),
+  search: opt<string>(a, 'search'),
+  sort: opt<string>(a, 'sort'),
+  limit: opt<number>(a, 'limit'),
 });
 
 const value = async <T>(p: Promise<T>): Promise<Reply> => ({ value: await p });
@@ -99,7 +115,7 @@ export const builderTools: Tool[] = [
     inputSchema: object({
       all: bool('include complete and abandoned tasks'),
       status: strs('only these statuses'),
-      tag: str('only tasks with this tag'),
+      ...FILTER_PROPS,
       parent: str('only subtasks of this task'),
       queued: bool('only queued tasks, in the order a worker picks them'),
       paused: bool('only paused tasks'),
@@ -109,7 +125,7 @@ export const builderTools: Tool[] = [
         listTasks(app, {
           all: opt(a, 'all'),
           status: opt(a, 'status'),
-          tag: opt(a, 'tag'),
+          ...filterInput(a),
           parent: opt(a, 'parent'),
           queued: opt(a, 'queued'),
           paused: opt(a, 'paused'),
@@ -121,8 +137,8 @@ export const builderTools: Tool[] = [
   {
     name: 'lazy_inbox',
     description: 'Tasks that need a human, oldest first, with what they need (lazy inbox --json).',
-    inputSchema: object({}),
-    run: async ({ app }) => value(inbox(app)),
+    inputSchema: object(FILTER_PROPS),
+    run: async ({ app }, a) => value(inbox(app, filterInput(a))),
   },
   {
     name: 'lazy_create',

@@ -127,6 +127,17 @@ t.test("a tool error is the CLI's JSON error, flagged isError", async (t) => {
   });
   t.equal((await box.l.json('show', id)).value.status, 'backlog', 'and nothing changed');
 
+  await box.l.create('tagged one', '--tag', 'ui', '--tag', 'auth');
+  const picked = await mcp.ok('lazy_list', { tag: ['ui', 'auth'], search: 'TAGGED', limit: 5 });
+  t.same(
+    picked.items.map((r: { goal: string }) => r.goal),
+    ['tagged one'],
+    "lazy_list takes list's filters",
+  );
+  t.same((await mcp.ok('lazy_inbox', { search: 'nothing like it' })).items, [], 'and lazy_inbox too');
+  const badSort = await mcp.call('lazy_list', { sort: 'sideways' });
+  t.equal(badSort.structuredContent.error.code, 'usage', 'a sort the CLI refuses is refused the same way');
+
   const noText = await mcp.call('lazy_comment', { id, message: '  ' });
   t.match(noText.structuredContent.error, { code: 'usage', message: "lazy_comment: argument 'message' is required" });
   const stray = await mcp.call('lazy_show', { id, verbose: true });
