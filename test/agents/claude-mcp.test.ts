@@ -8,7 +8,10 @@ import { fakeAnthropic, toolResults } from '../helpers/anthropic.js';
 // The real Claude Code CLI (a devDependency, pinned), offline: a scripted loopback Messages API
 // makes it call lazy's MCP server the way a model would, by the tool names lazy's server listed.
 
-const CLAUDE = join(ROOT, 'node_modules', '.bin', 'claude');
+// The native binary of this platform's optional dependency: node_modules/.bin/claude is a stub until the
+// package's postinstall links that binary in, and an install may skip scripts.
+const NATIVE = join(ROOT, 'node_modules', '@anthropic-ai', `claude-code-${process.platform}-${process.arch}`, 'claude');
+const CLAUDE = existsSync(NATIVE) ? NATIVE : join(ROOT, 'node_modules', '.bin', 'claude');
 
 t.test('real claude: progress through lazy_update_progress while it works, the review from lazy_finish', async (t) => {
   if (!existsSync(CLAUDE)) return t.fail('the claude CLI is not installed (npm ci installs it)');
