@@ -1,9 +1,9 @@
 // The 100,000-task rows (BENCH_ONLY=100k runs them alone; BENCH_100K sets the count): lazy list
 // against a floor of `node -e 0` plus `git for-each-ref refs/lazy`, the two measured in turn
 // so a slow spell of the shared machine weighs on both alike.
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { LAZY, lazy, log, row, sh, timed, work } from './bench-lib.mjs';
+import { LAZY, lazy, row, seededRepo, timed } from './bench-lib.mjs';
 
 const N = Number(process.env.BENCH_100K ?? 100000);
 const REPS = Number(process.env.BENCH_100K_REPS ?? 7);
@@ -29,15 +29,7 @@ function paired(dir, args, before = () => {}) {
 }
 
 export async function bench100k() {
-  const dir = join(work, `repo-${N}`);
-  sh('git', ['init', '-q', '-b', 'main', dir], work);
-  writeFileSync(join(dir, 'README.md'), '# bench\n');
-  sh('git', ['add', '.'], dir);
-  sh('git', ['commit', '-q', '-m', 'init'], dir);
-  log(`seeding ${N} tasks`);
-  lazy(['__bench-seed', String(N)], dir);
-  sh('git', ['pack-refs', '--all'], dir);
-  sh('git', ['gc', '-q'], dir);
+  const dir = seededRepo(`repo-${N}`, N);
   const FLOOR = 'node -e 0 + git for-each-ref';
   const k = `${Math.round(N / 1000)}k`;
   // The first list of a clone that has no index yet (a fresh clone): it reads every task.

@@ -1,6 +1,6 @@
 // What every benchmark shares: the environment, whole-process timing, medians and the table's rows.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,4 +50,18 @@ export function row(name, ms, floorName, floorMs, target) {
     target,
   });
   log(`${name}: ${ms.toFixed(0)} ms (${(ms / floorMs).toFixed(2)}x ${floorName})`);
+}
+
+/** A repository holding `n` seeded tasks (the store's own document code, one fast-import), refs packed, gc'd. */
+export function seededRepo(name, n) {
+  const dir = join(work, name);
+  sh('git', ['init', '-q', '-b', 'main', dir], work);
+  writeFileSync(join(dir, 'README.md'), '# bench\n');
+  sh('git', ['add', '.'], dir);
+  sh('git', ['commit', '-q', '-m', 'init'], dir);
+  log(`seeding ${n} tasks`);
+  lazy(['__bench-seed', String(n)], dir);
+  sh('git', ['pack-refs', '--all'], dir);
+  sh('git', ['gc', '-q'], dir);
+  return dir;
 }

@@ -1,10 +1,8 @@
 // The MCP server's rows: starting `lazy mcp` until its tools are listed, against `node -e 0`;
 // and one lazy_show call to a running server, against a `lazy show` process of the same task.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LAZY, REPS, env, lazy, log, median, row, sh, timed, work } from './bench-lib.mjs';
+import { LAZY, REPS, env, lazy, median, row, seededRepo, timed, work } from './bench-lib.mjs';
 
 async function medianAsync(f, reps = REPS) {
   const xs = [];
@@ -20,13 +18,7 @@ async function connect(dir) {
 }
 
 export async function mcpBench() {
-  const dir = join(work, 'mcp');
-  sh('git', ['init', '-q', '-b', 'main', dir], work);
-  writeFileSync(join(dir, 'README.md'), '# bench\n');
-  sh('git', ['add', '.'], dir);
-  sh('git', ['commit', '-q', '-m', 'init'], dir);
-  log('mcp: 1000 tasks');
-  lazy(['__bench-seed', '1000'], dir);
+  const dir = seededRepo('mcp', 1000);
   lazy(['list'], dir);
   const id = lazy(['list', '--json'], dir).match(/"id": "([0-9a-z]{8})"/)[1];
   const nodeMs = median(() => timed(process.execPath, ['-e', '0'], work));

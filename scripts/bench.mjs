@@ -4,6 +4,7 @@
 import { rmSync, writeFileSync, readdirSync, readFileSync, cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { LAZY, REPS, lazy, log, median, root, row, rows, sh, timed, work } from './bench-lib.mjs';
+import { seededRepo as seeded } from './bench-lib.mjs';
 import { fleetBench } from './bench-fleet.mjs';
 import { mcpBench } from './bench-mcp.mjs';
 import { bench100k } from './bench-100k.mjs';
@@ -13,15 +14,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const ONLY = process.env.BENCH_ONLY;
 
 function seededRepo(n) {
-  const dir = join(work, `repo-${n}`);
-  sh('git', ['init', '-q', '-b', 'main', dir], work);
-  writeFileSync(join(dir, 'README.md'), '# bench\n');
-  sh('git', ['add', '.'], dir);
-  sh('git', ['commit', '-q', '-m', 'init'], dir);
-  log(`seeding ${n} tasks`);
-  lazy(['__bench-seed', String(n)], dir);
-  sh('git', ['pack-refs', '--all'], dir);
-  sh('git', ['gc', '-q'], dir);
+  const dir = seeded(`repo-${n}`, n);
   lazy(['list'], dir); // builds the listing index once, as any first list does
   return dir;
 }
