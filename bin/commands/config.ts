@@ -44,17 +44,7 @@ export const handler = (a: Args) =>
     ? runBare(a, async () => (await import('../../lib/ops/config.js')).configSetUser(a.key!, a.value), renderConfig)
     : run(
         a,
-        async (app) => {
-          const ops = await import('../../lib/ops/config.js');
-          const { usageError } = await import('../../lib/core/errors.js');
-          if (a.action === 'list') return ops.configList(app, { showOrigin: a.showOrigin });
-          if (a.action === 'trust') return ops.configTrust(app);
-          if (!a.key) throw usageError(`config ${a.action} needs a key`);
-          if (a.action === 'get') return ops.configGet(app, a.key);
-          if (a.action === 'set' && a.value === undefined) throw usageError(`config set ${a.key} needs a value`);
-          const layer = a.local ? 'local' : 'shared';
-          return ops.configSet(app, a.key, a.action === 'set' ? String(a.value) : undefined, layer);
-        },
+        async (app) => (await import('../../lib/ops/config.js')).configCommand(app, a),
         // get prints the bare value, and nothing when it is unset (exit 1), as git config does.
         (v) => (isGet(a, v) ? bareValue(v.value) : renderConfig(v)),
         (v) => (isGet(a, v) && v.value === null ? 1 : 0),

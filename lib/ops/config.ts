@@ -15,6 +15,7 @@ import {
 import { CONFIG_REF } from '../store/layout.js';
 import { trust } from '../store/trust.js';
 import type { Json } from '../core/json.js';
+import { usageError } from '../core/errors.js';
 import type { App } from './app.js';
 
 /**
@@ -146,3 +147,21 @@ function where(app: App, layer: Layer, key: string): string {
 const untrustedAgent = (c: ConfigSnapshot, path: string[]) =>
   (path[0] === 'agents' && !!c.merged.untrusted?.includes(path[1]!)) ||
   (path.join('.') === 'forge.pr_command' && !!c.merged.untrusted_pr_command);
+
+export interface ConfigCommand {
+  action: 'set' | 'unset' | 'get' | 'list' | 'trust';
+  key?: string;
+  value?: string;
+  local?: boolean;
+  showOrigin?: boolean;
+}
+
+/** `lazy config <action> [key] [value]` in a repository: one of the operations above. */
+export async function configCommand(app: App, c: ConfigCommand): Promise<ConfigValue | ConfigValue[]> {
+  if (c.action === 'list') return configList(app, { showOrigin: c.showOrigin });
+  if (c.action === 'trust') return configTrust(app);
+  if (!c.key) throw usageError(`config ${c.action} needs a key`);
+  if (c.action === 'get') return configGet(app, c.key);
+  if (c.action === 'set' && c.value === undefined) throw usageError(`config set ${c.key} needs a value`);
+  return configSet(app, c.key, c.action === 'set' ? String(c.value) : undefined, c.local ? 'local' : 'shared');
+}

@@ -4,7 +4,7 @@ import { sandbox, lazySpawn, cli as inprocCli } from '../helpers/env.js';
 // The queue commands from the real binary: the --json shape and the exit codes.
 
 t.test(
-  'queue, unqueue, pause, unpause: --json is the list of updated tasks; refusals exit 4, bad input 2',
+  'queue, unqueue, pause, unpause: --json is a {task} per updated task; refusals exit 4, bad input 2',
   async (t) => {
     const sb = sandbox();
     t.teardown(sb.cleanup);
@@ -16,7 +16,7 @@ t.test(
     const q = await run('queue', a, b.slice(0, 5), '--priority', '2');
     t.equal(q.code, 0);
     t.equal(q.stderr, '');
-    const tasks = JSON.parse(q.stdout);
+    const tasks = JSON.parse(q.stdout).map((r: any) => r.task); // one {task} per id named
     t.same(
       tasks.map((v: any) => [v.id, v.status, v.schedule]),
       [a, b].map((id) => [id, 'backlog', { queued: true, priority: 2, paused: false, not_before: null, claim: null }]),
@@ -33,7 +33,7 @@ t.test(
       const r = await run(action, a);
       t.equal(r.code, code, `${action} → ${code}`);
       const v = JSON.parse(r.stdout);
-      if (code === 0) t.equal(v[0].id, a);
+      if (code === 0) t.equal(v[0].task.id, a);
       else
         t.match(v, {
           error: {

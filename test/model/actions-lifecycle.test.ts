@@ -157,7 +157,7 @@ async function ok(e: Env, args: string[], extra: NodeJS.ProcessEnv = {}): Promis
 }
 
 async function create(e: Env, criterion = true): Promise<string> {
-  return (await ok(e, ['create', 'walk the lifecycle', ...(criterion ? ['--accept', 'done'] : [])])).id;
+  return (await ok(e, ['create', 'walk the lifecycle', ...(criterion ? ['--accept', 'done'] : [])])).task.id;
 }
 
 async function turn(e: Env, id: string, action: string[], scenario: string): Promise<void> {
@@ -441,7 +441,7 @@ t.test(
     await ok(e, ['pair', id], { SHELL: shell });
     await ok(e, ['accept', id, '--yes']);
     t.equal((await e.show(id)).session, null, 'no session was ever opened');
-    const back = await ok(e, ['reopen', id, '-m', 'the manual fix is incomplete']);
+    const back = (await ok(e, ['reopen', id, '-m', 'the manual fix is incomplete'])).task;
     t.equal(back.status, 'backlog', 'complete → backlog: there is no agent work to review');
     // It never got an acceptance criterion (it was the clarify question's task), so no worker could run it: no queue.
     t.same(
@@ -451,7 +451,7 @@ t.test(
     t.equal((await e.run(['reopen', id])).code, 4, 'and it is not terminal any more');
 
     const worked = await BUILD.complete!(e);
-    const again = await ok(e, ['reopen', worked, '-m', 'the tests fail on main']);
+    const again = (await ok(e, ['reopen', worked, '-m', 'the tests fail on main'])).task;
     t.equal(again.status, 'blocked', 'complete → blocked when an agent worked on it');
     t.equal(again.session, null, 'the accepted session stays ended: the next turn opens a new one');
     t.notOk(again.available_actions.includes('accept'), 'nothing to accept until a turn works on it again');
