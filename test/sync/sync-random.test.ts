@@ -56,7 +56,7 @@ t.test(`random interleavings converge (seed ${seed})`, async (t) => {
       res.run.code === 0 || res.run.code === 4 || (op[0] === 'sync' && onlyDiverged(res)),
       `op ${i} on clone ${k}: lazy ${op.slice(0, 2).join(' ')} → ${res.run.code}`,
     );
-    if (op[0] === 'create' && res.run.code === 0) known[k]!.add(res.value.id);
+    if (op[0] === 'create' && res.run.code === 0) known[k]!.add(res.value.task.id);
     if (op[0] === 'sync') for (const x of (await l.json('list', '--all')).value) known[k]!.add(x.id);
   }
   t.comment(`outcomes: ${JSON.stringify(codes)}`);
