@@ -5,7 +5,7 @@ import { inCall, type Call } from './call.js';
 import { processCall, joinDashValues } from './io.js';
 import { usageError } from '../lib/core/errors.js';
 import { terminalColumns } from '../lib/core/env.js';
-import { COMMANDS, commandSpecs, globalOptions, HELP_DESCRIBE, VERSION_DESCRIBE } from './registry.js';
+import { COMMANDS, commandSpecs, globalOptions, HELP_DESCRIBE, valuedOptions, VERSION_DESCRIBE } from './registry.js';
 import { findSpec, positionalWords } from './spec.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
@@ -32,8 +32,9 @@ const EPILOG =
   'A task is named by its id or any unique prefix of 4+ characters. Exit codes and more: man lazy ' +
   '(git lazy --help). Shell completion: lazy completion bash|zsh|fish.';
 
-/** Global options whose value is the next word (`-C dir`). */
-const VALUED = new Set(['C']);
+/** Global options whose value is the next word (`-C dir`, `--fields id`), read from their definitions. */
+let valued: Set<string> | undefined;
+const globalValued = () => (valued ??= valuedOptions(undefined));
 
 /** Shell completion's request (bin/completion.ts): answered without yargs, the store or a reconcile. */
 const isCompletion = (argv: string[]) => argv[0] === '__complete' || argv.includes('--get-yargs-completions');
@@ -51,7 +52,7 @@ async function completeWords(argv: string[], call: Call): Promise<number> {
  * know is a usage error, as it is everywhere else.
  */
 function helpArgv(argv: string[]): string[] {
-  const words = positionalWords(argv, VALUED);
+  const words = positionalWords(argv, globalValued());
   if (!words.length) return argv.some((w) => /^--(help|version)$|^-h$/.test(w)) ? argv : [...argv, '--help'];
   if (words[0] !== 'help') return argv;
   const named = words[1];
@@ -72,7 +73,7 @@ function helpWidth(call: Call): number {
 /** yargs' "Not enough non-option arguments: got N" names no argument: name the one that is missing. */
 function missingArgument(msg: string, argv: string[]): Error | undefined {
   const got = /^Not enough non-option arguments: got (\d+)/.exec(msg);
-  const spec = got && findSpec(commandSpecs(), positionalWords(argv, VALUED)[0]);
+  const spec = got && findSpec(commandSpecs(), positionalWords(argv, globalValued())[0]);
   const arg = spec?.positionals.filter((p) => p.required)[Number(got![1])];
   if (!spec || !arg) return undefined;
   const name = arg.variadic ? `${arg.name}..` : arg.name;

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { commandSpecs, globalSpec } from './registry.js';
+import { commandSpecs, globalSpec, valuedOptions } from './registry.js';
 import { findSpec, positionalWords, type ArgSpec, type CommandSpec } from './spec.js';
 import { STATUSES } from '../lib/model/status.js';
 
@@ -33,12 +33,6 @@ export async function complete(words: string[], cwd: string): Promise<string> {
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
-
-/** Option names that take a value (global ones, and the command's), as yargs spells them without dashes. */
-function valuedOptions(spec: CommandSpec | undefined): Set<string> {
-  const opts = [...globalSpec().options, ...(spec?.options ?? [])].filter((o) => o.type !== 'boolean');
-  return new Set(opts.flatMap((o) => [o.name, ...o.aliases]));
-}
 
 const flagOf = (name: string) => (name.length === 1 ? `-${name}` : `--${name}`);
 

@@ -117,3 +117,9 @@ export function globalSpec(): CommandSpec {
   spec.options.push(flag('help', HELP_DESCRIBE, ['h']), flag('version', VERSION_DESCRIBE));
   return spec;
 }
+
+/** Option names that take a value (global ones, and the command's), as yargs spells them without dashes. */
+export function valuedOptions(spec: CommandSpec | undefined): Set<string> {
+  const opts = [...globalSpec().options, ...(spec?.options ?? [])].filter((o) => o.type !== 'boolean');
+  return new Set(opts.flatMap((o) => [o.name, ...o.aliases]));
+}

@@ -109,6 +109,12 @@ t.test('a missing argument names itself (exit 2; a JSON error with --json)', asy
   t.equal(show.code, 2);
   t.equal(show.stdout, '');
   t.match(show.stderr, /^lazy: missing <id>: the task to show\n/);
+  // A global option's value is not taken for the command: it is read from the options' definitions.
+  const fieldsFirst = await run('--fields', 'id', 'show'); // --fields implies --json
+  t.equal(JSON.parse(fieldsFirst.stdout).error.message, 'missing <id>: the task to show');
+  const colorOnly = await run('--color', 'never');
+  t.equal(colorOnly.code, 0, 'lazy with only a global option prints help');
+  t.match(colorOnly.stdout, /^lazy <command> \[options\]/);
   t.match(show.stderr, /hint: lazy show --help/);
   const json = await run('show', '--json');
   t.equal(json.code, 2);
