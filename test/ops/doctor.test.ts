@@ -169,6 +169,9 @@ test('a task stuck working after .git/lazy was deleted: doctor explains, --fix i
         /* gone */
       }
   });
+  // Frozen, not dead: a live supervisor would write its heartbeat, run record or a lock back into the
+  // deleted folder, and the next command's reconcile, not doctor, would then interrupt the task.
+  for (const p of [supervisor.pid, agent.pid]) process.kill(p, 'SIGSTOP');
   rmSync(join(sb.dir, '.git', 'lazy'), { recursive: true, force: true });
 
   const alive = await l.json('doctor', '--fix');
