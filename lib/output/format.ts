@@ -1,6 +1,7 @@
 import { env, terminalColumns } from '../core/env.js';
 import { clusters, displayWidth } from './string-width.js';
 import { style } from './color.js';
+import { oneCell } from '../core/sanitize.js';
 // Small text helpers shared by every renderer.
 
 export const termWidth = () => {
@@ -43,7 +44,8 @@ export function table(head: string[], rows: string[][], maxWidth = termWidth()):
   if (!style().tty) return rows.map((r) => r.map(oneCell).join('\t')).join('\n');
   const all = [head, ...rows];
   // The last column is cut, never padded: only the others are measured (a goal is the longest cell).
-  const widths = head.slice(0, -1).map((_, i) => Math.max(...all.map((r) => width(r[i] ?? ''))));
+  // A loop, not Math.max(...cells): 100,000 arguments overflow the stack.
+  const widths = head.slice(0, -1).map((_, i) => all.reduce((m, r) => Math.max(m, width(r[i] ?? '')), 0));
   const fixed = widths.reduce((a, b) => a + b + 2, 0);
   const last = Math.max(10, maxWidth - fixed);
   return all
@@ -55,9 +57,6 @@ export function table(head: string[], rows: string[][], maxWidth = termWidth()):
     )
     .join('\n');
 }
-
-/** A tab or a line break inside a cell would split it: each becomes a space. */
-const oneCell = (c: string) => c.replace(/[\t\r\n]+/g, ' ');
 
 /** "2026-11-30 01:34" in local time, compact for tables. */
 export function shortTime(iso: string): string {

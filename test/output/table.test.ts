@@ -35,6 +35,13 @@ t.test('table() on a terminal: a header, aligned columns, the last cut to fit', 
   t.equal(lines[2], 'efgh5678  blocked  short');
 });
 
+t.test('table() on a terminal measures 300,000 rows without spreading them into one call', async (t) => {
+  const rows = Array.from({ length: 300_000 }, (_, i) => [String(i), 'backlog', 'goal']);
+  const lines = renderWith(terminal, () => table(['ID', 'STATUS', 'GOAL'], rows, 60)).split('\n');
+  t.equal(lines.length, 300_001);
+  t.equal(lines[1], '0       backlog  goal', 'padded to the widest id, 6 digits');
+});
+
 t.test('lazy list and list --tree, piped: every goal and tag whole', async (t) => {
   const sb = sandbox();
   t.teardown(() => sb.cleanup());
