@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { run, type GlobalArgs } from '../run.js';
-import { renderList, renderTree } from '../../lib/output/tasks.js';
+import { renderListing } from '../../lib/output/tasks.js';
 import { SORTS } from '../../lib/ops/sorts.js';
 
 const filtered = (a: Args) => !!(a.status?.length || a.tag?.length || a.search || a.parent || a.queued || a.paused);
@@ -51,9 +51,9 @@ export const handler = (a: Args) =>
   run(
     a,
     async (app) => {
-      const { listTasks } = await import('../../lib/ops/query.js');
-      const { all, status, tag, search, sort, limit, parent, queued, paused } = a;
-      return listTasks(app, { all, status, tag, search, sort, limit, parent, queued, paused });
+      const { listLines } = await import('../../lib/ops/query.js');
+      const { all, status, tag, search, sort, limit, parent, queued, paused, tree } = a;
+      return listLines(app, { all, status, tag, search, sort, limit, parent, queued, paused, tree });
     },
-    (rows) => (a.tree ? renderTree : renderList)(rows, filtered(a)),
+    (rows) => renderListing(rows, !!a.tree, filtered(a)),
   );

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, rmSync } from 'node:fs';
 import { gitFailed, gitMissing } from './errors.js';
 import { env } from './env.js';
 
@@ -14,12 +15,19 @@ export interface GitOptions {
   allowFail?: boolean;
   /** Let git's stderr (progress) through to ours instead of capturing it. */
   stderrInherit?: boolean;
+  /**
+   * Git writes its output to this file, left for the caller, and never blocks on a full pipe: the caller's own
+   * synchronous work runs meanwhile, on another core. When the file cannot be opened the output comes as stdout.
+   */
+  stdoutFile?: string;
 }
 
 export interface GitResult {
   stdout: string;
   stderr: string;
   code: number;
+  /** The output went to stdoutFile, not stdout. */
+  spilled?: boolean;
 }
 
 export const GIT_ENV: NodeJS.ProcessEnv = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0' };
@@ -34,16 +42,25 @@ export const gitError = (args: string[], r: GitResult) =>
 
 export function git(args: string[], opts: GitOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
+    const spill = opts.stdoutFile;
+    let fd: number | undefined;
+    try {
+      if (spill) fd = openSync(spill, 'w');
+    } catch {
+      /* an unwritable folder: the pipe it is */
+    }
     const child = spawn('git', args, {
       cwd: opts.cwd,
       env: { ...env(), ...GIT_ENV, ...opts.env },
-      stdio: ['pipe', 'pipe', opts.stderrInherit ? 'inherit' : 'pipe'],
+      stdio: ['pipe', fd ?? 'pipe', opts.stderrInherit ? 'inherit' : 'pipe'],
     });
+    if (fd !== undefined) closeSync(fd);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout!.on('data', (d: Buffer) => out.push(d));
+    child.stdout?.on('data', (d: Buffer) => out.push(d));
     child.stderr?.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
+      if (spill) rmSync(spill, { force: true });
       reject(
         e.code === 'ENOENT'
           ? gitMissing('git is not installed or not on PATH')
@@ -53,6 +70,7 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
     child.on('close', (code) => {
       const result = {
         stdout: Buffer.concat(out).toString('utf8'),
+        spilled: fd !== undefined,
         stderr: Buffer.concat(err).toString('utf8'),
         code: code ?? 128,
       };

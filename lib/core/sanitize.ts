@@ -31,3 +31,6 @@ export function sanitizeProse(input: string): string {
   const what = replaced === 1 ? '1 control character was' : `${replaced} control characters were`;
   return `${text}\n\n[lazy: ${what} replaced with printable \\uXXXX escapes]`;
 }
+
+/** One cell of tab-separated output: a tab or a line break inside it would split it, so each run becomes a space. */
+export const oneCell = (c: string) => c.replace(/[\t\r\n]+/g, ' ');

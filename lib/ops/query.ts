@@ -4,7 +4,7 @@ import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.j
 import { lastChange, type TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
-import { byCreation, refreshIndex, type LeanRow, type Row } from '../store/listing.js';
+import { byCreation, refreshIndex, refreshPlain, type LeanRow, type Row } from '../store/listing.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import type { AdapterName } from '../agents/adapters/adapter.js';
@@ -73,26 +73,28 @@ export function rowFilter(f: RowFilter, prompts?: (id: string) => string | null)
   };
 }
 
-export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
+function statusList(input: ListInput): string[] {
   const statuses = (input.status ?? [])
     .flatMap((s) => s.split(','))
     .map((s) => s.trim())
     .filter(Boolean);
   for (const s of statuses) if (!isStatus(s)) throw usageError(`unknown status '${s}'`);
+  return statuses;
+}
+
+export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
+  const statuses = statusList(input);
   let filter = rowFilter(input);
   // The table needs only the compact rows; --json (and --search, which reads prompts and criteria) the full ones.
   // A --limit in creation order with no other filter reads only the first rows of the index.
-  const plain =
-    !filter.active && !input.parent && !input.queued && !input.paused && (input.sort ?? 'created') === 'created';
-  const first = plain ? filter.limit : undefined;
-  // Rows whose stored status is not wanted are never parsed.
-  const keep = (s: string) => (statuses.length ? statuses.includes(s) : !!input.all || !isTerminal(s as Status));
+  const first = isPlain(input, filter) ? filter.limit : undefined;
+  const keep = statusTest(input, statuses);
   const { rows, bad, prompt } =
     app.out.json || filter.needsDetail
       ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true, keep, statuses.length > 0)
       : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, false, keep, statuses.length > 0, first);
   if (prompt) filter = rowFilter(input, prompt);
-  for (const b of bad) app.io.warn(`task ${b.id} is unreadable and was skipped: ${b.error.message} (run lazy doctor)`);
+  warnBad(app, bad);
   const parent = input.parent ? await resolveTaskId(app.repo.cwd, input.parent) : undefined;
   let out: ListedTask[] = [];
   for (const r of rows) {
@@ -103,20 +105,61 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   // The index keeps rows in creation order already, so that sort is a linear pass.
   out.sort(filter.order ?? (input.queued ? ORDER.priority : byCreation));
   if (filter.limit) out = out.slice(0, filter.limit);
-  // Only working rows read their run's files: a list of idle tasks stays one for-each-ref.
-  if (out.some((r) => r.status === 'working')) {
-    const { listWaiting } = await import('../agents/supervisor/waits.js');
-    const { substateOf } = await import('../agents/substate.js');
-    const waits = listWaiting(app.repo.lazyDir);
-    for (const r of out) {
-      if (r.status !== 'working') continue;
-      const w = waits.get(r.id);
-      if (w && w.run === r.current_run) r.waiting = w;
-      r.substate = substateOf(app.repo.lazyDir, r);
-    }
-  }
+  await withRuns(app, out);
   return out;
 }
+
+/** Only working rows read their run's files: a list of idle tasks stays one for-each-ref. */
+async function withRuns(app: App, rows: ListedTask[]): Promise<void> {
+  if (!rows.some((r) => r.status === 'working')) return;
+  const { listWaiting } = await import('../agents/supervisor/waits.js');
+  const { substateOf } = await import('../agents/substate.js');
+  const waits = listWaiting(app.repo.lazyDir);
+  for (const r of rows) {
+    if (r.status !== 'working') continue;
+    const w = waits.get(r.id);
+    if (w && w.run === r.current_run) r.waiting = w;
+    r.substate = substateOf(app.repo.lazyDir, r);
+  }
+}
+
+/** A listed task, or (a task nothing about which is live) the line piped `lazy list` prints for it. */
+export type ListItem = ListedTask | string;
+
+/**
+ * list's text: with no filter but the status, the index's plain file gives each row's piped line, copied,
+ * not parsed (100,000 rows in about the time git lists their refs); any other list is listTasks'.
+ */
+export async function listLines(app: App, input: ListInput & { tree?: boolean }): Promise<ListItem[]> {
+  const filter = rowFilter(input);
+  // The tree and --json need every row whole.
+  if (app.out.json || input.tree || !isPlain(input, filter)) return listTasks(app, input);
+  const statuses = statusList(input);
+  const got = await refreshPlain(app.repo.cwd, app.repo.lazyDir, app.store.reader, statusTest(input, statuses));
+  if (!got) return listTasks(app, input);
+  warnBad(app, got.bad);
+  const items: (ListItem | LeanRow)[] = filter.limit ? got.items.slice(0, filter.limit) : got.items;
+  const rows: ListedTask[] = [];
+  // In place: at 100,000 rows a second array is time a list does not have.
+  for (let i = 0; i < items.length; i++) {
+    const r = items[i]!;
+    if (typeof r !== 'string')
+      rows.push((items[i] = Object.assign(r, { category: categoryOf(r.status as Status), substate: null })));
+  }
+  await withRuns(app, rows);
+  return items as ListItem[];
+}
+
+const isPlain = (input: ListInput, filter: ReturnType<typeof rowFilter>) =>
+  !filter.active && !input.parent && !input.queued && !input.paused && (input.sort ?? 'created') === 'created';
+
+/** Rows whose stored status is not wanted are never parsed. */
+const statusTest = (input: ListInput, statuses: string[]) => (s: string) =>
+  statuses.length ? statuses.includes(s) : !!input.all || !isTerminal(s as Status);
+
+const warnBad = (app: App, bad: { id: string; error: { message: string } }[]) => {
+  for (const b of bad) app.io.warn(`task ${b.id} is unreadable and was skipped: ${b.error.message} (run lazy doctor)`);
+};
 
 const queueKey = (r: Sortable) => ({ priority: r.schedule.priority, created_at: r.created_at, id: r.id });
 

@@ -29,8 +29,12 @@ export function textOf(text: string): string {
 }
 
 /** The text a result prints: rendered in `style` (colour, terminal or not), escaped, then coloured. */
-export const renderedText = <T>(value: T, text: (v: T) => string, style?: Style): string =>
-  style ? unmark(textOf(renderWith(style, () => text(value)))) : textOf(text(value));
+export const renderedText = <T>(value: T, text: (v: T) => string, style?: Style): string => {
+  if (!style) return textOf(text(value));
+  const out = textOf(renderWith(style, () => text(value)));
+  // Without colour nothing was painted, so no marker to restore: a 9 MB list is not scanned for one.
+  return style.color ? unmark(out) : out;
+};
 
 export function emit<T>(sink: Sink, json: boolean, value: T, text: (v: T) => string, style?: Style): void {
   const s = json ? jsonText(value) : renderedText(value, text, style);

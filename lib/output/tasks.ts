@@ -1,5 +1,5 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
-import type { ListedTask, ShownTask } from '../ops/query.js';
+import type { ListedTask, ListItem, ShownTask } from '../ops/query.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { substateLabel, type Substate } from '../agents/substate.js';
 import { renderReview, renderSubmission } from './review.js';
@@ -7,23 +7,51 @@ import { renderLog } from './stream.js';
 import { ADAPTERS } from '../agents/adapters/registry.js';
 import type { Closed } from '../ops/close.js';
 import { ago, fitted, indent, pad, shortTime, table } from './format.js';
-import { paintAttention, paintStatus } from './color.js';
+import { paintAttention, paintStatus, style } from './color.js';
+import { plainLine } from '../store/listing-rows.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
 import type { UsageTotals } from '../model/usage.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
-export function renderList(rows: ListedTask[], filtered = false): string {
+/** A string item is a row's piped line, as the listing index stored it (plainLine). */
+export function renderList(rows: ListItem[], filtered = false): string {
   // A filter that hid everything is not an empty store: no create hint then.
   if (rows.length === 0)
     return filtered
       ? 'no tasks match these filters (--all includes finished ones)'
       : 'no tasks (lazy create "<goal>" adds one; --all includes finished ones)';
   const now = Date.now();
+  // Off a terminal: whole cells, tab-separated, the time as stored (ISO), as gh prints for scripts.
+  if (!style().tty) {
+    const painted = (line: string) => {
+      const [id, status, ...rest] = line.split('\t');
+      return [id, paintStatus(status!), ...rest].join('\t');
+    };
+    const color = style().color;
+    const lines = rows.slice();
+    for (let i = 0; i < lines.length; i++) {
+      const r = lines[i]!;
+      if (typeof r !== 'string') lines[i] = plainLine(r, statusCell(r, now));
+      else if (color) lines[i] = painted(r);
+    }
+    return lines.join('\n');
+  }
+  const cells = (id: string, status: string, updated: string, tags: string, goal: string) => [
+    id,
+    status,
+    ago(updated, now),
+    fitted(tags, 24),
+    goal,
+  ];
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
-    rows.map((r) => [r.id, statusCell(r, now), ago(r.updated_at, now), fitted(r.tags.join(','), 24), r.goal]),
+    rows.map((r) => {
+      if (typeof r !== 'string') return cells(r.id, statusCell(r, now), r.updated_at, r.tags.join(','), r.goal);
+      const [id = '', status = '', updated = '', tags = '', goal = ''] = r.split('\t');
+      return cells(id, paintStatus(status), updated, tags, goal);
+    }),
   );
 }
 
@@ -186,6 +214,10 @@ export function renderClosed(r: Closed): string {
 }
 
 /** list --tree: children under their parents, in creation order. */
+/** list's text: the tree (its rows come whole, from listTasks), or the table. */
+export const renderListing = (rows: ListItem[], tree: boolean, filtered: boolean) =>
+  tree ? renderTree(rows as ListedTask[], filtered) : renderList(rows, filtered);
+
 export function renderTree(rows: ListedTask[], filtered = false): string {
   if (rows.length === 0) return renderList(rows, filtered);
   const now = Date.now();

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createHash, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../core/fsutil.js';
 import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
@@ -15,90 +14,44 @@ import {
   type Row,
   type Tuple,
 } from './listing-rows.js';
-import { tableSignature } from '../model/table.js';
-import { parseRefTips, taskRefsText } from './refs.js';
+import {
+  byCreation,
+  CHUNK,
+  DELTA_MAX,
+  deltaPath,
+  detailPath,
+  emptyDelta,
+  indexPath,
+  keyOf,
+  readJson,
+  rowOf,
+  statusOf,
+  tipOf,
+  unchanged,
+  VERSION,
+  type DeltaFile,
+  type DetailFile,
+  type Header,
+  type StatusTest,
+  type Stored,
+} from './listing-files.js';
+import { parseRefTips, type RefTip } from './refs.js';
+import { patch, plainRows, plainText, writePlain, type Few, type PlainItem } from './listing-plain.js';
+import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './listing-refs.js';
 import type { TaskReader } from './read.js';
 
 export type { BadRow, LeanRow, Row } from './listing-rows.js';
+export { byCreation, indexPath, type PlainItem, type StatusTest };
 
 // The listing index: a local, never-pushed cache of each task's summary keyed by its
 // ref tip. Invariant: it is always rebuildable from refs/lazy/tasks/*; a row is
 // trusted only while its tip still matches what one for-each-ref reports.
-// Three files: the base (one line per row, compact tuples for what the table needs, parsed
+// Its files: the base (one line per row, compact tuples for what the table needs, parsed
 // only for rows a list keeps), a small delta of rows changed since (so a list after one
-// comment rewrites kilobytes), and the remaining fields, read only for --json, inbox and watch.
-
-// available_actions are stored as a bit mask derived under this table: another table, another index.
-const VERSION = `9.${tableSignature()}`;
-
-/** The base file's first line; each further line is one row's Tuple, in creation order. */
-interface Header {
-  version: string;
-  /** Names this base: a delta written over another base is ignored. */
-  gen: string;
-  bad: BadRow[];
-}
-interface DetailFile {
-  version: string;
-  rows: Record<string, Detail>;
-}
-/** Rows changed since the base was written: small, so a list after one comment rewrites kilobytes, not the base. */
-interface DeltaFile {
-  version: string;
-  base: string;
-  /** sha1 of the for-each-ref text these rows were checked against: equal text, nothing to compare. */
-  refs: string;
-  rows: Tuple[];
-  detail: Record<string, Detail>;
-  bad: BadRow[];
-  gone: string[];
-}
-
-export const indexPath = (lazyDir: string) => join(lazyDir, 'index.ndjson');
-const deltaPath = (lazyDir: string) => join(lazyDir, 'index-delta.json');
-/** Past this many changed rows the base is rewritten and the delta emptied. */
-const DELTA_MAX = 2000;
-/** Tasks read and folded at a time while building: a bounded heap, not 100k documents at once. */
-const CHUNK = 2000;
-
-/** Listing order: creation time, ties by id. */
-export const byCreation = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
-  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
-const detailPath = (lazyDir: string) => join(lazyDir, 'index-detail.json');
-
-function readJson<T extends { version: string }>(path: string): T | undefined {
-  try {
-    const f = JSON.parse(readFileSync(path, 'utf8')) as T;
-    return f.version === VERSION ? f : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A base row as stored (its line, parsed only when a caller wants the row), or a row read since. */
-type Stored = string | LeanRow;
-
-/** A line's first four fields (id, tip, status, created_at): none of them ever needs a JSON escape. */
-function head(line: string): [string, string, string, string] {
-  const a = line.indexOf('","');
-  const b = line.indexOf('","', a + 3);
-  const c = line.indexOf('","', b + 3);
-  const d = line.indexOf('"', c + 3);
-  return [line.slice(2, a), line.slice(a + 3, b), line.slice(b + 3, c), line.slice(c + 3, d)];
-}
-/** The tip alone, on every row when tips are compared: it follows the id, `["<id>","<tip>"`. */
-const tipOf = (v: Stored | undefined) => {
-  if (typeof v !== 'string') return v?.tip;
-  const at = v.indexOf('"', 2) + 3;
-  return v.slice(at, v.indexOf('"', at));
-};
-const statusOf = (v: Stored) => (typeof v === 'string' ? head(v)[2] : v.status);
-const rowOf = (v: Stored) => (typeof v === 'string' ? fromTuple(JSON.parse(v) as Tuple) : v);
-const keyOf = (v: Stored) => {
-  if (typeof v !== 'string') return v;
-  const [id, , , created_at] = head(v);
-  return { id, created_at };
-};
+// comment rewrites kilobytes), the remaining fields, read only for --json, inbox and watch,
+// the plain file (listing-plain.ts: the lines a piped list prints) and the for-each-ref text
+// the delta is current for (listing-refs.ts: after one comment, only the refs between the first
+// and last line that differ are read).
 
 interface Cache {
   gen: string;
@@ -110,16 +63,6 @@ interface Cache {
   /** Rows load dropped because their detail was for another tip: the fingerprint no longer vouches. */
   dropped: boolean;
 }
-
-const emptyDelta = (gen: string): DeltaFile => ({
-  version: VERSION,
-  base: gen,
-  refs: '',
-  rows: [],
-  detail: {},
-  bad: [],
-  gone: [],
-});
 
 function readBase(lazyDir: string): Pick<Cache, 'gen' | 'lean' | 'bad'> {
   const none = { gen: '', lean: new Map(), bad: new Map() };
@@ -206,6 +149,15 @@ async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string)
   keyed.sort((a, b) => byCreation(a.k, b.k));
   const header: Header = { version: VERSION, gen, bad: [...cache.bad.values()] };
   const lines = keyed.map(({ v }) => (typeof v === 'string' ? v : JSON.stringify(toTuple(v))));
+  await writePlain(
+    lazyDir,
+    plainText(
+      VERSION,
+      gen,
+      keyed.map(({ v }) => rowOf(v)),
+      header.bad,
+    ),
+  );
   // After the header the file is one JSON array, a row per line: parsed whole, or line by line.
   await writeFileAtomic(indexPath(lazyDir), `${JSON.stringify(header)}\n[\n${lines.join(',\n')}\n]\n`);
   await writeFileAtomic(deltaPath(lazyDir), JSON.stringify({ ...emptyDelta(gen), refs }));
@@ -218,9 +170,6 @@ export interface Refreshed<R> {
   /** A task's prompt, when the detail rows were read. */
   prompt?: (id: string) => string | null;
 }
-
-/** Which rows a caller wants, judged on the stored status before a row is parsed. */
-export type StatusTest = (status: string) => boolean;
 
 /**
  * One for-each-ref; when its text is what the index was last checked against, the rows are
@@ -254,63 +203,123 @@ export async function refreshIndex(
   /** Only the first rows kept in creation order are wanted (a --limit with nothing else to filter). */
   first?: number,
 ): Promise<Refreshed<LeanRow | Row>> {
-  const text = await taskRefsText(cwd);
-  const refs = createHash('sha1').update(text).digest('hex');
-  const quick = detail || selective ? undefined : unchanged(lazyDir, refs, keep, first);
-  if (quick) return { ...quick, reread: 0 };
-  let cache = load(lazyDir, detail);
-  let reread = 0;
-  if (cache.delta.refs !== refs || cache.dropped) reread = await catchUp(lazyDir, cache, reader, text, refs);
+  const now = await refsNow(cwd, lazyDir);
   try {
-    return { ...rowsOf(cache, detail, keep, selective), reread };
-  } catch {
-    // A damaged line: the cache is only a cache. Start it again from the refs.
-    await rmIndex(lazyDir);
-    cache = load(lazyDir, detail);
-    reread = await catchUp(lazyDir, cache, reader, text, refs);
-    return { ...rowsOf(cache, detail, keep, selective), reread };
+    const few = await catchUpFew(lazyDir, reader, now);
+    let reread = few ? few.rows.length + few.bad.length : 0;
+    const quick = detail || selective ? undefined : unchanged(lazyDir, now.fingerprint, keep, first);
+    if (quick) return { ...quick, reread };
+    let cache = load(lazyDir, detail);
+    if (cache.delta.refs !== now.fingerprint || cache.dropped) reread += await catchUp(lazyDir, cache, reader, now);
+    try {
+      return { ...rowsOf(cache, detail, keep, selective), reread };
+    } catch {
+      // A damaged line: the cache is only a cache. Start it again from the refs.
+      await rmIndex(lazyDir);
+      cache = load(lazyDir, detail);
+      reread = await catchUp(lazyDir, cache, reader, now);
+      return { ...rowsOf(cache, detail, keep, selective), reread };
+    }
+  } finally {
+    now.discard();
   }
 }
 
 /**
- * The common case, the refs as the index last saw them: the base's rows in one JSON.parse, the
- * delta laid over them, no map of every row. Anything unexpected returns undefined: the full path decides.
+ * When only a few refs moved since the stored for-each-ref text, reads those tasks and lays them into the delta,
+ * without loading the base; undefined when the delta is current, no text is stored for it, too much moved, or
+ * the delta would outgrow itself (the full compare then decides).
  */
-function unchanged(lazyDir: string, refs: string, keep?: StatusTest, first?: number) {
+async function catchUpFew(
+  lazyDir: string,
+  reader: TaskReader,
+  now: RefsNow,
+  known?: StoredRefs,
+): Promise<Few | undefined> {
+  const d = readJson<DeltaFile>(deltaPath(lazyDir));
+  if (!d || d.refs === now.fingerprint) return undefined;
+  const ch = refChanges(lazyDir, d.refs, now, known);
+  if (!ch) return undefined;
+  const rows = new Map(d.rows.map((t) => [t[0], t]));
+  const bad = new Map(d.bad.map((b) => [b.id, b]));
+  const gone = new Set(d.gone);
+  const few: Few = { from: d.refs, rows: [], bad: [], gone: ch.gone };
+  const forget = (id: string) => (rows.delete(id), bad.delete(id), gone.delete(id), delete d.detail[id]);
+  const read = await reader.readMany(ch.moved);
+  for (const r of ch.moved) {
+    const res = read.get(r.id)!;
+    forget(r.id);
+    if (res instanceof LazyError) few.bad.push(badRow(r, res));
+    else {
+      const v = foldTask(res.docs);
+      few.rows.push(toTuple(v));
+      d.detail[r.id] = toDetail(v);
+    }
+  }
+  for (const t of few.rows) rows.set(t[0], t);
+  for (const b of few.bad) bad.set(b.id, b);
+  for (const id of ch.gone) (forget(id), gone.add(id));
+  if (rows.size + bad.size + gone.size > DELTA_MAX) return undefined;
+  const next: DeltaFile = {
+    ...d,
+    refs: now.fingerprint,
+    rows: [...rows.values()],
+    bad: [...bad.values()],
+    gone: [...gone],
+  };
   try {
-    const d = readJson<DeltaFile>(deltaPath(lazyDir));
-    if (!d || d.refs !== refs) return undefined;
-    const text = readFileSync(indexPath(lazyDir), 'utf8');
-    const nl = text.indexOf('\n');
-    const h = JSON.parse(text.slice(0, nl)) as Header;
-    if (h.version !== VERSION || !h.gen || h.gen !== d.base) return undefined;
-    const over = new Map(d.rows.map((t) => [t[0], t]));
-    const out = new Set([...d.gone, ...d.bad.map((b) => b.id)]);
-    const rows: LeanRow[] = [];
-    const add = (t: Tuple) => (!keep || keep(t[2])) && rows.push(fromTuple(t));
-    const lay = (t: Tuple) => {
-      const o = over.get(t[0]);
-      if (o) over.delete(t[0]);
-      if (!out.has(t[0])) add(o ?? t);
-    };
-    if (first === undefined) for (const t of JSON.parse(text.slice(nl + 1)) as Tuple[]) lay(t);
-    // The base is in creation order: the first rows kept are the oldest, so the scan stops there. The
-    // delta's rows left over (new tasks, or changed later ones) join them; the caller sorts and cuts.
-    else
-      for (let at = nl + 1; rows.length < first && at < text.length;) {
-        const end = text.indexOf('\n', at);
-        const line = text.slice(at, end < 0 ? text.length : end);
-        at = end < 0 ? text.length : end + 1;
-        if (line.startsWith('["') && (!keep || over.has(head(line)[0]) || keep(head(line)[2])))
-          lay(JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as Tuple);
-      }
-    for (const t of over.values()) add(t);
-    const bad = new Map(h.bad.map((b) => [b.id, b]));
-    for (const id of [...d.rows.map((t) => t[0]), ...d.gone]) bad.delete(id);
-    for (const b of d.bad) bad.set(b.id, b);
-    return { rows, bad: [...bad.values()] };
+    await writeFileAtomic(deltaPath(lazyDir), JSON.stringify(next));
+    await now.adopt(lazyDir);
   } catch {
-    return undefined;
+    return undefined; // a read-only .git: the full path lists without saving
+  }
+  return few;
+}
+
+const badRow = (r: RefTip, e: LazyError): BadRow => ({
+  id: r.id,
+  tip: r.tip,
+  error: { code: e.code, message: e.message, details: e.details },
+});
+
+/**
+ * The rows `keep` wants, as the plain file holds them (piped lines, or rows whose status cell is live), brought
+ * current first; undefined when the index cannot be written (a read-only .git): the caller takes the full path.
+ */
+export async function refreshPlain(cwd: string, lazyDir: string, reader: TaskReader, keep: StatusTest) {
+  const pending = refsNow(cwd, lazyDir);
+  const overlay = (fingerprint?: string) => {
+    const d = readJson<DeltaFile>(deltaPath(lazyDir));
+    if (!d || (fingerprint !== undefined && d.refs !== fingerprint)) return undefined;
+    const out = new Set([...d.gone, ...d.bad.map((b) => b.id)]);
+    const got = plainRows(lazyDir, { version: VERSION, gen: d.base, rows: d.rows, out, byCreation }, keep);
+    return got && { ...got, bad: [...got.bad, ...d.bad], refs: d.refs };
+  };
+  // The rows as the index holds them are read while git lists the refs; they stand if the refs are as it saw them.
+  const early = overlay();
+  const stored = early && storedRefs(lazyDir, early.refs);
+  // Refs that moved mean tasks to read: the reader's git starts before the refs are even known.
+  if (early && refsLikelyMoved(lazyDir)) reader.objects.warm();
+  const now = await pending;
+  try {
+    if (early && (now.same(stored) || early.refs === now.fingerprint)) return early;
+    const few = await catchUpFew(lazyDir, reader, now, stored);
+    const patched = few && early?.refs === few.from && patch(early, few, keep);
+    if (patched) return patched;
+    let got = overlay(now.fingerprint);
+    if (got) return got;
+    // Behind: bring the index current. Still no plain file (one written by an older lazy, a crash between the
+    // base and it) or a row it cannot place: write the base whole, which writes it.
+    let cache = load(lazyDir, false);
+    if (cache.delta.refs !== now.fingerprint || cache.dropped) await catchUp(lazyDir, cache, reader, now);
+    if ((got = overlay(now.fingerprint))) return got;
+    cache = load(lazyDir, false);
+    await compact(lazyDir, cache, { fresh: new Map(), gone: [] }, now.fingerprint)
+      .then(() => now.adopt(lazyDir))
+      .catch(() => {});
+    return overlay(now.fingerprint);
+  } finally {
+    now.discard();
   }
 }
 
@@ -318,8 +327,9 @@ const rmIndex = (lazyDir: string) =>
   Promise.all([indexPath, deltaPath, detailPath].map((p) => rm(p(lazyDir), { force: true })));
 
 /** Re-reads the tasks whose tip differs from the cache's, forgets vanished ones, saves; how many were read. */
-async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, text: string, refs: string) {
-  const tips = parseRefTips(text);
+async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: RefsNow) {
+  const refs = now.fingerprint;
+  const tips = parseRefTips(now.text);
   const stale = tips.filter((r) => (tipOf(cache.lean.get(r.id)) ?? cache.bad.get(r.id)?.tip) !== r.tip);
   const live = new Set(tips.map((r) => r.id));
   const ch: Changes = {
@@ -334,8 +344,7 @@ async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, text: 
       cache.lean.delete(r.id);
       cache.bad.delete(r.id);
       if (res instanceof LazyError) {
-        const error = { code: res.code, message: res.message, details: res.details };
-        cache.bad.set(r.id, { id: r.id, tip: r.tip, error });
+        cache.bad.set(r.id, badRow(r, res));
         ch.fresh.set(r.id, null);
         continue;
       }
@@ -346,9 +355,11 @@ async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, text: 
     }
   }
   for (const id of ch.gone) (cache.lean.delete(id), cache.bad.delete(id));
-  await save(lazyDir, cache, ch, refs).catch(() => {
-    /* a read-only .git still lists */
-  });
+  await save(lazyDir, cache, ch, refs)
+    .then(() => now.adopt(lazyDir))
+    .catch(() => {
+      /* a read-only .git still lists */
+    });
   return stale.length;
 }
 

@@ -35,6 +35,11 @@ export class ObjectReader {
 
   constructor(private readonly cwd: string) {}
 
+  /** Starts git now, so a read that may follow finds it ready. */
+  warm(): void {
+    this.start();
+  }
+
   private start(): ChildProcessWithoutNullStreams {
     if (this.child) return this.child;
     const child = spawn('git', ['cat-file', '--batch-command', '--buffer'], {

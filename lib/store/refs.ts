@@ -38,10 +38,17 @@ export async function listTaskRefs(cwd: string, prefix = ''): Promise<RefTip[]> 
   return parseRefTips(await taskRefsText(cwd, prefix));
 }
 
+const FOR_EACH_REF = ['for-each-ref', '--format=%(objectname) %(refname)'];
+
 /** for-each-ref's own text over the task namespace (the listing index fingerprints it). */
 export async function taskRefsText(cwd: string, prefix = ''): Promise<string> {
-  const pattern = prefix ? `${TASKS_NS}${prefix}*` : TASKS_NS;
-  return (await git(['for-each-ref', '--format=%(objectname) %(refname)', pattern], { cwd })).stdout;
+  return (await git([...FOR_EACH_REF, prefix ? `${TASKS_NS}${prefix}*` : TASKS_NS], { cwd })).stdout;
+}
+
+/** The same text written to `file` (see GitOptions.stdoutFile); the text itself when the file could not be made. */
+export async function taskRefsToFile(cwd: string, file: string): Promise<{ text: string; spilled: boolean }> {
+  const r = await git([...FOR_EACH_REF, TASKS_NS], { cwd, stdoutFile: file });
+  return { text: r.stdout, spilled: !!r.spilled };
 }
 
 export function parseRefTips(text: string): RefTip[] {

@@ -107,6 +107,7 @@ t.test("then git's core.pager, then $PAGER, then less; an empty one or cat means
   t.equal(seen().length, before, 'no pager ran for an empty LAZY_PAGER, LAZY_PAGER=cat or core.pager=cat');
   const listed = await onTerminal(sb, ['list'], { ...env, LAZY_PAGER: pagerCmd('lazy') });
   t.match(listed.output, 'order', 'list is not paged');
+  t.match(listed.output, /\d+s ago/, 'on a terminal the update time is relative, from the same stored lines');
   t.equal(seen().length, before, 'no pager for list');
 });
 
@@ -140,4 +141,9 @@ t.test('piped, a list prints whole rows, tab-separated (the real pipe)', async (
   const id = await l.create(goal);
   const r = await l.spawn('list');
   t.equal(r.stdout, `${id}\tbacklog\t${r.stdout.split('\t')[2]}\t\t${goal}\n`);
+  t.match(
+    r.stdout.split('\t')[2],
+    /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/,
+    'the update time as stored (ISO), as gh prints for scripts',
+  );
 });
