@@ -1,4 +1,5 @@
 import { oneCell } from '../core/sanitize.js';
+import type { LazyError } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
 import { ACTIONS, type Action } from '../model/table.js';
@@ -121,3 +122,10 @@ export const plainLine = (r: LeanRow, status: string = r.status) =>
 
 /** Rows whose status cell depends on the moment or on this machine (a running turn, a place in the queue). */
 export const isLive = (r: LeanRow) => r.status === 'working' || !isPlain(r.schedule);
+
+/** A task that could not be read, as the index keeps it: its tip and the error, so list warns and skips it. */
+export const badRow = (r: { id: string; tip: string }, e: LazyError): BadRow => ({
+  id: r.id,
+  tip: r.tip,
+  error: { code: e.code, message: e.message, details: e.details },
+});

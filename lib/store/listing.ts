@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../core/fsutil.js';
 import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import {
+  badRow,
   fromTuple,
   toDetail,
   toTuple,
@@ -35,7 +36,7 @@ import {
   type StatusTest,
   type Stored,
 } from './listing-files.js';
-import { parseRefTips, type RefTip } from './refs.js';
+import { parseRefTips } from './refs.js';
 import { patch, plainRows, plainText, writePlain, type Few, type PlainItem } from './listing-plain.js';
 import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './listing-refs.js';
 import type { TaskReader } from './read.js';
@@ -237,7 +238,8 @@ async function catchUpFew(
   known?: StoredRefs,
 ): Promise<Few | undefined> {
   const d = readJson<DeltaFile>(deltaPath(lazyDir));
-  if (!d || d.refs === now.fingerprint) return undefined;
+  // Current already? Against the stored text a byte compare says so; only without it is the text hashed here.
+  if (!d || (known?.fingerprint === d.refs ? now.same(known) : d.refs === now.fingerprint)) return undefined;
   const ch = refChanges(lazyDir, d.refs, now, known);
   if (!ch) return undefined;
   const rows = new Map(d.rows.map((t) => [t[0], t]));
@@ -245,7 +247,9 @@ async function catchUpFew(
   const gone = new Set(d.gone);
   const few: Few = { from: d.refs, rows: [], bad: [], gone: ch.gone };
   const forget = (id: string) => (rows.delete(id), bad.delete(id), gone.delete(id), delete d.detail[id]);
-  const read = await reader.readMany(ch.moved);
+  const reading = reader.readMany(ch.moved);
+  void now.fingerprint; // hashed while git reads the tasks
+  const read = await reading;
   for (const r of ch.moved) {
     const res = read.get(r.id)!;
     forget(r.id);
@@ -276,12 +280,6 @@ async function catchUpFew(
   return few;
 }
 
-const badRow = (r: RefTip, e: LazyError): BadRow => ({
-  id: r.id,
-  tip: r.tip,
-  error: { code: e.code, message: e.message, details: e.details },
-});
-
 /**
  * The rows `keep` wants, as the plain file holds them (piped lines, or rows whose status cell is live), brought
  * current first; undefined when the index cannot be written (a read-only .git): the caller takes the full path.
@@ -302,7 +300,7 @@ export async function refreshPlain(cwd: string, lazyDir: string, reader: TaskRea
   if (early && refsLikelyMoved(lazyDir)) reader.objects.warm();
   const now = await pending;
   try {
-    if (early && (now.same(stored) || early.refs === now.fingerprint)) return early;
+    if (early && (stored ? now.same(stored) : early.refs === now.fingerprint)) return early;
     const few = await catchUpFew(lazyDir, reader, now, stored);
     const patched = few && early?.refs === few.from && patch(early, few, keep);
     if (patched) return patched;
