@@ -213,11 +213,11 @@ export function renderClosed(r: Closed): string {
   return lines.join('\n');
 }
 
-/** list --tree: children under their parents, in creation order. */
 /** list's text: the tree (its rows come whole, from listTasks), or the table. */
 export const renderListing = (rows: ListItem[], tree: boolean, filtered: boolean) =>
   tree ? renderTree(rows as ListedTask[], filtered) : renderList(rows, filtered);
 
+/** list --tree: children under their parents, in creation order. */
 export function renderTree(rows: ListedTask[], filtered = false): string {
   if (rows.length === 0) return renderList(rows, filtered);
   const now = Date.now();

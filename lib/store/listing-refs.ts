@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { deltaPath } from './listing-files.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
+import { deltaPath } from './listing-files.js';
 import { parseRefTips, taskRefsText, taskRefsToFile, type RefTip } from './refs.js';
 
 // The task refs as one for-each-ref lists them, and the copy of that text the listing index was last made
@@ -20,6 +20,8 @@ const refsPath = (lazyDir: string, fingerprint: string) => join(lazyDir, `${PREF
 export class RefsNow {
   private fingerprint_: string | undefined;
   private text_: string | undefined;
+  /** Fingerprints whose stored text was compared and found different. */
+  private readonly differs = new Set<string>();
   constructor(
     readonly bytes: Buffer,
     private file: string | undefined,
@@ -42,7 +44,6 @@ export class RefsNow {
     this.fingerprint_ = stored.fingerprint;
     return true;
   }
-  private readonly differs = new Set<string>();
 
   /** Keeps this text as the one the index is current for (the spilled file renamed, not copied); drops older copies. */
   async adopt(lazyDir: string): Promise<void> {
