@@ -20,12 +20,21 @@ try {
   process.stderr.write('lazy: dist/cli.cjs is missing; run `npm run build` (or `npm ci`) first\n');
   process.exit(1);
 }
+// The cache file: a line naming the commands whose functions it holds, then V8's data. A cache is
+// written after a command ran, with what it compiled; a command it does not name adds its own (the
+// first command after an install must not decide what every later one compiles: list paid 40 ms).
 let cachedData;
+let cachedFor = [];
 try {
-  cachedData = fs.readFileSync(cacheFile);
+  const buf = fs.readFileSync(cacheFile);
+  const nl = buf.indexOf(10);
+  const names = JSON.parse(buf.toString('utf8', 0, nl));
+  if (!Array.isArray(names)) throw new Error('not this layout');
+  [cachedFor, cachedData] = [names, buf.subarray(nl + 1)];
 } catch {
-  /* first run: compile and write it below */
+  /* first run, or a cache of another layout: compile and write it below */
 }
+const command = commandWord(process.argv.slice(2));
 
 const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
 const mod = new Module(file, module);
@@ -33,12 +42,20 @@ mod.filename = file;
 mod.paths = Module._nodeModulePaths(path.dirname(file));
 script.runInThisContext()(mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
 
+/** The command's name: the first word that is neither an option nor -C's folder (a guess costs one write). */
+function commandWord(argv) {
+  const word = argv.find((w, i) => !w.startsWith('-') && argv[i - 1] !== '-C');
+  return word && /^[a-z_][a-z0-9_-]{0,30}$/.test(word) ? word : '';
+}
+
 function saveCache() {
-  if (cachedData && !script.cachedDataRejected) return;
+  const fresh = !cachedData || script.cachedDataRejected;
+  if (!fresh && (cachedFor.includes(command) || cachedFor.length >= 64)) return;
+  const names = fresh ? [command] : [...cachedFor, command];
   // Written after the command ran, so functions it compiled are in the cache too.
   const tmp = `${cacheFile}.${process.pid}.tmp`;
   try {
-    fs.writeFileSync(tmp, script.createCachedData());
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${JSON.stringify(names)}\n`), script.createCachedData()]));
     fs.renameSync(tmp, cacheFile);
   } catch {
     try {

@@ -1,0 +1,48 @@
+import t from 'tap';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { sandbox, LAZY, ROOT } from '../helpers/env.js';
+
+// bin/lazy.cjs compiles the bundle through V8's code cache. The cache names the commands whose functions it
+// holds: whichever command runs first after an install, a later command adds its own once.
+
+t.test('the code cache gains each command once, and starts again for another bundle', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  // A private install: the loader and the bundle, so this test's cache is its own.
+  const install = join(sb.home, 'install');
+  mkdirSync(join(install, 'bin'), { recursive: true });
+  mkdirSync(join(install, 'dist'));
+  copyFileSync(LAZY, join(install, 'bin', 'lazy.cjs'));
+  copyFileSync(join(ROOT, 'dist', 'cli.cjs'), join(install, 'dist', 'cli.cjs'));
+  const cache = join(install, 'dist', `cli.cjs.${process.version}-${process.arch}.cache`);
+  const lazy = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [join(install, 'bin', 'lazy.cjs'), ...args], {
+      cwd: sb.dir,
+      env: { ...sb.env, LAZY_CLI: '' },
+      encoding: 'utf8',
+    });
+    t.equal(r.status, 0, `lazy ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const named = () => JSON.parse(readFileSync(cache, 'utf8').split('\n')[0]!) as string[];
+
+  lazy('--version');
+  t.same(named(), [''], 'the first command writes it');
+  const size = statSync(cache).size;
+  lazy('-C', sb.dir, 'list');
+  t.same(named(), ['', 'list'], 'list adds itself; -C names a folder, not a command');
+  t.ok(statSync(cache).size > size, 'with the functions it compiled');
+  const written = statSync(cache).mtimeMs;
+  t.match(lazy('list'), /no tasks/, 'a command runs from the cache');
+  t.equal(statSync(cache).mtimeMs, written, 'a command it names does not write it again');
+
+  appendFileSync(join(install, 'dist', 'cli.cjs'), '\n// another build\n');
+  lazy('list');
+  t.same(named(), ['list'], 'another bundle: V8 rejects the data, and the cache starts again');
+
+  writeFileSync(cache, Buffer.from([0, 1, 2, 3]));
+  lazy('list');
+  t.same(named(), ['list'], 'a file of another layout is replaced, not trusted');
+});
