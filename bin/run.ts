@@ -3,7 +3,7 @@ import type { Argv } from 'yargs';
 import type { DecisionFlags } from '../lib/ops/decisions.js';
 import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
-import { emit, renderedText, reportError } from '../lib/output/emit.js';
+import { emit, renderedText, reportError, type Rendered } from '../lib/output/emit.js';
 import { colorWanted, type ColorMode, type Style } from '../lib/output/color.js';
 import type { Io } from '../lib/core/io.js';
 import { usageError } from '../lib/core/errors.js';
@@ -51,7 +51,7 @@ export const setExitCode = (code: number) => {
 export async function run<T>(
   a: GlobalArgs,
   op: (app: App) => Promise<T>,
-  text: (v: T) => string,
+  text: (v: T) => Rendered,
   exit?: (v: T) => number,
   opts: { reconcile?: boolean; page?: boolean } = {},
 ): Promise<void> {
@@ -78,7 +78,7 @@ export async function run<T>(
 }
 
 /** The result on stdout; a paged command's text goes through the pager on a terminal (lib/output/pager.ts). */
-async function print<T>(io: Io, a: GlobalArgs, value: T, text: (v: T) => string, pagedIn?: string): Promise<void> {
+async function print<T>(io: Io, a: GlobalArgs, value: T, text: (v: T) => Rendered, pagedIn?: string): Promise<void> {
   const pager = pagedIn && !a.json && io.isTTY.stdout ? await pagerFor(io.env, pagedIn) : undefined;
   const shown = pager ? renderedText(value, text, styleOf(io, a)) : '';
   if (pager && shown) return io.page(shown, pager);

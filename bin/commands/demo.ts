@@ -3,6 +3,8 @@ import { runBare, type GlobalArgs } from '../run.js';
 import { indent } from '../../lib/output/format.js';
 import { currentCall } from '../call.js';
 import { renderList, renderShow } from '../../lib/output/tasks.js';
+import { textIn } from '../../lib/output/emit.js';
+import type { ListedTask } from '../../lib/ops/query.js';
 import { renderLog } from '../../lib/output/log.js';
 import { renderAccepted } from '../../lib/output/review.js';
 
@@ -21,7 +23,8 @@ export const handler = (a: GlobalArgs & { keep?: boolean }) =>
         ? undefined
         : (s: { title: string; command: string; output: string }) =>
             io.out(`\n[${++n}] ${s.title}\n  $ ${s.command}\n${indent(s.output, 4)}\n`);
-      const render = { list: renderList, show: renderShow, log: renderLog, accepted: renderAccepted };
+      const list = (rows: ListedTask[]) => textIn(renderList(rows));
+      const render = { list, show: renderShow, log: renderLog, accepted: renderAccepted };
       return runDemo({ keep: a.keep, say, io, render });
     },
     (r) => `\ndemo finished${r.kept ? `; the repository is kept at ${r.repository}` : ''}`,

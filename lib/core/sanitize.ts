@@ -10,11 +10,14 @@ export interface Sanitized {
   replaced: number;
 }
 
+/** One character as its printable JSON-style escape. */
+export const uEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 function escapeControls(input: string): Sanitized {
   let replaced = 0;
   const text = input.replace(CONTROL, (ch) => {
     replaced++;
-    return '\\u' + ch.charCodeAt(0).toString(16).padStart(4, '0');
+    return uEscape(ch);
   });
   return { text, replaced };
 }
@@ -31,6 +34,12 @@ export function sanitizeProse(input: string): string {
   const what = replaced === 1 ? '1 control character was' : `${replaced} control characters were`;
   return `${text}\n\n[lazy: ${what} replaced with printable \\uXXXX escapes]`;
 }
+
+/** Stored text may come from another clone: nothing printed may drive the terminal (C0 but TAB and LF, DEL, C1). */
+const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/** Text made safe to print: each control character a printable \uXXXX escape (idempotent: escapes print). */
+export const printable = (text: string) => text.replace(UNPRINTABLE, uEscape);
 
 /** One cell of tab-separated output: a tab or a line break inside it would split it, so each run becomes a space. */
 export const oneCell = (c: string) => c.replace(/[\t\r\n]+/g, ' ');

@@ -4,7 +4,7 @@ import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.j
 import { lastChange, type TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
-import { byCreation, refreshIndex, refreshPlain, type LeanRow, type Row } from '../store/listing.js';
+import { byCreation, firstRows, refreshIndex, refreshPlain, type LeanRow, type Row } from '../store/listing.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import type { AdapterName } from '../agents/adapters/adapter.js';
@@ -123,7 +123,7 @@ async function withRuns(app: App, rows: ListedTask[]): Promise<void> {
   }
 }
 
-/** A listed task, or (a task nothing about which is live) the line piped `lazy list` prints for it. */
+/** A listed task, or (tasks nothing about which is live) the lines piped `lazy list` prints for them, a run. */
 export type ListItem = ListedTask | string;
 
 /**
@@ -138,7 +138,7 @@ export async function listLines(app: App, input: ListInput & { tree?: boolean })
   const got = await refreshPlain(app.repo.cwd, app.repo.lazyDir, app.store.reader, statusTest(input, statuses));
   if (!got) return listTasks(app, input);
   warnBad(app, got.bad);
-  const items: (ListItem | LeanRow)[] = filter.limit ? got.items.slice(0, filter.limit) : got.items;
+  const items: (ListItem | LeanRow)[] = filter.limit ? firstRows(got.items, filter.limit) : got.items;
   const rows: ListedTask[] = [];
   // In place: at 100,000 rows a second array is time a list does not have.
   for (let i = 0; i < items.length; i++) {

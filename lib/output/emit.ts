@@ -1,18 +1,30 @@
 import { asLazyError, type LazyError } from '../core/errors.js';
+import { printable, uEscape } from '../core/sanitize.js';
 import { renderWith, unmark, type Style } from './color.js';
 
 // One place decides how results and errors reach the terminal. With --json, stdout
 // carries exactly one JSON document (the result, or {"error": …}); warnings always go
 // to stderr so they never corrupt it.
 
-/** Stored text may come from another clone: nothing printed may drive the terminal. */
-const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** What JSON.stringify leaves raw (it escapes C0 itself): DEL and the C1 controls. */
 const JSON_UNPRINTABLE = /[\u007f-\u009f]/g;
 
-const escapeAs = (re: RegExp) => (text: string) =>
-  text.replace(re, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-export const safeText = escapeAs(UNPRINTABLE);
+/** Stored text may come from another clone: nothing printed may drive the terminal. */
+export const safeText = printable;
+
+/**
+ * Text a renderer built only from escaped pieces (the listing's stored lines are escaped when written), so emit
+ * does not scan it again: 10 ms on a 9 MB list.
+ */
+export class Escaped {
+  constructor(readonly text: string) {}
+}
+
+/** What a renderer returns: text emit escapes, or text already escaped. */
+export type Rendered = string | Escaped;
+
+/** The text itself, for a caller that embeds it in more text (emit escapes that whole). */
+export const textIn = (r: Rendered) => (typeof r === 'string' ? r : r.text);
 
 /** Where a command's result and error text go: the port's out and err. */
 export interface Sink {
@@ -21,22 +33,22 @@ export interface Sink {
 }
 
 // The \uXXXX escape is valid JSON, so the document parses to the same strings.
-export const jsonText = (value: unknown) => escapeAs(JSON_UNPRINTABLE)(JSON.stringify(value, null, 2)) + '\n';
+export const jsonText = (value: unknown) => JSON.stringify(value, null, 2).replace(JSON_UNPRINTABLE, uEscape) + '\n';
 
-export function textOf(text: string): string {
-  const safe = safeText(text);
+export function textOf(text: Rendered): string {
+  const safe = typeof text === 'string' ? safeText(text) : text.text;
   return safe ? (safe.endsWith('\n') ? safe : safe + '\n') : '';
 }
 
 /** The text a result prints: rendered in `style` (colour, terminal or not), escaped, then coloured. */
-export const renderedText = <T>(value: T, text: (v: T) => string, style?: Style): string => {
+export const renderedText = <T>(value: T, text: (v: T) => Rendered, style?: Style): string => {
   if (!style) return textOf(text(value));
   const out = textOf(renderWith(style, () => text(value)));
   // Without colour nothing was painted, so no marker to restore: a 9 MB list is not scanned for one.
   return style.color ? unmark(out) : out;
 };
 
-export function emit<T>(sink: Sink, json: boolean, value: T, text: (v: T) => string, style?: Style): void {
+export function emit<T>(sink: Sink, json: boolean, value: T, text: (v: T) => Rendered, style?: Style): void {
   const s = json ? jsonText(value) : renderedText(value, text, style);
   if (s) sink.out(s);
 }

@@ -8,6 +8,7 @@ import { ADAPTERS } from '../agents/adapters/registry.js';
 import type { Closed } from '../ops/close.js';
 import { ago, fitted, indent, pad, shortTime, table } from './format.js';
 import { paintAttention, paintStatus, style } from './color.js';
+import { Escaped, type Rendered } from './emit.js';
 import { plainLine } from '../store/listing-rows.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
@@ -15,15 +16,16 @@ import type { UsageTotals } from '../model/usage.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
-/** A string item is a row's piped line, as the listing index stored it (plainLine). */
-export function renderList(rows: ListItem[], filtered = false): string {
+/** A string item is a run of rows' piped lines, as the listing index stored them (plainLine: escaped). */
+export function renderList(rows: ListItem[], filtered = false): Rendered {
   // A filter that hid everything is not an empty store: no create hint then.
   if (rows.length === 0)
     return filtered
       ? 'no tasks match these filters (--all includes finished ones)'
       : 'no tasks (lazy create "<goal>" adds one; --all includes finished ones)';
   const now = Date.now();
-  // Off a terminal: whole cells, tab-separated, the time as stored (ISO), as gh prints for scripts.
+  // Off a terminal: whole cells, tab-separated, the time as stored (ISO), as gh prints for scripts. Every line is
+  // plainLine's (escaped), so emit need not scan 9 MB again.
   if (!style().tty) {
     const painted = (line: string) => {
       const [id, status, ...rest] = line.split('\t');
@@ -34,9 +36,9 @@ export function renderList(rows: ListItem[], filtered = false): string {
     for (let i = 0; i < lines.length; i++) {
       const r = lines[i]!;
       if (typeof r !== 'string') lines[i] = plainLine(r, statusCell(r, now));
-      else if (color) lines[i] = painted(r);
+      else if (color) lines[i] = r.split('\n').map(painted).join('\n');
     }
-    return lines.join('\n');
+    return new Escaped(lines.join('\n'));
   }
   const cells = (id: string, status: string, updated: string, tags: string, goal: string) => [
     id,
@@ -47,10 +49,12 @@ export function renderList(rows: ListItem[], filtered = false): string {
   ];
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
-    rows.map((r) => {
-      if (typeof r !== 'string') return cells(r.id, statusCell(r, now), r.updated_at, r.tags.join(','), r.goal);
-      const [id = '', status = '', updated = '', tags = '', goal = ''] = r.split('\t');
-      return cells(id, paintStatus(status), updated, tags, goal);
+    rows.flatMap((r) => {
+      if (typeof r !== 'string') return [cells(r.id, statusCell(r, now), r.updated_at, r.tags.join(','), r.goal)];
+      return r.split('\n').map((line) => {
+        const [id = '', status = '', updated = '', tags = '', goal = ''] = line.split('\t');
+        return cells(id, paintStatus(status), updated, tags, goal);
+      });
     }),
   );
 }
@@ -214,11 +218,11 @@ export function renderClosed(r: Closed): string {
 }
 
 /** list's text: the tree (its rows come whole, from listTasks), or the table. */
-export const renderListing = (rows: ListItem[], tree: boolean, filtered: boolean) =>
+export const renderListing = (rows: ListItem[], tree: boolean, filtered: boolean): Rendered =>
   tree ? renderTree(rows as ListedTask[], filtered) : renderList(rows, filtered);
 
 /** list --tree: children under their parents, in creation order. */
-export function renderTree(rows: ListedTask[], filtered = false): string {
+export function renderTree(rows: ListedTask[], filtered = false): Rendered {
   if (rows.length === 0) return renderList(rows, filtered);
   const now = Date.now();
   const ids = new Set(rows.map((r) => r.id));

@@ -10,7 +10,7 @@ import { fromTuple, type BadRow, type Detail, type LeanRow, type Tuple } from '.
 export type StatusTest = (status: string) => boolean;
 
 // available_actions are stored as a bit mask derived under this table: another table, another index.
-export const VERSION = `10.${tableSignature()}`;
+export const VERSION = `11.${tableSignature()}`;
 
 /** The base file's first line; each further line is one row's Tuple, in creation order. */
 export interface Header {

@@ -1,4 +1,4 @@
-import { oneCell } from '../core/sanitize.js';
+import { oneCell, printable } from '../core/sanitize.js';
 import type { LazyError } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
@@ -115,10 +115,11 @@ export const toDetail = (v: TaskView): Detail => ({
 
 /**
  * A row as piped `lazy list` prints it: id, status, last update (ISO, as gh prints times off a terminal), tags, goal,
- * tab-separated. The listing's plain file stores this line for every row it can, so a list only copies it.
+ * tab-separated, escaped for a terminal. The listing's plain file stores this line for every row it can, so a list
+ * only copies it, and prints it unscanned.
  */
 export const plainLine = (r: LeanRow, status: string = r.status) =>
-  [r.id, status, r.updated_at, r.tags.join(','), r.goal].map(oneCell).join('\t');
+  [r.id, status, r.updated_at, r.tags.join(','), r.goal].map((c) => printable(oneCell(c))).join('\t');
 
 /** Rows whose status cell depends on the moment or on this machine (a running turn, a place in the queue). */
 export const isLive = (r: LeanRow) => r.status === 'working' || !isPlain(r.schedule);

@@ -37,12 +37,12 @@ import {
   type Stored,
 } from './listing-files.js';
 import { parseRefTips } from './refs.js';
-import { patch, plainRows, plainText, writePlain, type Few, type PlainItem } from './listing-plain.js';
+import { firstRows, patch, plainRows, plainText, writePlain, type Few, type PlainItem } from './listing-plain.js';
 import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './listing-refs.js';
 import type { TaskReader } from './read.js';
 
 export type { BadRow, LeanRow, Row } from './listing-rows.js';
-export { byCreation, indexPath, type PlainItem, type StatusTest };
+export { byCreation, firstRows, indexPath, type PlainItem, type StatusTest };
 
 // The listing index: a local, never-pushed cache of each task's summary keyed by its
 // ref tip. Invariant: it is always rebuildable from refs/lazy/tasks/*; a row is

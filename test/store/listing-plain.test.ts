@@ -12,7 +12,13 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
-import { refreshPlain } from '../../lib/store/listing.js';
+import { byCreation, refreshPlain } from '../../lib/store/listing.js';
+import { firstRows, patch, plainRows, plainText, type PlainItem } from '../../lib/store/listing-plain.js';
+import { fromTuple, plainLine, type Tuple } from '../../lib/store/listing-rows.js';
+import { renderList } from '../../lib/output/tasks.js';
+import { renderedText } from '../../lib/output/emit.js';
+import type { Style } from '../../lib/output/color.js';
+import type { ListItem } from '../../lib/ops/query.js';
 import { refChanges, RefsNow } from '../../lib/store/listing-refs.js';
 import { TaskReader } from '../../lib/store/read.js';
 
@@ -157,9 +163,12 @@ t.test('a missing or foreign plain file, or no stored refs text, costs a rebuild
   await agree(t, l, 'built');
   const reader0 = new TaskReader(sb.dir);
   const stored = await refreshPlain(sb.dir, lazyDir(sb), reader0, () => true).finally(() => reader0.close());
+  // Consecutive plain rows come back as one run of the stored lines.
+  t.equal(stored?.items.length, 1, 'one run');
+  const run = String(stored?.items[0]).split('\n');
   t.same(
-    stored?.items,
-    [0, 1].map((i) => `${ids[i]}\tbacklog\t${stored?.items[i]?.toString().split('\t')[2]}\t\t${['one', 'two'][i]}`),
+    run,
+    [0, 1].map((i) => `${ids[i]}\tbacklog\t${run[i]?.split('\t')[2]}\t\t${['one', 'two'][i]}`),
     'stored lines, copied',
   );
   rmSync(plainFile(sb));
@@ -202,3 +211,126 @@ t.test('a missing or foreign plain file, or no stored refs text, costs a rebuild
     'both rows, from the delta laid over the plain file',
   );
 });
+
+// Rows as the plain file stores them, in one temporary index folder: plain rows, a live (working) one between.
+const tuple = (id: string, status: string, goal = `goal ${id}`): Tuple => [
+  id,
+  'f'.repeat(40),
+  status as Tuple[2],
+  `2026-01-01T00:00:0${id.at(-1)}.000Z`,
+  '2026-01-02T00:00:00.000Z',
+  goal,
+  [],
+  null,
+  null,
+  null,
+  0,
+  null,
+];
+
+function plainDir(t: Test, rows: Tuple[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'lazy-plain-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'index-plain.tsv'), plainText('v', 'g', rows.map(fromTuple), []));
+  return dir;
+}
+const overlay = (rows: Tuple[] = [], out: string[] = []) => ({
+  version: 'v',
+  gen: 'g',
+  rows,
+  out: new Set(out),
+  byCreation,
+});
+const lineOf = (t: Tuple) => plainLine(fromTuple(t));
+
+t.test(
+  'plain rows come as runs of stored lines, broken by a live row, an unkept status and a changed row',
+  async (t) => {
+    const rows = ['a001', 'a002', 'a003', 'a004', 'a005'].map((id, i) =>
+      tuple(id, i === 2 ? 'working' : i === 3 ? 'closed' : 'backlog'),
+    );
+    const dir = plainDir(t, rows);
+    const all = plainRows(dir, overlay(), () => true)!;
+    t.same(
+      all.items.map((x) => (typeof x === 'string' ? x : x.id)),
+      [`${lineOf(rows[0]!)}\n${lineOf(rows[1]!)}`, 'a003', `${lineOf(rows[3]!)}\n${lineOf(rows[4]!)}`],
+      'two runs around the live row',
+    );
+    const open = plainRows(dir, overlay(), (s) => s !== 'closed')!;
+    t.same(
+      open.items.map((x) => (typeof x === 'string' ? x : x.id)),
+      [`${lineOf(rows[0]!)}\n${lineOf(rows[1]!)}`, 'a003', lineOf(rows[4]!)],
+      'an unkept status ends a run',
+    );
+    const moved = tuple('a002', 'blocked', 'moved on');
+    const over = plainRows(dir, overlay([moved], ['a005']), () => true)!;
+    t.same(
+      over.items.map((x) => (typeof x === 'string' ? x : `${x.id}:${x.status}`)),
+      [lineOf(rows[0]!), 'a002:blocked', 'a003:working', lineOf(rows[3]!)],
+      'a changed row replaces its line, a gone one is left out',
+    );
+  },
+);
+
+t.test('patch splits only the run that holds a re-read row', async (t) => {
+  const rows = ['b001', 'b002', 'b003'].map((id) => tuple(id, 'backlog'));
+  const items = [rows.map(lineOf).join('\n'), fromTuple(tuple('b004', 'working'))];
+  const few = { from: 'x', rows: [tuple('b002', 'blocked')], bad: [], gone: ['b004'] };
+  const got = patch({ items: [...items], bad: [] }, few, () => true)!;
+  t.same(
+    got.items.map((x) => (typeof x === 'string' ? x : `${x.id}:${x.status}`)),
+    [lineOf(rows[0]!), 'b002:blocked', lineOf(rows[2]!)],
+  );
+  const hidden = patch({ items: [...items], bad: [] }, few, (s) => s !== 'blocked')!;
+  t.same(hidden.items, [lineOf(rows[0]!), lineOf(rows[2]!)], 'a row the filter no longer keeps leaves its run');
+  const ends = { from: 'x', rows: [tuple('b001', 'blocked'), tuple('b003', 'ready')], bad: [], gone: [] };
+  t.same(
+    patch({ items: [...items], bad: [] }, ends, () => true)!.items.map((x) =>
+      typeof x === 'string' ? x : `${x.id}:${x.status}`,
+    ),
+    ['b001:blocked', lineOf(rows[1]!), 'b003:ready', 'b004:working'],
+    'the first and last lines of a run',
+  );
+  const both = { from: 'x', rows: [tuple('b003', 'ready'), tuple('b002', 'ready')], bad: [], gone: [] };
+  t.same(
+    patch({ items: [...items], bad: [] }, both, () => true)!.items.map((x) =>
+      typeof x === 'string' ? x : `${x.id}:${x.status}`,
+    ),
+    [lineOf(rows[0]!), 'b002:ready', 'b003:ready', 'b004:working'],
+    "two lines side by side, in the run's order",
+  );
+  const unseen = { ...few, rows: [tuple('b009', 'backlog')] };
+  t.equal(
+    patch({ items: [...items], bad: [] }, unseen, () => true),
+    undefined,
+    'a row not listed before: a fresh pass',
+  );
+});
+
+t.test('--limit counts the rows inside a run', async (t) => {
+  const run = ['c1', 'c2', 'c3'].join('\n');
+  const row = fromTuple(tuple('c004', 'working'));
+  const ids = (items: PlainItem[]) => items.flatMap((x) => (typeof x === 'string' ? x.split('\n') : [x.id]));
+  t.same(ids(firstRows([run, row], 2)), ['c1', 'c2']);
+  t.same(ids(firstRows([run, row], 3)), ['c1', 'c2', 'c3']);
+  t.same(ids(firstRows([run, row], 4)), ['c1', 'c2', 'c3', 'c004']);
+  t.same(ids(firstRows([run, row], 9)), ['c1', 'c2', 'c3', 'c004']);
+  t.same(ids(firstRows([row, 'c5'], 1)), ['c004']);
+  t.same(firstRows([run], 0), []);
+});
+
+t.test(
+  'a stored line is escaped when written, so the list prints it unscanned and nothing drives the terminal',
+  async (t) => {
+    const evil = tuple('d001', 'backlog', 'red \u001b[31mtext\u0085 and\ta tab');
+    const dir = plainDir(t, [evil]);
+    const [line] = plainRows(dir, overlay(), () => true)!.items as string[];
+    t.notMatch(line, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, 'no control character stored');
+    t.match(line, 'red \\u001b[31mtext\\u0085 and a tab', 'each one a printable escape; the tab a space');
+    const style: Style = { tty: false, color: false };
+    const live = fromTuple(Object.assign([...evil], { 2: 'working' }) as Tuple);
+    const text = renderedText([line!, live], (r) => renderList(r as ListItem[]), style);
+    t.match(text, /^d001\tbacklog\t.*\nd001\tworking/, 'both rows printed');
+    t.notMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, 'nor printed, for a rendered row either');
+  },
+);
