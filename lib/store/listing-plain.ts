@@ -77,7 +77,7 @@ export function plainRows(
     run = -1;
   };
   let at = buf.indexOf(NL) + 1;
-  for (; at < buf.length;) {
+  while (at < buf.length) {
     let end = buf.indexOf(NL, at);
     if (end < 0) end = buf.length;
     // The first two tabs are a few bytes in: a loop beats two native calls a line.
@@ -90,7 +90,8 @@ export function plainRows(
       continue;
     }
     const live = buf[at] === STAR;
-    const [idAt, idEnd] = live ? [t1 + 1, t2] : [at, t1];
+    const idAt = live ? t1 + 1 : at;
+    const idEnd = live ? t2 : t1;
     if (firsts.has(buf[idAt]!)) {
       const id = buf.toString('latin1', idAt, idEnd);
       const t = over.get(id);
