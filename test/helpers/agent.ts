@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync, existsSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { sandbox, cli, ROOT, type Sandbox } from './env.js';
+import { sandbox, cli, gitSync, ROOT, type Sandbox } from './env.js';
 
 export const FAKE_AGENT = join(ROOT, 'test', 'fixtures', 'fake-agent.mjs');
 
@@ -86,6 +86,28 @@ export async function eventually<T>(
 
 export const runDirOf = (sb: Sandbox, run: string) => join(sb.dir, '.git', 'lazy', 'runs', run);
 export const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
+
+/** Whether a process is gone: no such pid, or a zombie waiting to be reaped. */
+const gone = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()!.startsWith('Z');
+  } catch {
+    return true;
+  }
+};
+
+/**
+ * A crashed turn, settled: the supervisor writes outcome.json before it records the crash in the task's ref and
+ * exits, so a test that acts on the crash (pause it, queue it, let a command resume it) waits for all three.
+ */
+export async function crashSettled(sb: Sandbox, run: string): Promise<void> {
+  const dir = runDirOf(sb, run);
+  await eventually(() => existsSync(join(dir, 'outcome.json')), 20_000, 'the crash outcome');
+  const { task, supervisor } = readJson(join(dir, 'run.json')) as { task: string; supervisor: { pid: number } | null };
+  const recorded = () => gitSync(sb.dir, sb.env, ['log', '-1', '--format=%B', `refs/lazy/tasks/${task}`]);
+  await eventually(() => / -> interrupted/.test(recorded()), 20_000, 'the crash recorded in the ref');
+  if (supervisor) await eventually(() => gone(supervisor.pid), 20_000, 'the supervisor to exit');
+}
 
 /** An executable `sh` script in the sandbox's home (a pairing shell, say); returns its path. */
 export function shellScript(sb: Sandbox, name: string, body: string): string {

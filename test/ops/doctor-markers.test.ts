@@ -1,7 +1,7 @@
 import t from 'tap';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf, activeMarkers } from '../helpers/agent.js';
+import { agentSandbox, eventually, activeMarkers, crashSettled } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
 
 t.jobs = 4;
@@ -15,7 +15,7 @@ t.test('doctor reports a turn marker whose task is gone for good, and --fix clea
   const id = await l.create('deleted on purpose', '--accept', 'done');
   const s = await l.json('start', id);
   await eventually(() => invocations()[0], 20_000, 'the agent to start');
-  await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+  await crashSettled(sb, s.value.run.id);
   gitSync(sb.dir, sb.env, ['update-ref', '-d', `refs/lazy/tasks/${id}`]);
   gitSync(sb.dir, sb.env, ['gc', '-q', '--prune=now']);
   t.match((await l('list')).stderr, new RegExp(`task ${id}:`), 'every command warns about it');

@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
-import { agentSandbox, activeMarkers, eventually, runDirOf } from '../helpers/agent.js';
+import { agentSandbox, activeMarkers, eventually, crashSettled } from '../helpers/agent.js';
 import { team } from '../helpers/team.js';
 import { concurrent } from '../helpers/concurrent.js';
 import { withEnv } from '../../lib/core/env.js';
@@ -290,7 +290,7 @@ test('a paused crash is not auto-resumed by the next command; unpause resumes it
   scenario('crash,succeed');
   const id = await l.create('crash, then hold', '--accept', 'done');
   const s = await l.json('start', id);
-  await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+  await crashSettled(sb, s.value.run.id);
   t.same(activeMarkers(sb.dir), [`${id}.json`], 'the crash is recorded and waits for the next command to resume it');
 
   const p = await l.json('pause', id);
@@ -335,7 +335,7 @@ test('a crash queued for the fleet is not resumed here, nor when a person takes 
   scenario('crash,succeed');
   const id = await l.create('crash, then send to the fleet', '--accept', 'done');
   const s = await l.json('start', id);
-  await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+  await crashSettled(sb, s.value.run.id);
   const q = await l.json('queue', id, '--priority', '4');
   t.equal(q.run.code, 0, `queue lands before the resume (${q.run.stderr})`);
   t.match(q.value[0].task, {

@@ -1,7 +1,7 @@
 import t from 'tap';
-import { existsSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf, FAKE_AGENT, activeMarkers } from '../helpers/agent.js';
+import { agentSandbox, eventually, FAKE_AGENT, activeMarkers, crashSettled } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
 
 t.jobs = 4;
@@ -34,7 +34,7 @@ t.test(
     t.equal(s.run.code, 0);
     await eventually(() => invocations()[0], 20_000, 'the agent to start');
     rmSync(program); // the agent is running already; its program is now gone
-    await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+    await crashSettled(sb, s.value.run.id);
 
     const list = await l('list');
     t.equal(list.code, 0);
@@ -84,7 +84,7 @@ t.test(
     const id = await l.create('branch deleted after a crash', '--accept', 'done');
     const s = await l.json('start', id);
     await eventually(() => invocations()[0], 20_000, 'the agent to start');
-    await eventually(() => existsSync(join(runDirOf(sb, s.value.run.id), 'outcome.json')), 20_000, 'the crash outcome');
+    await crashSettled(sb, s.value.run.id);
     gitSync(sb.dir, sb.env, ['worktree', 'remove', '--force', join(sb.dir, '.lazy', 'worktrees', id)]);
     gitSync(sb.dir, sb.env, ['branch', '-D', `lazy/${id}`]);
     const list = await l('list');
