@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
+import { byCreation, VERSION } from './listing-files.js';
 import { fromTuple, isLive, plainLine, toTuple, type BadRow, type LeanRow, type Tuple } from './listing-rows.js';
 
 // The listing's plain file: for each row of the base, in the base's order, the line piped `lazy list` prints, so
@@ -20,22 +21,20 @@ interface PlainHeader {
   bad: BadRow[];
 }
 
-export function plainText(version: string, gen: string, rows: LeanRow[], bad: BadRow[]): string {
+export function plainText(gen: string, rows: LeanRow[], bad: BadRow[]): string {
   const last = rows.length ? { created_at: rows.at(-1)!.created_at, id: rows.at(-1)!.id } : null;
   const lines = rows.map((r) => (isLive(r) ? `*${r.status}\t${r.id}\t${JSON.stringify(toTuple(r))}` : plainLine(r)));
-  return `${JSON.stringify({ version, gen, last, bad } satisfies PlainHeader)}\n${lines.join('\n')}\n`;
+  return `${JSON.stringify({ version: VERSION, gen, last, bad } satisfies PlainHeader)}\n${lines.join('\n')}\n`;
 }
 
 export const writePlain = (lazyDir: string, text: string) => writeFileAtomic(plainPath(lazyDir), text);
 
 /** What the delta changes over the base, as the plain file's reader needs it. */
 export interface Overlay {
-  version: string;
   gen: string;
   rows: Tuple[];
   /** Ids gone, or unreadable, since the base (unreadable rows of the base itself have no line). */
   out: Set<string>;
-  byCreation: (a: { created_at: string; id: string }, b: { created_at: string; id: string }) => number;
 }
 
 /**
@@ -65,7 +64,7 @@ export function plainRows(
   } catch {
     return undefined;
   }
-  if (h.version !== o.version || h.gen !== o.gen) return undefined;
+  if (h.version !== VERSION || h.gen !== o.gen) return undefined;
   const over = new Map(o.rows.map((t) => [t[0], t]));
   // Bytes, not a string: a run of kept lines is decoded once, and a line only its id and status are looked at.
   const firsts = new Set([...over.keys(), ...o.out].map((id) => id.charCodeAt(0)));
@@ -114,8 +113,8 @@ export function plainRows(
   flush(buf[buf.length - 1] === NL ? buf.length - 1 : buf.length);
   // Rows new since the base follow it only when they were created after its last row.
   const added = [...over.values()].filter((t) => !o.out.has(t[0])).map(fromTuple);
-  added.sort(o.byCreation);
-  if (added.length && h.last && o.byCreation(added[0]!, h.last) < 0) return undefined;
+  added.sort(byCreation);
+  if (added.length && h.last && byCreation(added[0]!, h.last) < 0) return undefined;
   for (const r of added) if (keep(r.status)) items.push(r);
   const bad = h.bad.filter((b) => !o.out.has(b.id) && !o.rows.some((t) => t[0] === b.id));
   return { items, bad };

@@ -153,7 +153,6 @@ async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string)
   await writePlain(
     lazyDir,
     plainText(
-      VERSION,
       gen,
       keyed.map(({ v }) => rowOf(v)),
       header.bad,
@@ -290,7 +289,7 @@ export async function refreshPlain(cwd: string, lazyDir: string, reader: TaskRea
     const d = readJson<DeltaFile>(deltaPath(lazyDir));
     if (!d || (fingerprint !== undefined && d.refs !== fingerprint)) return undefined;
     const out = new Set([...d.gone, ...d.bad.map((b) => b.id)]);
-    const got = plainRows(lazyDir, { version: VERSION, gen: d.base, rows: d.rows, out, byCreation }, keep);
+    const got = plainRows(lazyDir, { gen: d.base, rows: d.rows, out }, keep);
     return got && { ...got, bad: [...got.bad, ...d.bad], refs: d.refs };
   };
   // The rows as the index holds them are read while git lists the refs; they stand if the refs are as it saw them.

@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
-import { byCreation, refreshPlain } from '../../lib/store/listing.js';
+import { refreshPlain } from '../../lib/store/listing.js';
 import { firstRows, patch, plainRows, plainText, type PlainItem } from '../../lib/store/listing-plain.js';
 import { fromTuple, plainLine, type Tuple } from '../../lib/store/listing-rows.js';
 import { renderList } from '../../lib/output/tasks.js';
@@ -231,15 +231,13 @@ const tuple = (id: string, status: string, goal = `goal ${id}`): Tuple => [
 function plainDir(t: Test, rows: Tuple[]) {
   const dir = mkdtempSync(join(tmpdir(), 'lazy-plain-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'index-plain.tsv'), plainText('v', 'g', rows.map(fromTuple), []));
+  writeFileSync(join(dir, 'index-plain.tsv'), plainText('g', rows.map(fromTuple), []));
   return dir;
 }
 const overlay = (rows: Tuple[] = [], out: string[] = []) => ({
-  version: 'v',
   gen: 'g',
   rows,
   out: new Set(out),
-  byCreation,
 });
 const lineOf = (t: Tuple) => plainLine(fromTuple(t));
 
