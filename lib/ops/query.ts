@@ -127,8 +127,8 @@ async function withRuns(app: App, rows: ListedTask[]): Promise<void> {
 export type ListItem = ListedTask | string;
 
 /**
- * list's text: with no filter but the status, the index's plain file gives each row's piped line, copied,
- * not parsed (100,000 rows in about the time git lists their refs); any other list is listTasks'.
+ * list's text: with no filter but the status, the index's plain file gives the rows' piped lines in runs, as
+ * stored, not parsed (100,000 rows in about the time git lists their refs); any other list is listTasks'.
  */
 export async function listLines(app: App, input: ListInput & { tree?: boolean }): Promise<ListItem[]> {
   const filter = rowFilter(input);
