@@ -68,7 +68,9 @@ t.test('real claude: progress through lazy_update_progress while it works, the r
   t.same(shown.substate.message, 'running migration 3/7', 'whitespace collapsed');
   const listed = await l('list');
   t.match(listed.stdout, `working (agent: running migration 3/7)`, 'list shows the substate');
-  const progressed = toolResults(api.requests[1]!);
+  // The server records the substate before it answers: the request carrying the answer may still be on its way.
+  const second = await eventually(() => api.requests[1], 30_000, 'claude to send the tool result back');
+  const progressed = toolResults(second);
   t.equal(progressed[0]?.name, 'mcp__lazy__lazy_update_progress', 'claude sent the tool result back');
   t.notOk(progressed[0]?.is_error, `the server took the call: ${progressed[0]?.content}`);
   t.ok(
