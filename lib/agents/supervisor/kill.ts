@@ -41,7 +41,9 @@ export async function endGroup(
     if (!alive()) return { signal: 'SIGTERM', waited_ms: Date.now() - started };
     await sleep(50);
   }
-  if (alive()) signalGroup(pgid, 'SIGKILL');
+  // A group that went during the last sleep was ended by SIGTERM: SIGKILL is reported only when it was sent.
+  if (!alive()) return { signal: 'SIGTERM', waited_ms: Date.now() - started };
+  signalGroup(pgid, 'SIGKILL');
   for (let i = 0; i < 100 && alive(); i++) await sleep(50);
   return { signal: 'SIGKILL', waited_ms: Date.now() - started };
 }
