@@ -46,7 +46,8 @@ test('a child that escaped into its own session does not keep the turn open', as
 });
 
 test('stop finds what the agent left running after it exited', async (t) => {
-  const box = await agentSandbox({ settings: { stop_grace_ms: '4000' } });
+  // The supervisor ends the group one grace after the agent exits: the stop below must come within it.
+  const box = await agentSandbox({ settings: { stop_grace_ms: '10000' } });
   const { sb, l, scenario, invocations } = box;
   cleanupAfterSupervisors(t, sb);
   scenario('leave-stubborn-child');

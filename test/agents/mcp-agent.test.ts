@@ -18,7 +18,7 @@ t.test('progress shows while the turn runs; lazy_finish is the review', async (t
   const { sb, l, scenario } = await agentSandbox();
   t.teardown(sb.cleanup);
   scenario('mcp');
-  sb.env.FAKE_SLEEP_MS = '4000';
+  sb.env.FAKE_SLEEP_MS = '10000'; // the window the checks below run in: wide enough for a loaded machine
   const id = await l.create('over mcp', '--accept', 'done');
   const started = await l('start', id);
   t.equal(started.code, 0, started.stderr);
@@ -46,7 +46,7 @@ t.test('a parent agent waiting on its subtask shows "waiting on <sub>"', async (
   const { sb, l, scenario } = await agentSandbox();
   t.teardown(sb.cleanup);
   scenario('mcp-wait,slow-succeed');
-  sb.env.FAKE_SLEEP_MS = '4000';
+  sb.env.FAKE_SLEEP_MS = '10000'; // the window the checks below run in: wide enough for a loaded machine
   const id = await l.create('the parent', '--accept', 'done');
   t.equal((await l('start', id)).code, 0);
   const waiting = await eventually(async () => {

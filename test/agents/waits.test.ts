@@ -16,7 +16,7 @@ for (const adapter of ['command', 'claude'] as const) {
     // retry_transient_max 2: were usage limits counted as transient failures, the third would fail the turn.
     const { sb, l, invocations, scenario } = await agentSandbox({ adapter, settings: { retry_transient_max: '2' } });
     t.teardown(sb.cleanup);
-    scenario('usage-limit-10000,usage-limit-100,usage-limit-100,succeed');
+    scenario('usage-limit-20000,usage-limit-100,usage-limit-100,succeed'); // 20 s: the checks before the reset fit a loaded machine
     const id = await l.create('quota', '--accept', 'done');
     const s = await l.json('start', id);
     const w = await eventually(() => waitingOf(l, id), 20_000, 'the wait');
@@ -72,7 +72,7 @@ t.test('stop during a usage-limit wait interrupts the turn at once, and the wait
 });
 
 t.test('a usage limit without a reset time rechecks after usage_limit_recheck_ms', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { usage_limit_recheck_ms: '8000' } });
+  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { usage_limit_recheck_ms: '15000' } });
   t.teardown(sb.cleanup);
   scenario('usage-limit-none,succeed');
   const id = await l.create('no reset', '--accept', 'done');

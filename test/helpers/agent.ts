@@ -57,11 +57,7 @@ export async function agentSandbox(
     l,
     invocations: () =>
       existsSync(env.FAKE_LOG!)
-        ? readFileSync(env.FAKE_LOG!, 'utf8')
-            .trim()
-            .split('\n')
-            .filter(Boolean)
-            .map((x) => JSON.parse(x) as Invocation)
+        ? completeLines(readFileSync(env.FAKE_LOG!, 'utf8')).map((x) => JSON.parse(x) as Invocation)
         : [],
     scenario: (s: string) => {
       env.FAKE_SCENARIO = s;
@@ -70,6 +66,13 @@ export async function agentSandbox(
 }
 
 /** Polls a predicate (for states reached by a detached supervisor). */
+/** The lines of a JSON-lines file another process appends to: a line still being written (no newline yet) is left out. */
+export const completeLines = (text: string): string[] =>
+  text
+    .slice(0, text.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter(Boolean);
+
 export async function eventually<T>(
   f: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,

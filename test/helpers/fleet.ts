@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, gitSync, type Sandbox } from './env.js';
+import { completeLines } from './agent.js';
 import { team, withFakeAgent } from './team.js';
 
 // Fleet test helpers: N machines (clones of one bare remote, each its own host with the fake
@@ -38,7 +39,7 @@ export function runsPerTask(logs: string[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const log of logs) {
     if (!existsSync(log)) continue;
-    for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+    for (const line of completeLines(readFileSync(log, 'utf8'))) {
       const id = (JSON.parse(line) as { env: Record<string, string> }).env.LAZY_TASK_ID!;
       out.set(id, (out.get(id) ?? 0) + 1);
     }

@@ -217,7 +217,15 @@ const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
   },
   interrupted: async (e) => {
     const id = await hanging(e);
+    const run = (await e.show(id)).current_run;
     await ok(e, ['stop', id]);
+    // The stopped run's turn is recorded after stop returns (by its supervisor, or by a reconcile if the stop
+    // came before the supervisor started): the state is built once that commit is there.
+    await eventually(
+      async () => (await e.show(id)).turns.some((x: any) => x.role === 'agent' && x.run === run),
+      30_000,
+      'the stopped turn',
+    );
     return id;
   },
   'interrupted+violations': async (e) => {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
 
@@ -105,7 +105,8 @@ t.test("watch shows a running turn's last output readable; --json rows carry it 
     async () => {
       const rows = (await box.l.json('watch')).value as any[];
       const r = rows.find((x) => x.id === id);
-      return r?.last_event?.kind === 'result' && r;
+      // The log is written as it comes: wait for the last command's result, not any result.
+      return r?.last_event?.kind === 'result' && r.last_event.id === 'call_1' && r;
     },
     20_000,
     'the last command result in the log',
@@ -128,7 +129,8 @@ t.test('a follower joining a long run late starts at its first whole line, and t
   });
   const run = (await box.l.json('start', id)).value.run.id;
   const log = join(runDirOf(box.sb, run), 'output.log');
-  await eventually(() => existsSync(log) && statSync(log).size > 200_000, 20_000, 'a long log');
+  // The whole of the agent's talk is in the log (it ends with "line 3000"), past the 64 KiB the follower starts from.
+  await eventually(() => existsSync(log) && readFileSync(log, 'utf8').includes('line 3000'), 20_000, 'a long log');
   const r = await box.l('wait', id, '--follow', '--timeout', '1');
   t.equal(r.code, 5, 'the timeout of wait');
   const lines = r.stdout.split('\n').filter(Boolean);
@@ -149,7 +151,8 @@ t.test("show's current turn log is readable too; its --json keeps the raw lines"
   t.equal((await box.l('start', id)).code, 0);
   const text = await eventually(async () => {
     const r = await box.l('show', id);
-    return r.stdout.includes('$ npm run lint') ? r.stdout : undefined;
+    // The failure line is the last the agent prints before it hangs: the log is read once it is there.
+    return r.stdout.includes('✗ exit 1: lint: 1 problem') ? r.stdout : undefined;
   });
   const log = text.slice(text.indexOf('Current turn log'));
   t.same(noJson(log), [], 'no raw JSON in the text view');

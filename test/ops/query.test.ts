@@ -1,4 +1,4 @@
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
@@ -13,9 +13,12 @@ t.test('show reads only the tail of a huge run log', async (t) => {
   const id = await l.create('huge log', '--accept', 'done');
   const s = await l.json('start', id);
   await eventually(() => invocations()[0], 20_000, 'the agent');
+  const log = join(runDirOf(sb, s.value.run.id), 'output.log');
+  // The agent's own line goes first: appended after ours, it would be the log's last line.
+  await eventually(() => existsSync(log) && readFileSync(log, 'utf8').includes('thinking forever'), 20_000, 'its line');
   // One 32 MiB line, then a last one: what an agent that never prints a newline leaves.
-  appendFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), Buffer.alloc(32 * 1024 * 1024, 'z'));
-  appendFileSync(join(runDirOf(sb, s.value.run.id), 'output.log'), '\nthe last line\n');
+  appendFileSync(log, Buffer.alloc(32 * 1024 * 1024, 'z'));
+  appendFileSync(log, '\nthe last line\n');
   const r = await l('show', id, '--json');
   t.equal(r.code, 0);
   t.ok(r.stdout.length < 256 * 1024, `show printed ${r.stdout.length} bytes`);

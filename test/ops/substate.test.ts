@@ -13,10 +13,9 @@ import { beginWaitOn, writeProgress } from '../../lib/agents/substate.js';
 
 const lazyDirOf = (box: AgentBox) => join(box.sb.dir, '.git', 'lazy');
 
-/** A task whose agent works for a minute: its id and its current run. */
+/** A task whose agent works until it is stopped: its id and its current run. */
 async function working(box: AgentBox): Promise<{ id: string; run: string }> {
-  box.sb.env.FAKE_SLEEP_MS = '60000';
-  box.scenario('slow-succeed');
+  box.scenario('hang');
   const id = await box.l.create('migrate the database', '--accept', 'done');
   const s = await box.l.json('start', id);
   await eventually(() => box.invocations()[0], 20_000, 'the agent');

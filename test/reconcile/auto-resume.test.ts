@@ -125,6 +125,8 @@ t.test('a manual resume whose agent program is gone fails clearly and leaves the
     4,
     'wait returns at once rather than timing out (exit 5)',
   );
+  // The stopped run's supervisor clears its marker on its way out, which may come after the checks above.
+  await eventually(() => activeMarkers(sb.dir).length === 0, 20_000, 'no marker: the failed resume left none');
   t.same(activeMarkers(sb.dir), []);
   t.equal((await l('start', id)).code, 4, 'start is refused by the table, not half-done');
 });

@@ -115,9 +115,9 @@ t.test('feedback given with unblock survives a crash and is redelivered verbatim
 });
 
 t.test('a hanging agent is killed by the watchdog and resumed', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { watchdog_ms: '3000' } });
+  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { watchdog_ms: '10000' } });
   t.teardown(sb.cleanup);
-  // 3 s, not less: the resumed turn runs under the same watchdog, and a loaded machine starts it slowly.
+  // 10 s: the resumed turn runs under the same watchdog, and a loaded machine starts it slowly.
   scenario('hang,succeed');
   const id = await l.create('hangs', '--accept', 'done');
   await l('start', id);
