@@ -18,6 +18,7 @@ import { sleepUnlessStopped, waitForUsage } from './waits.js';
 import type { Outcome, Review } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { setAsideAskLeftovers } from './ask-end.js';
+import { settleSuperseded } from './superseded.js';
 import { logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from '../runs.js';
 import { clearActive } from '../../store/markers.js';
 import { resultPathOf } from '../launch.js';
@@ -53,7 +54,9 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
   // second agent in the same worktree.
   const v = await ctx.store.view(rec.task);
   if (v.status !== 'working' || v.current_run !== rec.id) {
-    note(`the task is ${v.status} with run ${v.current_run ?? 'none'}; this run was superseded and will not start`);
+    const why = `the task is ${v.status} with run ${v.current_run ?? 'none'}`;
+    note(`${why}; this run was superseded and will not start`);
+    await settleSuperseded(ctx.lazyDir, ctx.store, rec, why);
     return 0;
   }
   const beat = setInterval(() => touch(files.heartbeat), 2000);
