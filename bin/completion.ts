@@ -78,16 +78,16 @@ async function valuesOf(arg: ArgSpec, cur: string, cwd: string): Promise<Candida
     const head = cur.slice(0, cur.lastIndexOf(',') + 1);
     return STATUSES.map((s): Candidate => [head + s]);
   }
-  if (arg.name === 'id' || arg.name === 'ids' || arg.name === 'parent') return taskIds(cwd);
+  if (arg.name === 'id' || arg.name === 'ids' || arg.name === 'parent') return taskIds(cwd, cur);
   return [];
 }
 
 /** Ids from the listing index (a local file): no git process, no store, no reconcile. */
-async function taskIds(cwd: string): Promise<Candidate[]> {
+async function taskIds(cwd: string, cur: string): Promise<Candidate[]> {
   try {
     const { openRepo } = await import('../lib/core/repo.js');
     const { indexedIds } = await import('../lib/store/listing.js');
-    return indexedIds((await openRepo(cwd)).lazyDir).map((id): Candidate => [id]);
+    return indexedIds((await openRepo(cwd)).lazyDir, cur).map((id): Candidate => [id]);
   } catch {
     return [];
   }

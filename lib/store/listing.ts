@@ -43,6 +43,7 @@ import type { TaskReader } from './read.js';
 
 export type { BadRow, LeanRow, Row } from './listing-rows.js';
 export { byCreation, firstRows, indexPath, type PlainItem, type StatusTest };
+export { indexedIds } from './listing-ids.js';
 
 // The listing index: a local, never-pushed cache of each task's summary keyed by its
 // ref tip. Invariant: it is always rebuildable from refs/lazy/tasks/*; a row is
@@ -103,12 +104,6 @@ function load(lazyDir: string, withDetail: boolean): Cache {
   cache.detail = detail;
   return cache;
 }
-
-/** Ids the cache last saw (doctor's evidence that a task existed before its ref vanished). */
-export const indexedIds = (lazyDir: string): string[] => {
-  const c = load(lazyDir, false);
-  return [...c.lean.keys(), ...c.bad.keys()];
-};
 
 /** What one refresh changed: rows re-read (with their detail), rows whose ref is gone. */
 interface Changes {

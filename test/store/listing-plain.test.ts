@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
-import { refreshPlain } from '../../lib/store/listing.js';
+import { indexedIds, refreshPlain } from '../../lib/store/listing.js';
 import { firstRows, patch, plainRows, plainText, type PlainItem } from '../../lib/store/listing-plain.js';
 import { fromTuple, plainLine, type Tuple } from '../../lib/store/listing-rows.js';
 import { renderList } from '../../lib/output/tasks.js';
@@ -108,6 +108,8 @@ t.test('the piped list copies stored lines and agrees with the full path through
     await l.create('third', '--accept', 'done'),
   ];
   let lines = await agree(t, l, 'built');
+  const known = () => indexedIds(lazyDir(sb)).sort();
+  t.same(known(), [...ids].sort(), 'completion ids: the rows of the base');
   t.match(
     lines[0],
     new RegExp(`^${ids[0]}\tbacklog\t\\d{4}-\\d\\d-\\d\\dT[^\t]+Z\ta\tfirst$`),
@@ -133,6 +135,10 @@ t.test('the piped list copies stored lines and agrees with the full path through
   const fourth = await l.create('fourth');
   lines = await agree(t, l, 'after a create');
   t.ok(lines.at(-1)!.startsWith(fourth), 'a new task comes last');
+  t.same(known(), [...ids, fourth].sort(), 'completion ids: a row of the delta too');
+  t.same(indexedIds(lazyDir(sb), ids[0]!.slice(0, 7)), [ids[0]], 'a prefix: the base rows that start with it');
+  t.same(indexedIds(lazyDir(sb), fourth), [fourth], 'and the delta rows');
+  t.same(indexedIds(lazyDir(sb), 'zzzzzzzzz'), [], 'none start with it: none');
 
   t.equal((await l('queue', ids[2]!, '--priority', '3')).code, 0);
   lines = await agree(t, l, 'after a queue');
@@ -145,6 +151,7 @@ t.test('the piped list copies stored lines and agrees with the full path through
   gitSync(sb.dir, sb.env, ['update-ref', '-d', `refs/lazy/tasks/${ids[1]}`]);
   lines = await agree(t, l, 'after a ref is deleted');
   t.notOk(lines.some((x) => x.startsWith(ids[1]!)));
+  t.same(known(), [ids[0]!, ids[2]!, fourth].sort(), 'completion ids: not a deleted one');
 
   // A task whose ref points at a blob: warned about and skipped, the rest listed.
   const blob = gitSync(sb.dir, sb.env, ['hash-object', '-w', '--stdin'], 'not a commit').trim();
@@ -153,6 +160,8 @@ t.test('the piped list copies stored lines and agrees with the full path through
   t.match(r.stderr, new RegExp(`task ${fourth} is unreadable and was skipped`));
   t.notOk(r.stdout.includes(fourth));
   t.ok(r.stdout.includes(ids[2]!));
+  t.same(known(), [ids[0]!, ids[2]!, fourth].sort(), 'completion ids: an unreadable task is still one');
+  t.same(indexedIds(join(sb.home, 'nowhere')), [], 'no index: no ids');
 });
 
 t.test('a missing or foreign plain file, or no stored refs text, costs a rebuild, never a wrong row', async (t) => {
