@@ -65,7 +65,6 @@ export async function agentSandbox(
   };
 }
 
-/** Polls a predicate (for states reached by a detached supervisor). */
 /** The lines of a JSON-lines file another process appends to: a line still being written (no newline yet) is left out. */
 export const completeLines = (text: string): string[] =>
   text
@@ -73,6 +72,7 @@ export const completeLines = (text: string): string[] =>
     .split('\n')
     .filter(Boolean);
 
+/** Polls a predicate (for states reached by a detached supervisor). */
 export async function eventually<T>(
   f: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,
