@@ -10,7 +10,7 @@ import { mcpBench } from './bench-mcp.mjs';
 import { bench100k } from './bench-100k.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
-// BENCH_ONLY=fleet (or mcp, or 100k) runs those rows alone.
+// BENCH_ONLY=store (the 1,000 and 10,000 rows and sync), fleet, mcp or 100k runs those rows alone.
 const ONLY = process.env.BENCH_ONLY;
 
 function seededRepo(n) {
@@ -22,7 +22,7 @@ function seededRepo(n) {
 const node0 = () => median(() => timed(process.execPath, ['-e', '0'], work));
 
 try {
-  if (!ONLY) await storeAndSync();
+  if (!ONLY || ONLY === 'store') await storeAndSync();
   if (!ONLY || ONLY === 'mcp') await mcpBench();
   if (!ONLY || ONLY === 'fleet') await fleetBench();
   if (!ONLY || ONLY === '100k') await bench100k();
