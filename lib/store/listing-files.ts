@@ -81,6 +81,12 @@ export const keyOf = (v: Stored) => {
   return { id, created_at };
 };
 
+/** The delta written over the base named `gen`; one over another base (a crash between a compaction's two writes) is not. */
+export function deltaOver(lazyDir: string, gen: string): DeltaFile | undefined {
+  const d = gen ? readJson<DeltaFile>(deltaPath(lazyDir)) : undefined;
+  return d?.base === gen ? d : undefined;
+}
+
 export const emptyDelta = (gen: string): DeltaFile => ({
   version: VERSION,
   base: gen,

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { deltaPath, indexPath, readJson, VERSION, type DeltaFile, type Header } from './listing-files.js';
+import { deltaOver, indexPath, VERSION, type Header } from './listing-files.js';
 
 const NL = 10;
 const QUOTE = 34;
@@ -32,8 +32,8 @@ export function indexedIds(lazyDir: string, prefix = ''): string[] {
   } catch {
     /* no base yet, or unreadable: the delta alone cannot be trusted either */
   }
-  const d = gen ? readJson<DeltaFile>(deltaPath(lazyDir)) : undefined;
-  if (d && d.base === gen) {
+  const d = deltaOver(lazyDir, gen);
+  if (d) {
     for (const t of d.rows) (rows.add(t[0]), bad.delete(t[0]));
     for (const b of d.bad) (rows.delete(b.id), bad.add(b.id));
     for (const id of d.gone) (rows.delete(id), bad.delete(id));

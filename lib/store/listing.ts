@@ -19,6 +19,7 @@ import {
   byCreation,
   CHUNK,
   DELTA_MAX,
+  deltaOver,
   deltaPath,
   detailPath,
   emptyDelta,
@@ -85,9 +86,7 @@ function readBase(lazyDir: string): Pick<Cache, 'gen' | 'lean' | 'bad'> {
 
 function load(lazyDir: string, withDetail: boolean): Cache {
   const base = readBase(lazyDir);
-  const d = readJson<DeltaFile>(deltaPath(lazyDir));
-  // A delta over another base (a crash between the two writes of a compaction) is ignored.
-  const delta = d && d.base === base.gen && base.gen ? d : emptyDelta(base.gen);
+  const delta = deltaOver(lazyDir, base.gen) ?? emptyDelta(base.gen);
   const { lean, bad } = base;
   for (const t of delta.rows) (lean.set(t[0], fromTuple(t)), bad.delete(t[0]));
   for (const b of delta.bad) (lean.delete(b.id), bad.set(b.id, b));
