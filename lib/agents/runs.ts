@@ -1,6 +1,7 @@
 import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, readTail, writeFileAtomicSync } from '../core/fsutil.js';
+import { withLock } from '../core/lock.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapters/adapter.js';
@@ -77,6 +78,39 @@ export const readAgentIdentity = (lazyDir: string, run: string) =>
 
 export function writeOutcome(lazyDir: string, o: Outcome): void {
   writeFileAtomicSync(runFiles(runDir(lazyDir, o.run)).outcome, JSON.stringify(o, null, 2));
+}
+
+/**
+ * The outcome of a run whose supervisor will not write one (it died, or never started the agent), made and written
+ * once. Invariant: under the run's lock, so of two processes settling the same run one makes and writes it; the
+ * other gets what was written (`wrote` false), and recording it is the writer's.
+ */
+export async function writeOutcomeOnce(
+  lazyDir: string,
+  run: string,
+  make: () => Promise<Outcome>,
+): Promise<{ outcome: Outcome; wrote: boolean }> {
+  return withLock(lazyDir, `run-${run}`, async () => {
+    const written = readOutcome(lazyDir, run);
+    if (written) return { outcome: written, wrote: false };
+    const outcome = await make();
+    writeOutcome(lazyDir, outcome);
+    return { outcome, wrote: true };
+  });
+}
+
+/** An interrupted turn with no agent result to read: `reason` says why, `logs` is what its log held. */
+export function unreadOutcome(rec: RunRecord, reason: string, logs: string[]): Outcome {
+  const at = new Date().toISOString();
+  return {
+    run: rec.id,
+    task: rec.task,
+    kind: 'interrupted',
+    ended_at: at,
+    attempts: 0,
+    summary: reason,
+    interrupt: { reason, exit_code: null, signal: null, logs, at },
+  };
 }
 
 export function touch(path: string): void {

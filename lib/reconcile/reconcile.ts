@@ -2,7 +2,6 @@ import type { Repo } from '../core/repo.js';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
-import { withLock } from '../core/lock.js';
 import type { TaskView } from '../model/fold.js';
 import type { Config } from '../store/config.js';
 import { unattendedResume } from '../model/resume.js';
@@ -11,7 +10,15 @@ import { parkStatus } from '../model/park.js';
 import { dirtyFiles, mergeInProgress, worktreePath } from '../workspace/worktree.js';
 import { afterKill, recoverAccept } from './accept-recovery.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
-import { logTail, readAgentIdentity, readOutcome, readRun, writeOutcome, type RunRecord } from '../agents/runs.js';
+import {
+  logTail,
+  readAgentIdentity,
+  readOutcome,
+  readRun,
+  unreadOutcome,
+  writeOutcomeOnce,
+  type RunRecord,
+} from '../agents/runs.js';
 import { clearActive, listActive, type ActiveMarker } from '../store/markers.js';
 import { recordOutcome } from '../agents/supervisor/outcome.js';
 import { setAsideAskLeftovers } from '../agents/supervisor/ask-end.js';
@@ -98,7 +105,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
     const owner = rec.supervisor ?? rec.launcher;
     if (!dead(owner)) return; // alive, or on another machine: not ours to judge
     if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
-    outcome = await withLock(lazyDir, `run-${m.run}`, () => settleDeadRun(deps, m, rec, actions));
+    outcome = (await writeOutcomeOnce(lazyDir, m.run, () => settleDeadRun(deps, m, rec, actions))).outcome;
   }
   await recordOutcome(deps.store, rec, outcome);
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
@@ -118,10 +125,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   if (!resumed) clearActive(lazyDir, m.task, m.run);
 }
 
-/**
- * The outcome of a run whose supervisor died, written once. Invariant: under the run's lock, so of two commands
- * that notice the same death one kills, sets the leftovers aside and writes; the other reads what it wrote.
- */
+/** The outcome of a run whose supervisor died (made once, under the run's lock: writeOutcomeOnce). */
 async function settleDeadRun(
   deps: ReconcileDeps,
   m: ActiveMarker,
@@ -129,34 +133,20 @@ async function settleDeadRun(
   actions: ReconcileAction[],
 ): Promise<Outcome> {
   const { lazyDir } = deps.repo;
-  const written = readOutcome(lazyDir, m.run);
-  if (written) return written;
   const orphan = readAgentIdentity(lazyDir, m.run);
   if (orphan && (await terminateVerified(orphan, 2000)).signal !== 'none')
     actions.push({ task: m.task, action: 'killed', detail: `orphaned agent pid ${orphan.pid}` });
-  const outcome = await setAsideAskLeftovers(deps.store, rec, await deadSupervisorOutcome(lazyDir, rec), () => {});
-  writeOutcome(lazyDir, outcome);
   clearWaiting(lazyDir, m.task, m.run); // a supervisor killed during a usage-limit wait left its record
-  return outcome;
+  return setAsideAskLeftovers(deps.store, rec, await deadSupervisorOutcome(lazyDir, rec), () => {});
 }
 
 async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<Outcome> {
-  const now = new Date().toISOString();
   const reason = 'the supervisor died before the turn ended (no outcome was recorded)';
   // A supervisor that died during merge-and-fix leaves the merge in progress: held, like any merge-and-fix crash.
   const upstream = rec.merge_upstream
     ? await mergeInProgress(rec.worktree, rec.merge_upstream).catch(() => null)
     : null;
-  return {
-    run: rec.id,
-    task: rec.task,
-    kind: 'interrupted',
-    ended_at: now,
-    attempts: 0,
-    summary: reason,
-    ...(upstream ? { upstream } : {}),
-    interrupt: { reason, exit_code: null, signal: null, logs: logTail(lazyDir, rec.id, 50), at: now },
-  };
+  return { ...unreadOutcome(rec, reason, logTail(lazyDir, rec.id, 50)), ...(upstream ? { upstream } : {}) };
 }
 
 /**
