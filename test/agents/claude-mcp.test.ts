@@ -1,12 +1,15 @@
 import t from 'tap';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { cli, ROOT, sandbox } from '../helpers/env.js';
 import { eventually } from '../helpers/agent.js';
-import { fakeAnthropic, toolResults } from '../helpers/anthropic.js';
+import { fakeAnthropic, toolResults, type FakeApi } from '../helpers/anthropic.js';
 
 // The real Claude Code CLI (a devDependency, pinned), offline: a scripted loopback Messages API
 // makes it call lazy's MCP server the way a model would, by the tool names lazy's server listed.
+// lazy's server starts 8 s late, as on a loaded machine: claude, left to itself, would begin the turn
+// without it after a few seconds (measured with 2.1.197), and the tools below would not exist.
 
 // The native binary of this platform's optional dependency: node_modules/.bin/claude is a stub until the
 // package's postinstall links that binary in, and an install may skip scripts.
@@ -47,6 +50,8 @@ t.test('real claude: progress through lazy_update_progress while it works, the r
     ANTHROPIC_BASE_URL: api.url,
     ANTHROPIC_API_KEY: 'sk-test-offline',
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, 'test', 'fixtures', 'slow-mcp-start.mjs')).href}`,
+    SLOW_MCP_MS: '8000',
   });
   for (const [k, v] of [
     ['agents.claude.command', CLAUDE],
@@ -63,7 +68,10 @@ t.test('real claude: progress through lazy_update_progress while it works, the r
     },
     60_000,
     'the progress substate',
-  );
+  ).catch((e) => {
+    t.comment(diagnosis(sb.dir, api));
+    throw e;
+  });
   t.equal(shown.status, 'working');
   t.same(shown.substate.message, 'running migration 3/7', 'whitespace collapsed');
   const listed = await l('list');
@@ -93,3 +101,22 @@ t.test('real claude: progress through lazy_update_progress while it works, the r
   t.equal(after.substate, null, 'the substate clears when the turn ends');
   t.ok(after.usage.cache_read_input_tokens > 0, 'cache tokens are counted');
 });
+
+/** What claude saw, for a failure's report: its run log (the init line names each MCP server's status) and the requests. */
+function diagnosis(repo: string, api: FakeApi): string {
+  const runs = join(repo, '.git', 'lazy', 'runs');
+  const logs = readdirSync(runs).map((r) => {
+    const log = join(runs, r, 'output.log');
+    return `run ${r}:\n${existsSync(log) ? readFileSync(log, 'utf8').slice(0, 6000) : '(no output.log)'}`;
+  });
+  const requests = api.requests.map(
+    (r, i) =>
+      `request ${i}: tools ${
+        r.tools
+          .map((x) => x.name)
+          .filter((x) => x.startsWith('mcp__'))
+          .join(',') || '(no mcp tools)'
+      }; results ${JSON.stringify(toolResults(r)).slice(0, 600)}`,
+  );
+  return [...logs, ...requests].join('\n');
+}

@@ -7,12 +7,16 @@ import { LAZY } from '../helpers/env.js';
 import { mcpEnv, wireMcp } from '../../lib/agents/mcp-wiring.js';
 import { splitCommand } from '../../lib/agents/adapters/split.js';
 import { codex } from '../../lib/agents/adapters/codex.js';
+import { CLAUDE_MCP_WAIT } from '../../lib/agents/adapters/claude.js';
 
 t.jobs = 3;
 
 // Issue 13: every agent launch carries lazy's MCP server, bound to its run by how lazy launched it:
 // claude through --mcp-config, codex through -c mcp_servers.lazy.*, any other program through
 // LAZY_MCP_COMMAND / LAZY_MCP_CONFIG. Config `mcp: false` turns the wiring off.
+
+/** The MCP_* variables the agent was started with. */
+const mcpVars = (inv: Invocation) => Object.fromEntries(Object.entries(inv.env).filter(([k]) => k.startsWith('MCP_')));
 
 const flag = (argv: string[], name: string) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined);
 
@@ -56,16 +60,25 @@ t.test('a command agent gets LAZY_MCP_COMMAND and LAZY_MCP_CONFIG; mcp.json name
   t.equal(inv.env.LAZY_ACTOR, 'agent', "what the agent does through lazy is recorded as the agent's");
 });
 
-t.test('claude gets --mcp-config <run dir>/mcp.json and --allowedTools mcp__lazy, no env', async (t) => {
-  const box = await agentSandbox({ adapter: 'claude' });
-  t.teardown(box.sb.cleanup);
-  const { inv, dir } = await oneTurn(box);
-  t.equal(flag(inv.argv, '--mcp-config'), join(dir, 'mcp.json'));
-  t.equal(flag(inv.argv, '--allowedTools'), 'mcp__lazy');
-  t.same(readJson(join(dir, 'mcp.json')).mcpServers.lazy.args, serverArgv(box, inv.env.LAZY_RUN!).slice(1));
-  t.notOk('LAZY_MCP_COMMAND' in inv.env, 'claude reads its server from argv');
-  t.equal(flag(inv.argv, '--permission-mode'), 'acceptEdits', 'the rest of the launch is unchanged');
-});
+t.test(
+  'claude gets --mcp-config <run dir>/mcp.json and --allowedTools mcp__lazy, and waits for the server',
+  async (t) => {
+    // The user's own setting wins over lazy's default.
+    const box = await agentSandbox({ adapter: 'claude', env: { MCP_CONNECT_TIMEOUT_MS: '45000' } });
+    t.teardown(box.sb.cleanup);
+    const { inv, dir } = await oneTurn(box);
+    t.equal(flag(inv.argv, '--mcp-config'), join(dir, 'mcp.json'));
+    t.equal(flag(inv.argv, '--allowedTools'), 'mcp__lazy');
+    t.same(readJson(join(dir, 'mcp.json')).mcpServers.lazy.args, serverArgv(box, inv.env.LAZY_RUN!).slice(1));
+    t.notOk('LAZY_MCP_COMMAND' in inv.env, 'claude reads its server from argv');
+    t.same(
+      mcpVars(inv),
+      { ...CLAUDE_MCP_WAIT, MCP_CONNECT_TIMEOUT_MS: '45000' },
+      'claude waits for the server to connect before its turn begins, as long as the user allows',
+    );
+    t.equal(flag(inv.argv, '--permission-mode'), 'acceptEdits', 'the rest of the launch is unchanged');
+  },
+);
 
 t.test('codex gets -c mcp_servers.lazy.command and .args as TOML values', async (t) => {
   const box = await agentSandbox({ settings: { 'agents.fake.adapter': 'codex' } });
@@ -79,6 +92,8 @@ t.test('codex gets -c mcp_servers.lazy.command and .args as TOML values', async 
   t.same(JSON.parse(args.slice(args.indexOf('=') + 1)), argv.slice(1), 'args: a TOML array of strings');
   const envValue = values.find((v) => v.startsWith('mcp_servers.lazy.env='))!;
   t.match(envValue, /GIT_AUTHOR_NAME = "Ada Lovelace"/, "env: a TOML inline table holding git's identity");
+  t.ok(values.includes('mcp_servers.lazy.startup_timeout_sec=30'), 'codex gives the server 30 s to start, not 10');
+  t.same(mcpVars(inv), {}, "claude's variables are claude's alone");
   t.ok(inv.argv.indexOf(cmd) < inv.argv.indexOf('--'), 'options come before --, the prompt after');
   t.notOk('LAZY_MCP_COMMAND' in inv.env);
 });
@@ -110,6 +125,7 @@ t.test('mcp false: no wiring at all, and the result file still works', async (t)
   const { inv, dir, id } = await oneTurn(box);
   t.notOk(inv.argv.includes('--mcp-config'));
   t.notOk(inv.argv.includes('--allowedTools'));
+  t.same(mcpVars(inv), {}, 'no server to wait for');
   t.notOk(existsSync(join(dir, 'mcp.json')), 'no mcp.json is written');
   const shown = (await box.l.json('show', id)).value;
   t.equal(shown.turns.find((x: any) => x.role === 'agent').content, 'did turn 1', 'the envelope decided the turn');

@@ -30,13 +30,14 @@ export interface AgentBox {
  * pacing and short grace periods so recovery paths run in seconds.
  */
 export async function agentSandbox(
-  o: { adapter?: 'command' | 'claude'; settings?: Record<string, string> } = {},
+  o: { adapter?: 'command' | 'claude'; settings?: Record<string, string>; env?: Record<string, string> } = {},
 ): Promise<AgentBox> {
   const sb = sandbox('lazy-agent');
   const env: NodeJS.ProcessEnv = {
     FAKE_STATE: join(sb.home, 'fake-state'),
     FAKE_LOG: join(sb.home, 'fake-log.jsonl'),
     FAKE_SCENARIO: 'succeed',
+    ...o.env,
   };
   const l = cli(sb, env);
   const settings: Record<string, string> = {

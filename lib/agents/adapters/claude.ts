@@ -151,6 +151,13 @@ function claudeEvents(j: Record<string, any>): StreamEvent[] {
   return [];
 }
 
+/**
+ * Claude Code starts MCP servers in the background and, in print mode, begins the turn after at most a
+ * few seconds whether or not they connected; a turn begun without lazy's tools has no progress or review
+ * channel. These make it wait for the connection (measured: a server 8 s slow to start was left out).
+ */
+export const CLAUDE_MCP_WAIT = { MCP_CONNECTION_NONBLOCKING: 'false', MCP_CONNECT_TIMEOUT_MS: '30000' };
+
 export const claude: Adapter = {
   argv(spec, input) {
     const mode = input.mode === 'ask' ? 'plan' : (spec.permissionMode ?? 'acceptEdits');
@@ -168,6 +175,8 @@ export const claude: Adapter = {
       ...(input.sessionId ? ['--resume', input.sessionId] : []),
     ];
   },
+
+  env: (input) => (input.mcp ? CLAUDE_MCP_WAIT : {}),
 
   events(line) {
     const j = jsonLine(line);

@@ -66,8 +66,13 @@ const TOML_ESCAPES: Record<string, string> = {
 export const tomlString = (s: string) =>
   `"${s.replace(/[\\"\u0000-\u001f\u007f]/g, (c) => TOML_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
 
-/** codex's `-c` overrides that define the server (values are TOML). */
+/**
+ * codex's `-c` overrides that define the server (values are TOML). codex gives a server 10 s to start
+ * by default, which a loaded machine can use up starting node: a server given up on means a turn without lazy's tools.
+ */
 export const codexMcpArgs = (w: McpServer): string[] => [
+  '-c',
+  'mcp_servers.lazy.startup_timeout_sec=30',
   '-c',
   `mcp_servers.lazy.command=${tomlString(w.argv[0]!)}`,
   '-c',

@@ -59,7 +59,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   // Its own session and process group: whatever the agent starts is ended with it.
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: a.cwd,
-    env: { ...env(), ...a.env },
+    env: { ...a.adapter.env?.(a.input), ...env(), ...a.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
