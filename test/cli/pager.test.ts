@@ -107,7 +107,7 @@ t.test("then git's core.pager, then $PAGER, then less; an empty one or cat means
   t.equal(seen().length, before, 'no pager ran for an empty LAZY_PAGER, LAZY_PAGER=cat or core.pager=cat');
   const listed = await onTerminal(sb, ['list'], { ...env, LAZY_PAGER: pagerCmd('lazy') });
   t.match(listed.output, 'order', 'list is not paged');
-  t.match(listed.output, /\d+s ago/, 'on a terminal the update time is relative, from the same stored lines');
+  t.match(listed.output, /\d+[sm] ago/, 'on a terminal the update time is relative, from the same stored lines');
   t.equal(seen().length, before, 'no pager for list');
 });
 

@@ -19,8 +19,11 @@ t.test(
     for (let i = 0; i < 20; i++) ids.push(await seed!.l.create(`task ${i}`, '--accept', 'done'));
     await queueTasks(seed!.sb, ids);
     t.equal((await seed!.l('push')).code, 0);
-    const runs = await Promise.all(workers.map((w) => w.l.spawn('work', 'origin', '--drain', '--json')));
-    for (const r of runs) t.equal(r.code, 0, `a worker exits 0 when drained: ${r.stdout.slice(0, 600)}`);
+    // Five turns each, with claims and pushes racing: over a minute on a loaded 2-core machine.
+    const drain = (w: (typeof workers)[number]) => w.l.spawnWithin(240_000, 'work', 'origin', '--drain', '--json');
+    const runs = await Promise.all(workers.map(drain));
+    for (const r of runs)
+      t.equal(r.code, 0, `a worker exits 0 when drained (${r.signal ?? 'no signal'}): ${r.stdout.slice(0, 600)}`);
     const summaries = runs.map((r) => JSON.parse(r.stdout));
     const finished = summaries.flatMap((s) => s.finished.map((f: { task: string }) => f.task));
     t.same([...finished].sort(), [...ids].sort(), 'every task finished once, across the workers');

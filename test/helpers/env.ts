@@ -133,6 +133,8 @@ export function cli(sb: Sandbox, extraEnv: NodeJS.ProcessEnv = {}) {
   run.input = (input: string, ...args: string[]) => lazy(args, { ...o(), input });
   /** The built binary, for the CLI contract (a real process, its exit code). */
   run.spawn = (...args: string[]) => lazySpawn(args, o());
+  /** The same, for a command whose work takes longer than the default minute on a loaded machine. */
+  run.spawnWithin = (timeoutMs: number, ...args: string[]) => lazySpawn(args, { ...o(), timeoutMs });
   /** Creates a task and returns its id, failing loudly otherwise. */
   run.create = async (...args: string[]) => {
     const r = await lazy(['create', ...args], o());

@@ -73,7 +73,7 @@ test('the inbox lists only what needs a human, oldest first', async (t) => {
     'queued and running work never appears',
   );
   t.equal(inbox.find((i: any) => i.id === failure).attention.reason.startsWith('fatal_auth'), true);
-  t.match((await l('inbox')).stdout, /review\s+\d+s ago/);
+  t.match((await l('inbox')).stdout, /review\s+\d+[sm] ago/);
   await l('stop', working);
 });
 
