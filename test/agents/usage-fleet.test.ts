@@ -108,14 +108,14 @@ async function supervisorGone(f: Fleet, run: string) {
 
 for (const adapter of ['command', 'claude'] as const) {
   t.test(`${adapter}: a fleet run's usage limit sends the task back to the queue until the reset`, async (t) => {
-    // A reset a minute away: the in-process wait would hold the turn (and the worker) that long.
-    const f = await queuedTask(t, adapter, 'usage-limit-60000,succeed');
+    // A reset two minutes away: the in-process wait would hold the turn (and the worker) that long.
+    const f = await queuedTask(t, adapter, 'usage-limit-120000,succeed');
     const started = Date.now();
     const run = await launch(f, { fleet: true });
     t.equal(run.fleet, true, 'the run record says fleet');
-    await eventually(async () => (await view(f)).status !== 'working', 30_000, 'the turn to end');
+    await eventually(async () => (await view(f)).status !== 'working', 90_000, 'the turn to end');
     await supervisorGone(f, run.id);
-    t.ok(Date.now() - started < 30_000, 'the turn ended without waiting for the reset');
+    t.ok(Date.now() - started < 90_000, 'the turn ended without waiting for the reset');
 
     const log = readFileSync(join(runDirOf(f.box.sb, run.id), 'output.log'), 'utf8');
     const reset = namedReset(log);

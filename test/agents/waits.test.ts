@@ -59,7 +59,8 @@ t.test('stop during a usage-limit wait interrupts the turn at once, and the wait
   const started = Date.now();
   const s = await l.json('stop', id);
   t.equal(s.run.code, 0);
-  t.ok(Date.now() - started < 10_000, 'stopped without waiting out the reset');
+  // The reset is 10 minutes away: a minute tells the two apart on a loaded machine.
+  t.ok(Date.now() - started < 60_000, 'stopped without waiting out the reset');
   const v = (await l.json('show', id)).value;
   t.equal(v.status, 'interrupted');
   t.equal(v.attention.reason, 'stopped by the user');
