@@ -23,6 +23,11 @@ export interface AgentBox {
   invocations(): Invocation[];
   /** Sets the scenario list for the next launches. */
   scenario(s: string): void;
+  /**
+   * Sets the scenarios of the next launches, counted from the launches the fake agent has
+   * recorded: a launch killed before the agent began records none and consumes no scenario.
+   */
+  next(s: string): void;
 }
 
 /**
@@ -62,6 +67,11 @@ export async function agentSandbox(
         : [],
     scenario: (s: string) => {
       env.FAKE_SCENARIO = s;
+    },
+    next: (s: string) => {
+      const counter = join(env.FAKE_STATE!, 'count');
+      const launched = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) || 0 : 0;
+      env.FAKE_SCENARIO = [...Array<string>(launched).fill('succeed'), s].join(',');
     },
   };
 }

@@ -165,12 +165,14 @@ t.test('SIGKILL of the agent during an ask: back to conflict, not resumed', asyn
 t.test('a watchdog kill and a failure during an ask keep failure and decision attention as they were', async (t) => {
   const box = await agentSandbox({ adapter: 'claude' });
   t.teardown(box.sb.cleanup);
-  const { id, before } = await parked(box, 'auth,litter-hang,auth,question,litter', 'fails first');
+  const { id, before } = await parked(box, 'auth,litter-hang', 'fails first');
   t.equal(before.attention.kind, 'failure');
   // A short watchdog for the hanging ask only: under load, a slow start of any other turn would trip it.
   t.equal((await box.l('config', 'set', 'watchdog_ms', '1500')).code, 0);
   t.equal((await box.l('ask', id, '-m', 'still there?')).code, 0);
   t.equal((await box.l('config', 'unset', 'watchdog_ms')).code, 0);
+  // Under load the watchdog can kill the ask before the agent began; the next ask must not inherit the hang.
+  box.next('auth,question,litter');
   const watchdog = (await box.l.json('show', id)).value;
   t.match(watchdog.turns.at(-1).content, /watchdog/, 'the watchdog ended the ask');
   t.same(attentionFacts(watchdog), attentionFacts(before), 'after a watchdog kill');
