@@ -1,422 +1,46 @@
-import t, { type Test } from 'tap';
-import { writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { ACTIONS, type Action } from '../../lib/model/table.js';
-import { randomId } from '../../lib/core/ids.js';
-import { agentSandbox, eventually, shellScript, type AgentBox } from '../helpers/agent.js';
-import { gitSync, lazy, lazyJson, type Run } from '../helpers/env.js';
-import { withId } from '../helpers/plant.js';
+import t from 'tap';
+import { existsSync } from 'node:fs';
+import { agentSandbox, shellScript } from '../helpers/agent.js';
+import {
+  BUILD,
+  EXPECT,
+  RESTING,
+  built,
+  copy,
+  env,
+  hanging,
+  ok,
+  refused,
+  turn,
+  walkLive,
+  walkMerging,
+  walkPairing,
+  walkResting,
+} from '../helpers/lifecycle-walk.js';
 
 t.jobs = 4;
 
-// available_actions is exact: in every reachable status, every listed action succeeds
-// given valid arguments, and every other one is refused with exit 4. Each state is built
-// once with real commands (in-process, and the fake agent); each action then runs on a
-// byte copy of that task (its ref and its branch), so no action's effect leaks into the next.
+// available_actions is exact: in every reachable status, every listed action succeeds given
+// valid arguments, and every other one is refused with exit 4. This file walks the second half
+// of the resting states (actions-resting.test.ts the first) and the live ones.
 
-type State =
-  | 'backlog'
-  | 'queued'
-  | 'paused'
-  | 'working'
-  | 'blocked'
-  | 'decision'
-  | 'clarify'
-  | 'blocked+violations'
-  | 'conflict'
-  | 'submitted'
-  | 'interrupted'
-  | 'interrupted+violations'
-  | 'interrupted+paused'
-  | 'pairing'
-  | 'merging'
-  | 'complete'
-  | 'abandoned';
-
-/** What each state lists, in ACTIONS order. */
-const EXPECT: Record<State, Action[]> = {
-  // queue on a task already queued re-queues it (a new priority); unqueue, pause and unpause follow the schedule.
-  backlog: ['start', 'queue', 'close', 'comment', 'edit'],
-  queued: ['start', 'queue', 'unqueue', 'pause', 'close', 'comment', 'edit'],
-  paused: ['start', 'queue', 'unqueue', 'unpause', 'close', 'comment', 'edit'],
-  // unblock on a working task queues the feedback for the turn after this one.
-  working: ['unblock', 'stop', 'comment', 'edit'],
-  blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  decision: ['unblock', 'answer', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  // start without a criterion: a decision, and no turn ever ran, so nothing to accept.
-  clarify: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
-  // A failed turn leaves no review: accept waits for a turn that does.
-  'blocked+violations': ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
-  conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
-  // Handed to a forge: a new turn, a local accept, the retry of submit, or giving up.
-  submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  interrupted: ['queue', 'pause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+violations': ['pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+paused': ['queue', 'unpause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
-  pairing: ['comment', 'edit'],
-  merging: ['accept'],
-  complete: ['reopen'],
-  abandoned: ['reopen'],
-};
-
-const STATUS: Record<State, string> = {
-  backlog: 'backlog',
-  queued: 'backlog',
-  paused: 'backlog',
-  working: 'working',
-  blocked: 'blocked',
-  decision: 'blocked',
-  clarify: 'blocked',
-  'blocked+violations': 'blocked',
-  conflict: 'conflict',
-  submitted: 'submitted',
-  interrupted: 'interrupted',
-  'interrupted+violations': 'interrupted',
-  'interrupted+paused': 'interrupted',
-  pairing: 'pairing',
-  merging: 'merging',
-  complete: 'complete',
-  abandoned: 'abandoned',
-};
-
-/** Valid arguments for each action; `pending` adds the decision every pending protected file needs. */
-const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
-  start: (id) => ['start', id],
-  queue: (id) => ['queue', id, '--priority', '1'],
-  unqueue: (id) => ['unqueue', id],
-  pause: (id) => ['pause', id],
-  unpause: (id) => ['unpause', id],
-  unblock: (id, p) => ['unblock', id, '-m', 'carry on', ...(p ? ['--approve-all'] : [])],
-  answer: (id) => ['answer', id, '-m', 'approach A'],
-  resume: (id) => ['resume', id],
-  ask: (id) => ['ask', id, '-m', 'what did you change?', '--timeout', '60'],
-  stop: (id) => ['stop', id],
-  pair: (id) => ['pair', id],
-  accept: (id, p) => ['accept', id, '--yes', ...(p ? ['--approve-all'] : [])],
-  submit: (id) => ['submit', id],
-  reject: (id) => ['reject', id, '-m', 'not this way'],
-  close: (id) => ['close', id, '-m', 'not needed'],
-  reopen: (id) => ['reopen', id, '-m', 'still broken'],
-  comment: (id) => ['comment', id, '-m', 'a note'],
-  edit: (id) => ['edit', id, '--goal', 'a sharper goal'],
-};
-const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume']);
-
-interface Env {
-  box: AgentBox;
-  run(args: string[], extra?: NodeJS.ProcessEnv): Promise<Run>;
-  show(id: string): Promise<any>;
-  git(args: string[], input?: string): string;
-  built: Map<State, Promise<string>>;
-}
-
-/** At most this many commands at once (a wait holds one for a whole turn): the states are walked concurrently on a small machine. */
-const SLOTS = 8;
-
-/** The bare remote submit pushes to, as a forge's would be. */
-function withRemote(box: AgentBox): void {
-  const remote = join(box.sb.home, 'forge.git');
-  gitSync(box.sb.dir, box.sb.env, ['init', '-q', '--bare', remote]);
-  gitSync(box.sb.dir, box.sb.env, ['remote', 'add', 'origin', remote]);
-}
-
-function env(box: AgentBox): Env {
-  withRemote(box);
-  const base = {
-    FAKE_SCENARIO: 'succeed',
-    SHELL: '/bin/true',
-    FAKE_STATE: join(box.sb.home, 'fake-state'),
-    FAKE_LOG: join(box.sb.home, 'fake-log.jsonl'),
-  };
-  let busy = 0;
-  const waiting: (() => void)[] = [];
-  const slot = async <T>(f: () => Promise<T>): Promise<T> => {
-    if (busy >= SLOTS) await new Promise<void>((r) => waiting.push(r));
-    busy++;
-    try {
-      return await f();
-    } finally {
-      busy--;
-      waiting.shift()?.();
-    }
-  };
-  const o = (extra: NodeJS.ProcessEnv) => ({ cwd: box.sb.dir, env: { ...box.sb.env, ...base, ...extra } });
-  return {
-    box,
-    run: (args, extra = {}) => slot(() => lazy([...args, '--json'], o(extra))),
-    show: async (id) => (await slot(() => lazyJson(['show', id], o({})))).value,
-    git: (args, input) => gitSync(box.sb.dir, box.sb.env, args, input),
-    built: new Map(),
-  };
-}
-
-async function ok(e: Env, args: string[], extra: NodeJS.ProcessEnv = {}): Promise<any> {
-  const r = await e.run(args, extra);
-  if (r.code !== 0) throw new Error(`lazy ${args.join(' ')} exited ${r.code}: ${r.stdout}${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-async function create(e: Env, criterion = true): Promise<string> {
-  return (await ok(e, ['create', 'walk the lifecycle', ...(criterion ? ['--accept', 'done'] : [])])).task.id;
-}
-
-async function turn(e: Env, id: string, action: string[], scenario: string): Promise<void> {
-  await ok(e, action, { FAKE_SCENARIO: scenario });
-  await e.run(['wait', id, '--timeout', '90']);
-}
-
-async function hanging(e: Env, scenario = 'hang'): Promise<string> {
-  const id = await create(e);
-  await ok(e, ['start', id], { FAKE_SCENARIO: scenario });
-  await eventually(async () => (await e.show(id)).status === 'working', 30_000, 'working');
-  return id;
-}
-
-/** Builds each resting state with real commands. */
-const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
-  backlog: (e) => create(e),
-  queued: async (e) => {
-    const id = await create(e);
-    await ok(e, ['queue', id, '--priority', '3']);
-    return id;
+t.test(
+  'every listed action succeeds and every other one exits 4, in the other resting states and the live ones',
+  async (t) => {
+    const box = await agentSandbox({ settings: { protected: 'config/**' } });
+    t.teardown(box.sb.cleanup);
+    const e = env(box);
+    await Promise.all(RESTING[1].map((s) => walkResting(t, e, s)));
+    // The live states last, so nothing queues in front of their actions; each on its own task.
+    const blocked = await built(e, 'blocked');
+    await Promise.all([
+      hanging(e).then((id) => walkLive(t, e, 'working', id, 'stop')),
+      walkPairing(t, e, copy(e, blocked)),
+      walkMerging(t, e, copy(e, blocked)),
+    ]);
+    // zombie is never a resting status: recovery moves zombie → complete in one commit.
   },
-  paused: async (e) => {
-    const id = copy(e, await built(e, 'queued'));
-    await ok(e, ['pause', id]);
-    return id;
-  },
-  'interrupted+paused': async (e) => {
-    const id = copy(e, await built(e, 'interrupted'));
-    await ok(e, ['pause', id]);
-    return id;
-  },
-  blocked: async (e) => {
-    const id = await create(e);
-    await turn(e, id, ['start', id], 'succeed');
-    return id;
-  },
-  decision: async (e) => {
-    const id = await create(e);
-    await turn(e, id, ['start', id], 'question');
-    return id;
-  },
-  clarify: async (e) => {
-    const id = await create(e, false);
-    await ok(e, ['start', id]);
-    return id;
-  },
-  'blocked+violations': async (e) => {
-    const id = await create(e);
-    await turn(e, id, ['start', id], 'protected-auth');
-    return id;
-  },
-  conflict: async (e) => {
-    const id = await create(e);
-    await turn(e, id, ['start', id], 'protected');
-    return id;
-  },
-  interrupted: async (e) => {
-    const id = await hanging(e);
-    const run = (await e.show(id)).current_run;
-    await ok(e, ['stop', id]);
-    // The stopped run's turn is recorded after stop returns (by its supervisor, or by a reconcile if the stop
-    // came before the supervisor started): the state is built once that commit is there.
-    await eventually(
-      async () => (await e.show(id)).turns.some((x: any) => x.role === 'agent' && x.run === run),
-      30_000,
-      'the stopped turn',
-    );
-    return id;
-  },
-  'interrupted+violations': async (e) => {
-    // No single clone reaches this: a stopped ask goes back to conflict, and leaving conflict
-    // decides every file. A pull that merges a conflict's violations into an interrupted
-    // history does, so the state is planted the way that merge writes it: the interrupted
-    // task's tree plus the violation entries a protected-file turn recorded.
-    const donor = await built(e, 'conflict');
-    const id = copy(e, await built(e, 'interrupted'));
-    const ref = `refs/lazy/tasks/${id}`;
-    const entries = e.git(['ls-tree', '-r', `refs/lazy/tasks/${donor}`, 'violations/']).trim();
-    const index = join(e.box.sb.home, `plant-${id}.index`);
-    const env = { GIT_INDEX_FILE: index };
-    gitSync(e.box.sb.dir, { ...e.box.sb.env, ...env }, ['read-tree', ref]);
-    gitSync(e.box.sb.dir, { ...e.box.sb.env, ...env }, ['update-index', '--index-info'], entries + '\n');
-    const tree = gitSync(e.box.sb.dir, { ...e.box.sb.env, ...env }, ['write-tree']).trim();
-    const tip = tipOf(e, id);
-    const commit = e.git(['commit-tree', tree, '-p', tip, '-m', 'planted: violations merged in'], '').trim();
-    e.git(['update-ref', ref, commit, tip]);
-    return id;
-  },
-  submitted: async (e) => {
-    const id = copy(e, await built(e, 'blocked'));
-    await ok(e, ['submit', id]);
-    return id;
-  },
-  complete: async (e) => {
-    const id = copy(e, await built(e, 'blocked'));
-    await ok(e, ['accept', id, '--yes']);
-    return id;
-  },
-  abandoned: async (e) => {
-    const id = copy(e, await built(e, 'blocked'));
-    await ok(e, ['reject', id, '-m', 'no']);
-    return id;
-  },
-};
-
-/**
- * Each state is built once per sandbox (a refusal writes nothing, so the task stays as built);
- * states that follow from one (complete, abandoned, the planted one) start from a copy of it.
- */
-function built(e: Env, state: State): Promise<string> {
-  let id = e.built.get(state);
-  if (!id) e.built.set(state, (id = BUILD[state]!(e)));
-  return id;
-}
-
-/** A byte copy of the task under a new id (only task.yaml names the id), with a copy of its branch. */
-function copy(e: Env, id: string): string {
-  const to = 'w' + randomId(7);
-  const ref = `refs/lazy/tasks/${id}`;
-  const blob = e.git(['hash-object', '-w', '--stdin'], withId(e.git(['show', `${ref}:task.yaml`]), to)).trim();
-  const entries = e
-    .git(['ls-tree', ref])
-    .trim()
-    .split('\n')
-    .map((l) => (l.endsWith('\ttask.yaml') ? l.replace(/blob [0-9a-f]+/, `blob ${blob}`) : l));
-  const tree = e.git(['mktree'], entries.join('\n') + '\n').trim();
-  const commit = e.git(['commit-tree', tree, '-m', 'a copy'], '').trim();
-  const branch = e.git(['for-each-ref', '--format=%(objectname)', `refs/heads/lazy/${id}`]).trim();
-  e.git(
-    ['update-ref', '--stdin'],
-    `create refs/lazy/tasks/${to} ${commit}\n` + (branch ? `create refs/heads/lazy/${to} ${branch}\n` : ''),
-  );
-  return to;
-}
-
-const tipOf = (e: Env, id: string) => e.git(['rev-parse', `refs/lazy/tasks/${id}`]).trim();
-
-/** The refusal every unlisted action must give. */
-function refused(t: Test, r: Run, action: Action, what: string, status?: string): void {
-  t.equal(r.code, 4, `${what}: ${action} is refused with exit 4 (${r.stdout.slice(0, 300)}${r.stderr.slice(0, 300)})`);
-  const err = (() => {
-    try {
-      return JSON.parse(r.stdout).error;
-    } catch {
-      return undefined;
-    }
-  })();
-  t.equal(err?.code, 'action_not_allowed', `${what}: ${action} refusal is action_not_allowed`);
-  if (status) t.equal(err?.details?.status, status, `${what}: ${action} refusal names the status`);
-}
-
-/** show, list and inbox all carry the same available_actions. */
-async function listed(t: Test, e: Env, id: string, state: State): Promise<void> {
-  const v = await e.show(id);
-  t.equal(v.status, STATUS[state], `${state}: the task is ${STATUS[state]}`);
-  t.same(v.available_actions, EXPECT[state], `${state}: show --json lists exactly these actions`);
-  const row = (await ok(e, ['list', '--all'])).find((r: any) => r.id === id);
-  t.same(row?.available_actions, EXPECT[state], `${state}: list --json agrees`);
-  const item = (await ok(e, ['inbox'])).find((i: any) => i.id === id);
-  if (item) t.same(item.available_actions, EXPECT[state], `${state}: inbox --json agrees`);
-}
-
-/** Unlisted actions on the task itself (a refusal writes nothing); each listed one on a copy of it. */
-async function walkResting(t: Test, e: Env, state: State): Promise<void> {
-  const id = await built(e, state);
-  await listed(t, e, id, state);
-  const pending = (await e.show(id)).pending_violations.length > 0;
-  const tip = tipOf(e, id);
-  const launched: string[] = [];
-  await Promise.all(
-    ACTIONS.map(async (a) => {
-      if (!EXPECT[state].includes(a)) return refused(t, await e.run(ARGS[a](id, pending)), a, state, STATUS[state]);
-      const c = copy(e, id);
-      const r = await e.run(ARGS[a](c, pending));
-      t.equal(r.code, 0, `${state}: listed ${a} succeeds (${r.stdout.slice(0, 300)}${r.stderr.slice(0, 300)})`);
-      if (LAUNCHES.has(a)) launched.push(c);
-    }),
-  );
-  t.equal(tipOf(e, id), tip, `${state}: the refusals wrote nothing`);
-  for (const c of launched) await e.run(['wait', c, '--timeout', '90']);
-}
-
-/** States owned by a live process: every action on the one task, the one that ends the state last. */
-async function walkLive(t: Test, e: Env, state: State, id: string, last?: Action): Promise<void> {
-  await listed(t, e, id, state);
-  for (const a of ACTIONS.filter((x) => x !== last)) {
-    const r = await e.run(ARGS[a](id, false));
-    if (EXPECT[state].includes(a)) t.equal(r.code, 0, `${state}: listed ${a} succeeds (${r.stdout.slice(0, 300)})`);
-    else refused(t, r, a, state, STATUS[state]);
-  }
-  t.equal((await e.show(id)).status, STATUS[state], `${state}: still ${STATUS[state]} after every refusal`);
-  if (last) t.equal((await e.run(ARGS[last](id, false))).code, 0, `${state}: listed ${last} succeeds`);
-}
-
-async function walkPairing(t: Test, e: Env, id: string): Promise<void> {
-  const done = join(e.box.sb.home, 'pair-done');
-  const shell = shellScript(e.box.sb, 'pair-wait.sh', `while [ ! -f '${done}' ]; do sleep 0.1; done\n`);
-  const pairing = lazy(['pair', id], { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: shell } });
-  await eventually(async () => (await e.show(id)).status === 'pairing', 30_000, 'pairing');
-  await walkLive(t, e, 'pairing', id);
-  writeFileSync(done, '');
-  t.equal((await pairing).code, 0, 'the pairing session ends normally');
-}
-
-async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
-  // A slow accept holds the task in merging; every action runs against it at once.
-  const slow = lazy(['accept', id, '--yes', '--json'], {
-    cwd: e.box.sb.dir,
-    env: e.box.sb.env,
-    io: { stepDelayMs: 1500 },
-  });
-  let ended: Run | undefined;
-  void slow.then((r) => {
-    ended = r;
-  });
-  await eventually(
-    async () => {
-      if (ended)
-        throw new Error(
-          `the slow accept ended before merging was seen: exit ${ended.code} ${ended.stdout}${ended.stderr}`,
-        );
-      return (await e.show(id)).status === 'merging';
-    },
-    60_000,
-    'merging',
-  );
-  t.same((await e.show(id)).available_actions, EXPECT.merging, 'merging: show --json lists exactly these actions');
-  // Waiters queue on the task's lock behind the slow accept: give them time on a loaded machine.
-  const o = { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: '/bin/true', LAZY_LOCK_TIMEOUT_MS: '60000' } };
-  const runs = await Promise.all(
-    ACTIONS.map(async (a) => [a, await lazy([...ARGS[a](id, false), '--json'], o)] as const),
-  );
-  for (const [a, r] of runs) {
-    if (!EXPECT.merging.includes(a)) {
-      refused(t, r, a, 'merging');
-      continue;
-    }
-    t.equal(r.code, 0, `merging: listed ${a} succeeds`);
-    t.equal(JSON.parse(r.stdout).already_accepted, true, 'the second accept waits for the first and reports it');
-  }
-  t.equal((await slow).code, 0, 'the slow accept itself succeeds');
-}
-
-t.test('every listed action succeeds and every other one exits 4, in every reachable status', async (t) => {
-  const box = await agentSandbox({ settings: { protected: 'config/**' } });
-  t.teardown(box.sb.cleanup);
-  const e = env(box);
-  const states = Object.keys(BUILD) as State[];
-  await Promise.all(states.map((s) => walkResting(t, e, s)));
-  // The live states last, so nothing queues in front of their actions; each on its own task.
-  const blocked = await built(e, 'blocked');
-  await Promise.all([
-    hanging(e).then((id) => walkLive(t, e, 'working', id, 'stop')),
-    walkPairing(t, e, copy(e, blocked)),
-    walkMerging(t, e, copy(e, blocked)),
-  ]);
-  // zombie is never a resting status: recovery moves zombie → complete in one commit.
-});
+);
 
 t.test('a listed action the op used to refuse, and an unlisted one it used to run', async (t) => {
   const box = await agentSandbox({ settings: { protected: 'config/**' } });
