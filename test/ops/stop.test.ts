@@ -1,24 +1,19 @@
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf } from '../helpers/agent.js';
+import { agentSandbox, eventually, runDirOf, type AgentBox } from '../helpers/agent.js';
+import { alive, cleanupAfterSupervisors } from '../helpers/supervisors.js';
 
 t.jobs = 4;
 
-t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox();
-  t.teardown(sb.cleanup);
-  scenario('ignore-sigterm,succeed');
-  const id = await l.create('stubborn', '--accept', 'done');
-  await l('start', id);
-  // Stop only once the agent says its SIGTERM handler is in place (a fixed pause was a race under load).
-  await eventually(
+/** The run of a task whose agent says its SIGTERM handler is in place (a fixed pause was a race under load). */
+const ignoringSigterm = (box: AgentBox, id: string): Promise<string> =>
+  eventually(
     async () => {
-      const run = (await l.json('show', id)).value.current_run;
+      const run = (await box.l.json('show', id)).value.current_run;
       try {
-        return (
-          run && readFileSync(join(runDirOf(sb, run), 'output.log'), 'utf8').includes('running and ignoring SIGTERM')
-        );
+        const log = readFileSync(join(runDirOf(box.sb, run), 'output.log'), 'utf8');
+        return log.includes('running and ignoring SIGTERM') && run;
       } catch {
         return false;
       }
@@ -26,6 +21,15 @@ t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed',
     30000,
     'the agent ignoring SIGTERM',
   );
+
+t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed', async (t) => {
+  const box = await agentSandbox();
+  const { sb, l, invocations, scenario } = box;
+  t.teardown(sb.cleanup);
+  scenario('ignore-sigterm,succeed');
+  const id = await l.create('stubborn', '--accept', 'done');
+  await l('start', id);
+  await ignoringSigterm(box, id);
   const s = await l.json('stop', id);
   t.equal(s.run.code, 0);
   t.equal(s.value.signal, 'SIGKILL', 'an agent that ignores SIGTERM is killed');
@@ -70,4 +74,26 @@ t.test('stop on a well-behaved agent needs only SIGTERM', async (t) => {
   t.equal(s.value.signal, 'SIGTERM', JSON.stringify({ signal: s.value.signal, w: s.value.waited_ms }));
   const refused = await l.json('stop', id);
   t.equal(refused.run.code, 4, 'stop on an interrupted task is refused');
+});
+
+t.test("a stop whose command died: the supervisor's SIGKILL ends the agent, but never before stop's own", async (t) => {
+  const box = await agentSandbox(); // stop_grace_ms 1000
+  const { sb, l, invocations, scenario } = box;
+  cleanupAfterSupervisors(t, sb);
+  scenario('ignore-sigterm');
+  const id = await l.create('the stop died', '--accept', 'done');
+  await l('start', id);
+  const run = await ignoringSigterm(box, id);
+  const agent = invocations()[0]!.pid;
+  const asked = Date.now();
+  writeFileSync(join(runDirOf(sb, run), 'stop'), new Date().toISOString()); // what stop writes before it signals
+  await eventually(() => !alive(agent), 60_000, 'the backstop SIGKILL');
+  const ended = Date.now() - asked;
+  // stop reports the signal it sent: had the supervisor's SIGKILL come first, a SIGTERM would look like it worked.
+  t.ok(ended >= 1000 + 5000, `not before one grace and the backstop margin (${ended} ms)`);
+  const v = await eventually(async () => {
+    const x = (await l.json('show', id)).value;
+    return x.status !== 'working' && x;
+  });
+  t.equal(v.status, 'interrupted', 'the stop request is honoured');
 });

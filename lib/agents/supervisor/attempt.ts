@@ -47,6 +47,8 @@ const MAX_LINE = 8 * 1024 * 1024;
 const LOG_ROTATE_BYTES = 32 * 1024 * 1024;
 /** Once the agent's group is gone, how long output still held open by an escaped process is awaited. */
 const DRAIN_MS = 1000;
+/** How long after `lazy stop`'s own SIGKILL the supervisor sends its backstop one. */
+const STOP_BACKSTOP_MS = 5000;
 
 export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   const argv = a.adapter.argv(a.spec, a.input);
@@ -100,15 +102,17 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   child.stderr!.setEncoding('utf8').on('data', (t: string) => write(t, false));
 
   let killTimer: NodeJS.Timeout | undefined;
-  function kill() {
+  function kill(graceMs = a.graceMs) {
     if (killTimer || !child.pid) return;
     signalGroup(child.pid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), a.graceMs);
+    killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), graceMs);
   }
   const ticker = setInterval(() => {
+    // `lazy stop` sends its own SIGKILL one grace after its SIGTERM and reports it; ours is the backstop
+    // for a stop that died, so it comes later and never makes an agent that ignored SIGTERM look ended by it.
     if (!stopped && existsSync(a.stopFile)) {
       stopped = true;
-      kill();
+      kill(a.graceMs + STOP_BACKSTOP_MS);
     }
     if (!watchdog && Date.now() - lastProgress > a.watchdogMs) {
       watchdog = true;
