@@ -108,8 +108,8 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
     killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), graceMs);
   }
   const ticker = setInterval(() => {
-    // `lazy stop` sends its own SIGKILL one grace after its SIGTERM and reports it; ours is the backstop
-    // for a stop that died, so it comes later and never makes an agent that ignored SIGTERM look ended by it.
+    // Whoever writes the stop file (`lazy stop`, a worker ending a lost claim) sends its own SIGKILL one grace
+    // after its SIGTERM; ours is the backstop for one that died, so stop never reports SIGTERM for our SIGKILL.
     if (!stopped && existsSync(a.stopFile)) {
       stopped = true;
       kill(a.graceMs + STOP_BACKSTOP_MS);
