@@ -69,7 +69,9 @@ test('stop finds what the agent left running after it exited', async (t) => {
 });
 
 test("reconcile kills the verified leftovers of a dead supervisor's agent", async (t) => {
-  const box = await agentSandbox({ settings: { stop_grace_ms: '8000' } });
+  // The supervisor must be killed within the grace it gives the leftovers after the agent exits; the orphan kill
+  // does not wait on this setting (a fixed 2 s), so a wide grace costs nothing on a loaded machine.
+  const box = await agentSandbox({ settings: { stop_grace_ms: '30000' } });
   const { sb, l, scenario, invocations } = box;
   cleanupAfterSupervisors(t, sb);
   scenario('leave-stubborn-child,succeed');
