@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, runDirOf, type AgentBox } from '../helpers/agent.js';
 import { alive, cleanupAfterSupervisors } from '../helpers/supervisors.js';
+import { runFiles } from '../../lib/agents/runs.js';
 
 t.jobs = 4;
 
@@ -86,7 +87,7 @@ t.test("a stop whose command died: the supervisor's SIGKILL ends the agent, but 
   const run = await ignoringSigterm(box, id);
   const agent = invocations()[0]!.pid;
   const asked = Date.now();
-  writeFileSync(join(runDirOf(sb, run), 'stop'), new Date().toISOString()); // what stop writes before it signals
+  writeFileSync(runFiles(runDirOf(sb, run)).stop, new Date().toISOString()); // what stop writes before it signals
   await eventually(() => !alive(agent), 60_000, 'the backstop SIGKILL');
   const ended = Date.now() - asked;
   // stop reports the signal it sent: had the supervisor's SIGKILL come first, a SIGTERM would look like it worked.

@@ -47,7 +47,7 @@ const MAX_LINE = 8 * 1024 * 1024;
 const LOG_ROTATE_BYTES = 32 * 1024 * 1024;
 /** Once the agent's group is gone, how long output still held open by an escaped process is awaited. */
 const DRAIN_MS = 1000;
-/** How long after `lazy stop`'s own SIGKILL the supervisor sends its backstop one. */
+/** How long after the stop request's own SIGKILL (`lazy stop`'s) the supervisor sends its backstop one. */
 const STOP_BACKSTOP_MS = 5000;
 
 export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
@@ -109,7 +109,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   }
   const ticker = setInterval(() => {
     // Whoever writes the stop file (`lazy stop`, a worker ending a lost claim) sends its own SIGKILL one grace
-    // after its SIGTERM; ours is the backstop for one that died, so stop never reports SIGTERM for our SIGKILL.
+    // after its SIGTERM; ours is the backstop for one that died, so stop's report is of its own signal.
     if (!stopped && existsSync(a.stopFile)) {
       stopped = true;
       kill(a.graceMs + STOP_BACKSTOP_MS);
