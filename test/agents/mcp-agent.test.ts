@@ -1,35 +1,55 @@
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually } from '../helpers/agent.js';
+import { agentSandbox, completeLines, eventually } from '../helpers/agent.js';
 
 t.jobs = 2;
 
 // A command agent that talks to lazy through the MCP server lazy wired in for it
 // ($LAZY_MCP_COMMAND): the fake agent runs the SDK's own client against the real server.
 
-const replies = (home: string) =>
-  readFileSync(join(home, 'fake-state', 'mcp-replies.jsonl'), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { name: string; reply: { isError?: boolean } });
+const replies = (home: string) => {
+  const file = join(home, 'fake-state', 'mcp-replies.jsonl');
+  return existsSync(file)
+    ? completeLines(readFileSync(file, 'utf8')).map(
+        (l) => JSON.parse(l) as { name: string; reply: { isError?: boolean } },
+      )
+    : [];
+};
+
+// How long a running turn may take to reach the state a test checks: a hang guard only, since
+// the fake agent's work waits for the test's gate (a loaded CI machine took over 20 s once).
+const REACH_MS = 120_000;
+
+/** What the task and the agent's tool calls were when a wait timed out. */
+const seen = (home: string, last: unknown) =>
+  `; last seen: ${JSON.stringify(last)}; tool calls: ${JSON.stringify(replies(home).map((r) => [r.name, r.reply]))}`;
 
 t.test('progress shows while the turn runs; lazy_finish is the review', async (t) => {
-  const { sb, l, scenario } = await agentSandbox();
+  const box = await agentSandbox();
+  const { sb, l, scenario } = box;
   t.teardown(sb.cleanup);
   scenario('mcp');
-  sb.env.FAKE_SLEEP_MS = '10000'; // the window the checks below run in: wide enough for a loaded machine
+  const open = box.gate();
   const id = await l.create('over mcp', '--accept', 'done');
   const started = await l('start', id);
   t.equal(started.code, 0, started.stderr);
-  const shown = await eventually(async () => {
-    const v = (await l.json('show', id)).value;
-    return v.substate ? v : undefined;
-  });
+  let last: unknown;
+  const shown = await eventually(
+    async () => {
+      const v = (await l.json('show', id)).value;
+      last = { status: v.status, substate: v.substate };
+      if (v.status !== 'working') throw new Error(`the turn ended first${seen(sb.home, last)}`);
+      return v.substate ? v : undefined;
+    },
+    REACH_MS,
+    () => 'the progress substate' + seen(sb.home, last),
+  );
   t.same(shown.substate.kind, 'agent');
   t.equal(shown.substate.message, 'step 1 of 2 of turn 1');
   t.match((await l('list')).stdout, 'working (agent: step 1 of 2 of turn 1)');
   t.match((await l('show', id)).stdout, /working \(agent: step 1 of 2 of turn 1\)/);
+  open();
   const done = (await l.json('wait', id, '--timeout', '60')).value.task;
   t.equal(done.status, 'blocked');
   const turn = done.turns.filter((x: any) => x.role === 'agent').at(-1);
@@ -43,20 +63,29 @@ t.test('progress shows while the turn runs; lazy_finish is the review', async (t
 });
 
 t.test('a parent agent waiting on its subtask shows "waiting on <sub>"', async (t) => {
-  const { sb, l, scenario } = await agentSandbox();
+  const box = await agentSandbox();
+  const { sb, l, scenario } = box;
   t.teardown(sb.cleanup);
   scenario('mcp-wait,slow-succeed');
-  sb.env.FAKE_SLEEP_MS = '10000'; // the window the checks below run in: wide enough for a loaded machine
+  const open = box.gate(); // the subtask works until the checks below are done
   const id = await l.create('the parent', '--accept', 'done');
   t.equal((await l('start', id)).code, 0);
-  const waiting = await eventually(async () => {
-    const v = (await l.json('show', id)).value;
-    return v.substate?.kind === 'waiting_on' ? v.substate : undefined;
-  });
+  let last: unknown;
+  const waiting = await eventually(
+    async () => {
+      const v = (await l.json('show', id)).value;
+      last = { status: v.status, substate: v.substate };
+      if (v.status !== 'working') throw new Error(`the turn ended first${seen(sb.home, last)}`);
+      return v.substate?.kind === 'waiting_on' ? v.substate : undefined;
+    },
+    REACH_MS,
+    () => 'the waiting_on substate' + seen(sb.home, last),
+  );
   const kids = (await l.json('list', '--parent', id)).value;
   t.equal(kids.length, 1, 'the agent created one subtask');
   t.equal(waiting.task, kids[0].id, 'the parent waits on it');
-  t.match((await l('list')).stdout, new RegExp(`working \\(waiting on ${kids[0].id} \\d+s\\)`));
+  t.match((await l('list')).stdout, new RegExp(`working \\(waiting on ${kids[0].id} \\d+(m\\d\\d)?s\\)`));
+  open();
   const done = (await l.json('wait', id, '--timeout', '60')).value.task;
   t.equal(done.status, 'blocked');
   t.equal(done.turns.filter((x: any) => x.role === 'agent').at(-1).content, 'the subtask ended blocked');

@@ -9,14 +9,15 @@ t.jobs = 4;
 // starts the next turn.
 
 t.test('unblock on a working task queues the feedback; the end of the turn starts the next turn with it', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox();
+  const { sb, l, invocations, scenario, gate } = await agentSandbox();
   t.teardown(sb.cleanup);
-  sb.env.FAKE_SLEEP_MS = '2500';
+  const open = gate(); // the turn runs until the feedback is queued
   scenario('slow-succeed,succeed');
   const id = await l.create('write the parser', '--accept', 'it works');
   t.equal((await l('start', id)).code, 0);
   const feedback = 'Also handle empty input.\n  Keep the API unchanged.';
   const q = await l.json('unblock', id, '-m', feedback);
+  open();
   t.equal(q.run.code, 0, `unblock on a working task exits 0: ${q.run.stderr}`);
   t.equal(q.value.run, null, 'no turn was launched by the unblock itself');
   t.ok(q.value.queued?.turn, 'the queued feedback turn is reported');
@@ -83,13 +84,14 @@ t.test('text output of a queued unblock, and a stop leaves queued feedback pendi
 t.test(
   'feedback queued during a turn that parks in conflict waits for the decisions, then reaches the agent verbatim',
   async (t) => {
-    const { sb, l, invocations, scenario } = await agentSandbox({ settings: { protected: 'config/**' } });
+    const { sb, l, invocations, scenario, gate } = await agentSandbox({ settings: { protected: 'config/**' } });
     t.teardown(sb.cleanup);
-    sb.env.FAKE_SLEEP_MS = '2500';
+    const open = gate();
     scenario('slow-protected,succeed');
     const id = await l.create('touches secrets', '--accept', 'ok');
     await l('start', id);
     t.equal((await l('unblock', id, '-m', 'queued while it touched secrets')).code, 0);
+    open();
     const w = await l.json('wait', id, '--timeout', '30');
     t.equal(w.value.task.status, 'conflict', 'the turn parked in conflict');
     await new Promise((r) => setTimeout(r, 1000));
@@ -108,13 +110,14 @@ t.test(
 t.test(
   'queued feedback survives a crash (auto-resume delivers it) and a failed auto-start (the next unblock delivers it)',
   async (t) => {
-    const { sb, l, invocations, scenario } = await agentSandbox();
+    const { sb, l, invocations, scenario, gate } = await agentSandbox();
     t.teardown(sb.cleanup);
-    sb.env.FAKE_SLEEP_MS = '2500';
+    const open = gate();
     scenario('crash,succeed');
     const id = await l.create('crashy', '--accept', 'it works');
     await l('start', id);
     t.equal((await l('unblock', id, '-m', 'queued before the crash')).code, 0);
+    open();
     await eventually(
       async () => (await l.json('show', id)).value.changelog.some((c: any) => c.trigger === 'auto_resume'),
       30_000,
@@ -133,9 +136,13 @@ t.test(
     t.equal((await l('config', 'set', 'agents.fake.command', wrapper)).code, 0);
     const id2 = await l.create('the agent goes away', '--accept', 'it works');
     scenario('slow-succeed');
+    const open2 = gate();
+    const launched = invocations().length;
     await l('start', id2);
     t.equal((await l('unblock', id2, '-m', 'queued, then the agent goes away')).code, 0);
+    await eventually(() => invocations().length > launched, 30_000, 'the agent to start through the wrapper');
     rmSync(wrapper);
+    open2();
     await eventually(
       async () =>
         (await l.json('show', id2)).value.turns.some(

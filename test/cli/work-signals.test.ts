@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LAZY, type Run, type Sandbox } from '../helpers/env.js';
 import { eventually, readJson, runDirOf } from '../helpers/agent.js';
@@ -52,9 +52,11 @@ t.test('SIGTERM: the running turn finishes, its outcome is pushed, no new work i
   t.teardown(tm.cleanup);
   const ids = await seeded(boxes, 2);
   const w = boxes[1]!;
-  const worker = startWorker(w.sb, ['origin'], { FAKE_SCENARIO: 'slow-succeed', FAKE_SLEEP_MS: '2500' });
+  const gate = join(w.sb.home, 'gate'); // the turn runs until the worker has its SIGTERM
+  const worker = startWorker(w.sb, ['origin'], { FAKE_SCENARIO: 'slow-succeed', FAKE_GATE: gate });
   await eventually(() => runsPerTask([w.log!]).size === 1, 30_000, 'the first turn to start');
   worker.child.kill('SIGTERM');
+  writeFileSync(gate, '');
   const r = await worker.done();
   t.equal(r.code, 0, r.stderr);
   const s = JSON.parse(r.stdout);
@@ -145,12 +147,14 @@ t.test(
     t.teardown(tm.cleanup);
     const [id] = await seeded(boxes, 1);
     const [seed, w] = boxes;
-    // The turn outlasts the teammate's pull, comment and push even on a loaded machine (they took over 2.5 s once).
-    const worker = startWorker(w!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_SLEEP_MS: '10000' });
+    // The turn runs until the teammate's pull, comment and push are done (they took over 2.5 s once).
+    const gate = join(w!.sb.home, 'gate');
+    const worker = startWorker(w!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_GATE: gate });
     await eventually(() => runsPerTask([w!.log!]).size === 1, 30_000, 'the turn to start');
     t.equal((await seed!.l('pull')).code, 0);
     t.equal((await seed!.l('comment', id!, '-m', 'a note while it works')).code, 0);
     t.equal((await seed!.l('push')).code, 0, 'the comment reaches the remote while the turn runs');
+    writeFileSync(gate, '');
     const r = await worker.done();
     t.equal(r.code, 0, r.stderr);
     const s = JSON.parse(r.stdout);

@@ -28,6 +28,11 @@ export interface AgentBox {
    * recorded: a launch killed before the agent began records none and consumes no scenario.
    */
   next(s: string): void;
+  /**
+   * Holds the slow scenarios' work (slow-succeed, slow-protected, crash, mcp) until the returned
+   * function is called: the window a test checks a running turn in, with no clock to outlast.
+   */
+  gate(): () => void;
 }
 
 /**
@@ -45,6 +50,7 @@ export async function agentSandbox(
     ...o.env,
   };
   const l = cli(sb, env);
+  let gates = 0;
   const settings: Record<string, string> = {
     'agents.fake.command': `"${process.execPath}" "${FAKE_AGENT}"`,
     agent: 'fake',
@@ -73,6 +79,11 @@ export async function agentSandbox(
       const launched = existsSync(counter) ? Number(readFileSync(counter, 'utf8')) || 0 : 0;
       env.FAKE_SCENARIO = [...Array<string>(launched).fill('succeed'), s].join(',');
     },
+    gate: () => {
+      const file = join(sb.home, `gate-${++gates}`);
+      env.FAKE_GATE = file;
+      return () => writeFileSync(file, '');
+    },
   };
 }
 
@@ -83,17 +94,17 @@ export const completeLines = (text: string): string[] =>
     .split('\n')
     .filter(Boolean);
 
-/** Polls a predicate (for states reached by a detached supervisor). */
+/** Polls a predicate (for states reached by a detached supervisor); `what` may be a function, read at the timeout to say what was last seen. */
 export async function eventually<T>(
   f: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,
-  what = 'condition',
+  what: string | (() => string) = 'condition',
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await f();
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
