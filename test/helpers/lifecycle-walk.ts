@@ -2,6 +2,7 @@ import { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS, type Action } from '../../lib/model/table.js';
+import { ACCEPT_STEPS } from '../../lib/ops/accept.js';
 import { randomId } from '../../lib/core/ids.js';
 import { eventually, shellScript, type AgentBox } from './agent.js';
 import { gitSync, lazy, lazyJson, type Run } from './env.js';
@@ -363,11 +364,18 @@ export async function walkPairing(t: Test, e: Env, id: string): Promise<void> {
 }
 
 export async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
-  // A slow accept holds the task in merging; every action runs against it at once.
+  // An accept held after preflight keeps the task in merging, with no clock, until every other action has run against it.
+  let step = '';
+  let release = () => {};
+  const held = new Promise<void>((r) => (release = r));
   const slow = lazy(['accept', id, '--yes', '--json'], {
     cwd: e.box.sb.dir,
     env: e.box.sb.env,
-    io: { stepDelayMs: 1500 },
+    io: {
+      stepDelayMs: 1,
+      narrate: (_i, _n, label) => void (step = label),
+      clock: { now: () => Date.now(), sleep: async () => void (step === ACCEPT_STEPS[1]!.label && (await held)) },
+    },
   });
   let ended: Run | undefined;
   void slow.then((r) => {
@@ -377,7 +385,7 @@ export async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
     async () => {
       if (ended)
         throw new Error(
-          `the slow accept ended before merging was seen: exit ${ended.code} ${ended.stdout}${ended.stderr}`,
+          `the held accept ended before merging was seen: exit ${ended.code} ${ended.stdout}${ended.stderr}`,
         );
       return (await e.show(id)).status === 'merging';
     },
@@ -385,12 +393,13 @@ export async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
     'merging',
   );
   t.same((await e.show(id)).available_actions, EXPECT.merging, 'merging: show --json lists exactly these actions');
-  // Waiters queue on the task's lock behind the slow accept: give them time on a loaded machine.
+  // A second accept queues on the task's lock behind the held one: it is let go once the refusals are in.
   const o = { cwd: e.box.sb.dir, env: { ...e.box.sb.env, SHELL: '/bin/true', LAZY_LOCK_TIMEOUT_MS: '60000' } };
-  const runs = await Promise.all(
-    ACTIONS.map(async (a) => [a, await lazy([...ARGS[a](id, false), '--json'], o)] as const),
-  );
-  for (const [a, r] of runs) {
+  const pending = ACTIONS.map((a) => [a, lazy([...ARGS[a](id, false), '--json'], o)] as const);
+  await Promise.all(pending.filter(([a]) => !EXPECT.merging.includes(a)).map(([, r]) => r));
+  release();
+  for (const [a, run] of pending) {
+    const r = await run;
     if (!EXPECT.merging.includes(a)) {
       refused(t, r, a, 'merging');
       continue;
@@ -398,5 +407,5 @@ export async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
     t.equal(r.code, 0, `merging: listed ${a} succeeds`);
     t.equal(JSON.parse(r.stdout).already_accepted, true, 'the second accept waits for the first and reports it');
   }
-  t.equal((await slow).code, 0, 'the slow accept itself succeeds');
+  t.equal((await slow).code, 0, 'the held accept itself succeeds');
 }
