@@ -93,6 +93,7 @@ t.test('codex gets -c mcp_servers.lazy.command and .args as TOML values', async 
   const envValue = values.find((v) => v.startsWith('mcp_servers.lazy.env='))!;
   t.match(envValue, /GIT_AUTHOR_NAME = "Ada Lovelace"/, "env: a TOML inline table holding git's identity");
   t.ok(values.includes('mcp_servers.lazy.startup_timeout_sec=30'), 'codex gives the server 30 s to start, not 10');
+  t.ok(values.includes('mcp_servers.lazy.tool_timeout_sec=86400'), 'and a wait on a subtask a day, not 60 s');
   t.same(mcpVars(inv), {}, "claude's variables are claude's alone");
   t.ok(inv.argv.indexOf(cmd) < inv.argv.indexOf('--'), 'options come before --, the prompt after');
   t.notOk('LAZY_MCP_COMMAND' in inv.env);

@@ -69,10 +69,13 @@ export const tomlString = (s: string) =>
 /**
  * codex's `-c` overrides that define the server (values are TOML). codex gives a server 10 s to start
  * by default, which a loaded machine can use up starting node: a server given up on means a turn without lazy's tools.
+ * It gives a tool call 60 s, but lazy_wait and lazy_ask last as long as a subtask's turn: a day leaves their own timeout in charge.
  */
 export const codexMcpArgs = (w: McpServer): string[] => [
   '-c',
   'mcp_servers.lazy.startup_timeout_sec=30',
+  '-c',
+  'mcp_servers.lazy.tool_timeout_sec=86400',
   '-c',
   `mcp_servers.lazy.command=${tomlString(w.argv[0]!)}`,
   '-c',
