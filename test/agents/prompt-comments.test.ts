@@ -4,14 +4,16 @@ import { agentSandbox } from '../helpers/agent.js';
 // Issue 9, "Feedback and comments": comments reach the agent's next prompt.
 
 t.test('comments reach the next prompt, each exactly once', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox();
+  const { sb, l, invocations, scenario, gate } = await agentSandbox();
   t.teardown(sb.cleanup);
-  sb.env.FAKE_SLEEP_MS = '2000';
+  const open = gate(); // the first turn runs until the comment below is made
   scenario('slow-succeed,succeed,succeed');
   const id = await l.create('build the thing', '--accept', 'it works');
   t.equal((await l('comment', id, '-m', 'before start: use tabs')).code, 0);
   await l('start', id);
   t.equal((await l('comment', id, '-m', 'while working: the API key is in .env.example\nsecond line')).code, 0);
+  t.equal((await l.json('show', id)).value.status, 'working', 'the comment was made while the turn ran');
+  open();
   await l('wait', id, '--timeout', '30');
   t.match(invocations()[0]!.prompt, /Comments from the human since your last turn \(1\)[\s\S]*before start: use tabs/);
   t.notOk(invocations()[0]!.prompt.includes('while working'), 'a comment made after a launch is not in that prompt');

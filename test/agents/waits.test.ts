@@ -16,7 +16,7 @@ for (const adapter of ['command', 'claude'] as const) {
     // retry_transient_max 2: were usage limits counted as transient failures, the third would fail the turn.
     const { sb, l, invocations, scenario } = await agentSandbox({ adapter, settings: { retry_transient_max: '2' } });
     t.teardown(sb.cleanup);
-    scenario('usage-limit-20000,usage-limit-100,usage-limit-100,succeed'); // 20 s: the checks before the reset fit a loaded machine
+    scenario('usage-limit-45000,usage-limit-100,usage-limit-100,succeed'); // 45 s: the checks before the reset fit a loaded machine
     const id = await l.create('quota', '--accept', 'done');
     const s = await l.json('start', id);
     const w = await eventually(() => waitingOf(l, id), 20_000, 'the wait');
@@ -32,7 +32,7 @@ for (const adapter of ['command', 'claude'] as const) {
     const row = (await l.json('list')).value.find((r: any) => r.id === id);
     t.same(row.waiting, w, 'list --json carries the wait');
     t.equal(invocations().length, 1, 'nothing is retried before the reset');
-    const done = await l.json('wait', id, '--timeout', '60');
+    const done = await l.json('wait', id, '--timeout', '120');
     t.equal(done.value.task.attention?.kind, 'review');
     t.equal(invocations().length, 4);
     t.ok(invocations()[1]!.n && Date.parse(w.until) <= Date.now(), 'retried after the reset');
@@ -73,7 +73,7 @@ t.test('stop during a usage-limit wait interrupts the turn at once, and the wait
 });
 
 t.test('a usage limit without a reset time rechecks after usage_limit_recheck_ms', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { usage_limit_recheck_ms: '15000' } });
+  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { usage_limit_recheck_ms: '40000' } });
   t.teardown(sb.cleanup);
   scenario('usage-limit-none,succeed');
   const id = await l.create('no reset', '--accept', 'done');
@@ -82,7 +82,7 @@ t.test('a usage limit without a reset time rechecks after usage_limit_recheck_ms
   t.equal(w.reset_named, false);
   t.match((await l('show', id)).stdout, /\(no reset time named: a recheck\)/);
   t.match((await l('list')).stdout, /working \(usage limit: rechecks /);
-  const done = await l.json('wait', id, '--timeout', '60');
+  const done = await l.json('wait', id, '--timeout', '120');
   t.equal(done.value.task.attention?.kind, 'review');
   t.equal(invocations().length, 2);
 });

@@ -19,7 +19,8 @@ t.test('two concurrent accepts merge exactly once', async (t) => {
     new Promise<{ code: number | null; out: string }>((res) => {
       const c = background(process.execPath, [SLOW_ACCEPT, '500', 'accept', id, '--yes', '--json'], {
         cwd: sb.dir,
-        env: sb.env,
+        // The second waits on the lock for the whole of the first: not the 15 s default on a loaded machine.
+        env: { ...sb.env, LAZY_LOCK_TIMEOUT_MS: '120000' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let out = '';

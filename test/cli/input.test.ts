@@ -30,7 +30,7 @@ function withEndlessStdin(
     child.stdout.on('data', (d) => (stdout += d));
     child.stdin.on('error', () => {});
     child.stdin.write(Buffer.alloc(bytes, 'y\n'));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.on('close', (code) => {
       clearTimeout(timer);
       child.stdin.destroy();

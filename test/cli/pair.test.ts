@@ -12,14 +12,15 @@ t.test('the stale pairing sweep parks a task whose pairing process died', async 
   const id = await l.create('abandoned pairing', '--accept', 'done');
   await l('start', id);
   await l('wait', id, '--timeout', '30');
-  const shell = shellScript(sb, 'slow-shell.sh', 'sleep 30\n');
+  // A shell that never ends by itself: only the SIGKILL below ends this pairing.
+  const shell = shellScript(sb, 'endless-shell.sh', `while [ ! -f '${join(sb.home, 'never')}' ]; do sleep 0.2; done\n`);
   const child = background(process.execPath, [LAZY, 'pair', id], {
     cwd: sb.dir,
     env: { ...sb.env, SHELL: shell, FAKE_STATE: join(sb.home, 'x') },
     stdio: 'ignore',
     detached: true,
   });
-  await eventually(async () => (await l.json('show', id)).value.status === 'pairing', 20000, 'pairing');
+  await eventually(async () => (await l.json('show', id)).value.status === 'pairing', 60_000, 'pairing');
   process.kill(-child.pid!, 'SIGKILL');
   await eventually(
     () => {
@@ -30,7 +31,7 @@ t.test('the stale pairing sweep parks a task whose pairing process died', async 
         return true;
       }
     },
-    5000,
+    20_000,
     'pair process death',
   );
   t.equal((await l('list')).code, 0);

@@ -54,7 +54,7 @@ t.test('SIGTERM: the running turn finishes, its outcome is pushed, no new work i
   const w = boxes[1]!;
   const gate = join(w.sb.home, 'gate'); // the turn runs until the worker has its SIGTERM
   const worker = startWorker(w.sb, ['origin'], { FAKE_SCENARIO: 'slow-succeed', FAKE_GATE: gate });
-  await eventually(() => runsPerTask([w.log!]).size === 1, 30_000, 'the first turn to start');
+  await eventually(() => runsPerTask([w.log!]).size === 1, 120_000, 'the first turn to start');
   worker.child.kill('SIGTERM');
   writeFileSync(gate, '');
   const r = await worker.done();
@@ -81,7 +81,7 @@ t.test('SIGTERM with --now: the running turn is stopped as lazy stop does, and t
   const [id] = await seeded(boxes, 1);
   const w = boxes[1]!;
   const worker = startWorker(w.sb, ['origin', '--now'], { FAKE_SCENARIO: 'hang' });
-  await eventually(() => runsPerTask([w.log!]).size === 1, 30_000, 'the turn to start');
+  await eventually(() => runsPerTask([w.log!]).size === 1, 120_000, 'the turn to start');
   worker.child.kill('SIGTERM');
   const r = await worker.done();
   t.equal(r.code, 0, r.stderr);
@@ -105,7 +105,7 @@ t.test('a worker frozen past its lease loses its claim at the next renewal and s
   const [, a, b] = boxes;
   for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '3', '--local')).code, 0);
   const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'hang' });
-  await eventually(() => runsPerTask([a!.log!]).size === 1, 30_000, 'the turn on A to start');
+  await eventually(() => runsPerTask([a!.log!]).size === 1, 120_000, 'the turn on A to start');
   const [run] = readdirSync(join(a!.sb.dir, '.git', 'lazy', 'runs'));
   const agentPid = readJson(join(runDirOf(a!.sb, run!), 'agent.json')).pid as number;
   worker.child.kill('SIGSTOP');
@@ -116,7 +116,7 @@ t.test('a worker frozen past its lease loses its claim at the next renewal and s
       taken = await b!.l.spawn('work', 'origin', '--drain', '--json');
       return JSON.parse(taken.stdout).finished?.length === 1;
     },
-    30_000,
+    120_000,
     'B to take the task over',
   );
   t.equal(taken!.code, 0);
@@ -150,7 +150,7 @@ t.test(
     // The turn runs until the teammate's pull, comment and push are done (they took over 2.5 s once).
     const gate = join(w!.sb.home, 'gate');
     const worker = startWorker(w!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_GATE: gate });
-    await eventually(() => runsPerTask([w!.log!]).size === 1, 30_000, 'the turn to start');
+    await eventually(() => runsPerTask([w!.log!]).size === 1, 120_000, 'the turn to start');
     t.equal((await seed!.l('pull')).code, 0);
     t.equal((await seed!.l('comment', id!, '-m', 'a note while it works')).code, 0);
     t.equal((await seed!.l('push')).code, 0, 'the comment reaches the remote while the turn runs');

@@ -6,7 +6,7 @@ import { machines, runsPerTask } from '../helpers/fleet.js';
 // list and show say so, and the next worker after the reset resumes it to review.
 
 t.test('a usage limit sends the task back to the queue until its reset; a worker resumes it after', async (t) => {
-  const { tm, boxes } = await machines(2, { FAKE_SCENARIO: 'usage-limit-30000,succeed' }, 'lazy-workusage');
+  const { tm, boxes } = await machines(2, { FAKE_SCENARIO: 'usage-limit-60000,succeed' }, 'lazy-workusage');
   t.teardown(tm.cleanup);
   const [seed, worker] = boxes;
   const id = await seed!.l.create('rate limited work', '--accept', 'done');

@@ -84,7 +84,7 @@ t.test(
       env: { ...a!.sb.env, FAKE_SCENARIO: 'hang' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    await eventually(() => runsPerTask([a!.log!]).get(id) === 1, 30_000, 'the agent on A to start');
+    await eventually(() => runsPerTask([a!.log!]).get(id) === 1, 120_000, 'the agent on A to start');
     await eventually(() => leaseUntil(tm.remote, id), 10_000, "A's lease on the remote");
     const runs = readdirSync(join(a!.sb.dir, '.git', 'lazy', 'runs'));
     t.equal(runs.length, 1, 'one run on A');

@@ -63,7 +63,7 @@ t.test(`two clones claim the same tasks at random moments: exactly one wins each
     t.ok(gitSync(tm.remote, process.env, ['rev-parse', `refs/lazy/leases/${id}`]).trim(), 'with its lease');
     // The winner's turn ends (the fake agent succeeds) before the next round.
     const w = machines[winner]!;
-    await eventually(async () => (await w.deps.store.view(id)).status === 'blocked', 20_000, `${id} to finish`);
+    await eventually(async () => (await w.deps.store.view(id)).status === 'blocked', 60_000, `${id} to finish`);
   }
   const runs = runsPerTask(racers.map((r) => r.log));
   t.same([...runs.keys()].sort(), [...ids].sort(), 'every task ran');

@@ -49,7 +49,7 @@ t.test('renew, then a claim whose run is gone ends as a crash and is released', 
 
   // The run is gone here (its processes killed, its files removed): nothing will ever record its outcome.
   const dir = runDirOf(boxes[1]!, c.run);
-  await eventually(() => readJson(join(dir, 'run.json')).supervisor, 10_000, 'the supervisor to start');
+  await eventually(() => readJson(join(dir, 'run.json')).supervisor, 60_000, 'the supervisor to start');
   const agent = await eventually(
     () => {
       try {
@@ -58,7 +58,7 @@ t.test('renew, then a claim whose run is gone ends as a crash and is released', 
         return undefined;
       }
     },
-    10_000,
+    60_000,
     'the agent to start',
   );
   for (const pid of [readJson(join(dir, 'run.json')).supervisor.pid, -agent]) {

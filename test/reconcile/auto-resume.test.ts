@@ -188,18 +188,19 @@ t.test('a resumed prompt carries the previous failure: class and reason after a 
 });
 
 t.test('a crash loop inside one turn is resumed with its class and reason', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox();
+  // A window no attempt outlasts on a loaded machine: each is one node start that exits at once.
+  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { crash_window_ms: '60000' } });
   t.teardown(sb.cleanup);
   scenario('unknown,unknown,unknown,succeed');
   const id = await l.create('fail fast three times', '--accept', 'done');
   await l('start', id);
-  t.equal((await l.json('wait', id, '--timeout', '60')).run.code, 0, 'auto-resumed to completion');
+  t.equal((await l.json('wait', id, '--timeout', '120')).run.code, 0, 'auto-resumed to completion');
   const crashed = (await l.json('show', id)).value.turns.find((x: any) => x.role === 'agent' && x.kind === 'error');
   t.equal(crashed.details.failure_class, 'unknown', 'the interrupted turn records its class');
   const prompt = invocations()[3]!.prompt;
   t.match(
     prompt,
-    /Previous failure \(#1\):\n- class: unknown\n- reason: crash loop: 3 failures in a row, each under 10 s: .*inexplicable/,
+    /Previous failure \(#1\):\n- class: unknown\n- reason: crash loop: 3 failures in a row, each under 60 s: .*inexplicable/,
   );
   t.match(prompt, /exit code 3/);
 });
