@@ -36,6 +36,7 @@ export async function closeTask(
 ): Promise<Closed> {
   const { id, view } = await taskArg(app, idArg);
   assertNotWorkingElsewhere(view, action);
+  assertAllowed(action, view); // before the lock too: refused at once, not after waiting out an accept
   const reason = input.reason?.trim() ? sanitizeProse(input.reason.trim()) : action === 'close' ? 'closed' : 'rejected';
   const { view: task } = await app.store.mutate(id, action, (d) => {
     assertNotWorkingElsewhere(d.view, action);

@@ -1,13 +1,14 @@
 import { sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { resolveTaskId } from '../store/refs.js';
 import { boundedText } from './create.js';
+import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 
 /** A human turn that changes no status. */
 export async function commentTask(app: App, idArg: string, text: string): Promise<{ task: TaskView }> {
-  const id = await resolveTaskId(app.repo.cwd, idArg);
+  const { id, view: seen } = await taskArg(app, idArg);
+  assertAllowed('comment', seen); // before the lock too: refused at once, not after waiting out an accept
   const content = boundedText('the comment', sanitizeProse(text));
   const { view } = await app.store.mutate(id, 'comment', (d) => {
     assertAllowed('comment', d.view);

@@ -56,7 +56,8 @@ export interface EditInput {
 
 /** Changes the task record; criteria and tags are added (or set, from the editor), goal and prompt replaced. */
 export async function editTask(app: App, idArg: string, e: EditInput): Promise<{ task: TaskView }> {
-  const { id } = await taskArg(app, idArg);
+  const { id, view: seen } = await taskArg(app, idArg);
+  assertAllowed('edit', seen); // before the lock too: refused at once, not after waiting out an accept
   const { view } = await app.store.mutate(id, 'edit', (d) => {
     assertAllowed('edit', d.view);
     const cur = d.task ?? d.docs.task;
