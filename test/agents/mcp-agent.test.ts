@@ -1,7 +1,7 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, completeLines, eventually } from '../helpers/agent.js';
+import { agentSandbox, completeLines, eventually, type AgentBox } from '../helpers/agent.js';
 
 t.jobs = 2;
 
@@ -21,9 +21,22 @@ const replies = (home: string) => {
 // the fake agent's work waits for the test's gate (a loaded CI machine took over 20 s once).
 const REACH_MS = 120_000;
 
-/** What the task and the agent's tool calls were when a wait timed out. */
-const seen = (home: string, last: unknown) =>
-  `; last seen: ${JSON.stringify(last)}; tool calls: ${JSON.stringify(replies(home).map((r) => [r.name, r.reply]))}`;
+/** The working task's substate once `want` holds; failing, it says what it last saw and the agent's tool calls. */
+async function substateWhen(box: AgentBox, id: string, want: (s: any) => boolean, what: string): Promise<any> {
+  let last: unknown;
+  const seen = () =>
+    `; last seen: ${JSON.stringify(last)}; tool calls: ${JSON.stringify(replies(box.sb.home).map((r) => [r.name, r.reply]))}`;
+  return eventually(
+    async () => {
+      const v = (await box.l.json('show', id)).value;
+      last = { status: v.status, substate: v.substate };
+      if (v.status !== 'working') throw new Error(`the turn ended before ${what}${seen()}`);
+      return v.substate && want(v.substate) ? v.substate : undefined;
+    },
+    REACH_MS,
+    () => what + seen(),
+  );
+}
 
 t.test('progress shows while the turn runs; lazy_finish is the review', async (t) => {
   const box = await agentSandbox();
@@ -34,19 +47,9 @@ t.test('progress shows while the turn runs; lazy_finish is the review', async (t
   const id = await l.create('over mcp', '--accept', 'done');
   const started = await l('start', id);
   t.equal(started.code, 0, started.stderr);
-  let last: unknown;
-  const shown = await eventually(
-    async () => {
-      const v = (await l.json('show', id)).value;
-      last = { status: v.status, substate: v.substate };
-      if (v.status !== 'working') throw new Error(`the turn ended first${seen(sb.home, last)}`);
-      return v.substate ? v : undefined;
-    },
-    REACH_MS,
-    () => 'the progress substate' + seen(sb.home, last),
-  );
-  t.same(shown.substate.kind, 'agent');
-  t.equal(shown.substate.message, 'step 1 of 2 of turn 1');
+  const shown = await substateWhen(box, id, () => true, 'the progress substate');
+  t.same(shown.kind, 'agent');
+  t.equal(shown.message, 'step 1 of 2 of turn 1');
   t.match((await l('list')).stdout, 'working (agent: step 1 of 2 of turn 1)');
   t.match((await l('show', id)).stdout, /working \(agent: step 1 of 2 of turn 1\)/);
   open();
@@ -70,17 +73,7 @@ t.test('a parent agent waiting on its subtask shows "waiting on <sub>"', async (
   const open = box.gate(); // the subtask works until the checks below are done
   const id = await l.create('the parent', '--accept', 'done');
   t.equal((await l('start', id)).code, 0);
-  let last: unknown;
-  const waiting = await eventually(
-    async () => {
-      const v = (await l.json('show', id)).value;
-      last = { status: v.status, substate: v.substate };
-      if (v.status !== 'working') throw new Error(`the turn ended first${seen(sb.home, last)}`);
-      return v.substate?.kind === 'waiting_on' ? v.substate : undefined;
-    },
-    REACH_MS,
-    () => 'the waiting_on substate' + seen(sb.home, last),
-  );
+  const waiting = await substateWhen(box, id, (s) => s.kind === 'waiting_on', 'the waiting_on substate');
   const kids = (await l.json('list', '--parent', id)).value;
   t.equal(kids.length, 1, 'the agent created one subtask');
   t.equal(waiting.task, kids[0].id, 'the parent waits on it');

@@ -37,8 +37,30 @@ export async function inproc(args: string[], o: InprocOptions): Promise<Recorded
     stdin: () => (input ? input : undefined),
     io: recordingIo({ env: o.env, cliPath: o.cliPath, json: args.includes('--json'), out, err, io: o.io }),
   };
-  const code = await main(args, call);
+  const code = await hangGuard(
+    main(args, call),
+    () => `lazy ${args.join(' ')}`,
+    () => stderr,
+  );
   return { code, stdout, stderr, signal: null };
+}
+
+/** No in-process command takes this long: one that does has hung, and fails naming itself, well before tap's file timeout. */
+const HANG_MS = 600_000;
+
+function hangGuard<T>(p: Promise<T>, what: () => string, stderr: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(`${what()} did not finish in ${HANG_MS / 1000} s; its stderr so far: ${stderr().slice(-2000)}`),
+        ),
+      HANG_MS,
+    );
+    timer.unref();
+  });
+  return Promise.race([p, hung]).finally(() => clearTimeout(timer));
 }
 
 /** The port an in-process command (or MCP server) runs with: output recorded, nothing on a terminal. */
