@@ -147,6 +147,11 @@ t.test('decide: the configuration moves every bound', async (t) => {
     { why: /unrecognised/ },
     'a 100 ms failure is slow against a 50 ms window',
   );
+  t.match(
+    decide(run('unknown', 3, 10), cfg),
+    { why: 'crash loop: 3 failures in a row, each under 0.05 s' },
+    'the crash loop names the window it was judged by',
+  );
 });
 
 t.test('reference: roughly 60 transient retries an hour, where the old ladder managed about 12', async (t) => {

@@ -401,7 +401,7 @@ export async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
   for (const [a, run] of pending) {
     const r = await run;
     if (!EXPECT.merging.includes(a)) {
-      refused(t, r, a, 'merging');
+      refused(t, r, a, 'merging', 'merging'); // read while the accept holds the lock
       continue;
     }
     t.equal(r.code, 0, `merging: listed ${a} succeeds`);

@@ -74,7 +74,9 @@ export function decide(history: readonly Attempt[], cfg: RetryConfig = DEFAULT_R
       return {
         action: 'stop',
         outcome: 'interrupted',
-        why: fast ? 'crash loop: 3 failures in a row, each under 10 s' : '3 unrecognised failures in a row',
+        why: fast
+          ? `crash loop: 3 failures in a row, each under ${cfg.crashWindowMs / 1000} s`
+          : '3 unrecognised failures in a row',
       };
     }
   }
