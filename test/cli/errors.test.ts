@@ -1,9 +1,11 @@
 import { type Test } from 'tap';
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandbox, lazySpawn, cli as inprocCli, type Sandbox } from '../helpers/env.js';
 import { cloneTask } from '../helpers/plant.js';
 import { concurrent } from '../helpers/concurrent.js';
+import { eventually } from '../helpers/agent.js';
+import { withLock } from '../../lib/core/lock.js';
 
 // The exit code and the JSON error of each failure class, from the real binary.
 
@@ -88,9 +90,15 @@ test('a held lock exits 5 after a bounded wait', async (t) => {
   t.teardown(sb.cleanup);
   const l = cli(sb, { LAZY_LOCK_TIMEOUT_MS: '300' });
   const id = await l.create('x');
-  mkdirSync(join(sb.dir, '.git', 'lazy', 'locks', `${id}.lock`), { recursive: true });
+  // Held for real by this process, its mtime kept fresh as a live holder's is: a bare lock dir
+  // turns stale after 5 s, and a loaded machine took longer than that to reach the lock once.
+  let release = () => {};
+  const holding = withLock(join(sb.dir, '.git', 'lazy'), id, () => new Promise<void>((r) => (release = r)));
+  await eventually(() => existsSync(join(sb.dir, '.git', 'lazy', 'locks', `${id}.lock`)), 20_000, 'the lock');
   const started = Date.now();
   const r = await l.json('comment', id, '-m', 'blocked by the lock');
+  release();
+  await holding;
   t.equal(r.run.code, 5);
   errorShape(t, r.value, 'busy');
   // The configured wait, as the error reports it; the clock only tells it from the default 15 s
