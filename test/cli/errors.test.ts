@@ -93,7 +93,8 @@ test('a held lock exits 5 after a bounded wait', async (t) => {
   // Held for real by this process, its mtime kept fresh as a live holder's is: a bare lock dir
   // turns stale after 5 s, and a loaded machine took longer than that to reach the lock once.
   let release = () => {};
-  const holding = withLock(join(sb.dir, '.git', 'lazy'), id, () => new Promise<void>((r) => (release = r)));
+  const held = new Promise<void>((r) => (release = r));
+  const holding = withLock(join(sb.dir, '.git', 'lazy'), id, () => held);
   await eventually(() => existsSync(join(sb.dir, '.git', 'lazy', 'locks', `${id}.lock`)), 20_000, 'the lock');
   const started = Date.now();
   const r = await l.json('comment', id, '-m', 'blocked by the lock');
