@@ -230,8 +230,8 @@ export function availableActions(v: Guarded): Action[] {
 
 /**
  * Throws the exit-4 error when an action is not available: the same test available_actions makes.
- * Invariant: every action asks it before taking the task's lock and again under it, but accept, which waits out an accept
- * in progress to report it (the actions walk's merging case holds that lock).
+ * Invariant: every action asks it before taking the task's lock (allowedTaskArg in lib/ops/resolve.ts) and again under it,
+ * but accept, which waits out an accept in progress to report it (the actions walk's merging case holds that lock).
  */
 export function assertAllowed(action: Action, v: Guarded, message?: string): void {
   if (!statusActions(v.status).includes(action)) throw notAllowed(action, v.status, availableActions(v), message);

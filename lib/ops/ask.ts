@@ -4,7 +4,7 @@ import type { TaskView, TurnView } from '../model/fold.js';
 import { launchTurn } from '../agents/launch.js';
 import { planAsk } from '../agents/turns.js';
 import { boundedText } from './create.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg } from './resolve.js';
 import { waitFor } from './wait.js';
 import type { App } from './app.js';
 
@@ -19,8 +19,7 @@ export interface Asked {
  * the pre-ask status however it ends; this command waits for it and prints the answer.
  */
 export async function askTask(app: App, idArg: string, text: string, timeoutS?: number): Promise<Asked> {
-  const { id, view } = await taskArg(app, idArg);
-  assertAllowed('ask', view);
+  const { id } = await allowedTaskArg(app, idArg, 'ask');
   const question = boundedText('the question', sanitizeProse(text));
   const { run } = await launchTurn(app.repo, app.store, app.cliPath, {
     id,

@@ -7,7 +7,7 @@ import { assertNotWorkingElsewhere, taskBranch } from '../workspace/branch.js';
 import { branchExists, commitAll, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg, taskArg } from './resolve.js';
 import type { App } from './app.js';
 
 export interface CloseInput {
@@ -76,9 +76,8 @@ export async function closeTask(
  * stays ended, so the next turn opens a new one.
  */
 export async function reopenTask(app: App, idArg: string, reasonArg?: string): Promise<{ task: TaskView }> {
-  const { id, view: seen } = await taskArg(app, idArg);
   // Checked before the lock too: a reopen must not wait out an accept and reopen what it just merged.
-  assertAllowed('reopen', seen);
+  const { id } = await allowedTaskArg(app, idArg, 'reopen');
   const { view } = await app.store.mutate(id, 'reopen', (d) => {
     assertAllowed('reopen', d.view);
     if (d.status === 'complete' && !reasonArg?.trim()) {

@@ -2,13 +2,12 @@ import { sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { boundedText } from './create.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 
 /** A human turn that changes no status. */
 export async function commentTask(app: App, idArg: string, text: string): Promise<{ task: TaskView }> {
-  const { id, view: seen } = await taskArg(app, idArg);
-  assertAllowed('comment', seen); // before the lock too: refused at once, not after waiting out an accept
+  const { id } = await allowedTaskArg(app, idArg, 'comment');
   const content = boundedText('the comment', sanitizeProse(text));
   const { view } = await app.store.mutate(id, 'comment', (d) => {
     assertAllowed('comment', d.view);

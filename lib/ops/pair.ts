@@ -12,7 +12,7 @@ import { sessionHostElsewhere, upstreamOf } from '../agents/launch.js';
 import { git } from '../core/git.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
 import { withLock } from '../core/lock.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 import { env } from '../core/env.js';
 
@@ -30,8 +30,7 @@ export interface Paired {
  * pairing lock; if this process dies, reconcile's stale-pairing sweep parks the task.
  */
 export async function pairTask(app: App, idArg: string): Promise<Paired> {
-  const { id, view } = await taskArg(app, idArg);
-  assertAllowed('pair', view);
+  const { id, view } = await allowedTaskArg(app, idArg, 'pair');
   const config = await app.config();
   const path = worktreePath(app.repo, id, config.worktree_dir);
   const command = interactiveCommand(app, view, config);

@@ -1,7 +1,7 @@
 import { asLazyError, usageError, type LazyError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg } from './resolve.js';
 import { reconcileNow, type App } from './app.js';
 
 // queue, unqueue, pause and unpause: the fleet's queue as a person sets it. Each is one
@@ -55,8 +55,7 @@ export async function scheduleTasks(
 }
 
 async function scheduleOne(app: App, action: QueueAction, arg: string, priority?: number): Promise<TaskView> {
-  const { id, view: seen } = await taskArg(app, arg);
-  assertAllowed(action, seen); // before the lock too: refused at once, not after waiting out an accept
+  const { id } = await allowedTaskArg(app, arg, action);
   const { view } = await app.store.mutate(id, action, (d) => {
     assertAllowed(action, d.view);
     const reason = priority === undefined ? DONE[action] : `${DONE[action]} at priority ${priority}`;

@@ -9,7 +9,7 @@ import { branchGone, taskBranch } from '../workspace/branch.js';
 import { branchExists } from '../workspace/worktree.js';
 import { boundedText, tagOf } from './create.js';
 import { targetOf } from './accept.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg, taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { rowFilter, type RowFilter } from './query.js';
@@ -56,8 +56,7 @@ export interface EditInput {
 
 /** Changes the task record; criteria and tags are added (or set, from the editor), goal and prompt replaced. */
 export async function editTask(app: App, idArg: string, e: EditInput): Promise<{ task: TaskView }> {
-  const { id, view: seen } = await taskArg(app, idArg);
-  assertAllowed('edit', seen); // before the lock too: refused at once, not after waiting out an accept
+  const { id } = await allowedTaskArg(app, idArg, 'edit');
   const { view } = await app.store.mutate(id, 'edit', (d) => {
     assertAllowed('edit', d.view);
     const cur = d.task ?? d.docs.task;

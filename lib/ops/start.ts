@@ -5,7 +5,7 @@ import { launchTurn, upstreamOf } from '../agents/launch.js';
 import { revParse } from '../workspace/worktree.js';
 import { planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 
 export interface Started {
@@ -18,8 +18,7 @@ export interface Started {
  * it parks as blocked with a decision asking for an observable completion condition.
  */
 export async function startTask(app: App, idArg: string, o: { agent?: string }): Promise<Started> {
-  const { id, view } = await taskArg(app, idArg);
-  assertAllowed('start', view);
+  const { id, view } = await allowedTaskArg(app, idArg, 'start');
   const config = await app.config();
   if (!view.acceptance.some((a) => a.trim())) {
     const { view: task } = await app.store.mutate(id, 'start', (d) => {

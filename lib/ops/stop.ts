@@ -5,7 +5,7 @@ import { assertAllowed } from '../model/table.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
 import { terminateVerified, type Terminated } from '../agents/supervisor/kill.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 
 export interface Stopped extends Terminated {
@@ -20,8 +20,7 @@ export interface Stopped extends Terminated {
  * process is signalled. A stopped ask is not interrupted: the task returns to where it was.
  */
 export async function stopTask(app: App, idArg: string): Promise<Stopped> {
-  const { id, view } = await taskArg(app, idArg);
-  assertAllowed('stop', view);
+  const { id, view } = await allowedTaskArg(app, idArg, 'stop');
   const run = view.current_run ? readRun(app.repo.lazyDir, view.current_run) : undefined;
   const last = lastChange(view);
   const host = last?.host;

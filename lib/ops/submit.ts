@@ -10,7 +10,7 @@ import { pushSubmission } from '../sync/submit-push.js';
 import { assertReviewed } from './accept-guard.js';
 import { targetOf } from './accept.js';
 import { prCommandOf, runPrCommand, type PrRun } from './pr-command.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 import type { ReconcileAction } from '../reconcile/action.js';
 
@@ -39,8 +39,7 @@ export interface Submitted {
 export const submitExit = (s: Submitted) => (s.pr?.error ? 7 : (s.push_error?.exit ?? 0));
 
 export async function submitTask(app: App, idArg: string, remoteArg?: string): Promise<Submitted> {
-  const { id, view } = await taskArg(app, idArg);
-  assertAllowed('submit', view);
+  const { id, view } = await allowedTaskArg(app, idArg, 'submit');
   const remote = await defaultRemote(app.repo, remoteArg);
   // Refused before anything moves: an untrusted or unparsable command is known now.
   const argv = prCommandOf(await app.config());

@@ -10,7 +10,7 @@ import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
 import { assertNotWorkingElsewhere } from '../workspace/branch.js';
 import { boundedText } from './create.js';
 import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
-import { taskArg } from './resolve.js';
+import { allowedTaskArg, taskArg } from './resolve.js';
 import { firstLine } from './comment.js';
 import type { UpstreamSkipped } from '../agents/prompt.js';
 import type { App } from './app.js';
@@ -97,8 +97,7 @@ async function queueFeedback(app: App, id: string, content: string, flags: Decis
 
 /** answer: resolves a pending decision and starts the turn that acts on it. */
 export async function answerTask(app: App, idArg: string, text: string): Promise<TurnStarted> {
-  const { id, view } = await taskArg(app, idArg);
-  assertAllowed('answer', view);
+  const { id, view } = await allowedTaskArg(app, idArg, 'answer');
   const content = boundedText('the answer', sanitizeProse(text));
   const clarifying = !pendingQuestion(view.turns);
   const {
@@ -123,8 +122,7 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
 
 /** resume: the interrupted task's next turn, with no feedback required. */
 export async function resumeTask(app: App, idArg: string): Promise<TurnStarted> {
-  const { id, view } = await taskArg(app, idArg);
-  assertAllowed('resume', view);
+  const { id } = await allowedTaskArg(app, idArg, 'resume');
   const config = await app.config();
   const dirty = (await dirtyFiles(worktreePath(app.repo, id, config.worktree_dir)).catch(() => [])).length > 0;
   const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
