@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Io } from '../lib/core/io.js';
 import { withEnv } from '../lib/core/env.js';
+import { withClock } from '../lib/core/clock.js';
 
 // One command invocation: its port, working directory, stdin and exit code. main() opens a
 // call per argv, so commands run in-process (tests, the MCP server) never share one.
@@ -22,4 +23,6 @@ export function currentCall(): Call {
   return c;
 }
 
-export const inCall = <T>(c: Call, f: () => Promise<T>): Promise<T> => scope.run(c, () => withEnv(c.io.env, f));
+/** Runs a command with its port bound: the call, its environment and its clock (deep readers ask core/env and core/clock). */
+export const inCall = <T>(c: Call, f: () => Promise<T>): Promise<T> =>
+  scope.run(c, () => withEnv(c.io.env, () => withClock(c.io.clock, f)));

@@ -84,9 +84,26 @@ function missingArgument(msg: string, argv: string[]): Error | undefined {
   });
 }
 
+type Usage = { cacheHelpMessage?: () => void };
+type Internals = { getInternalMethods?: () => { getUsageInstance?: () => Usage | undefined } };
+
+/**
+ * yargs formats a command's whole help text each time a handler starts, in case a later failure shows it. lazy
+ * reports its own errors and never shows that copy; formatting it cost every command about as much as the
+ * rest of its start-up, so it is skipped. False when this yargs keeps its usage elsewhere (the cost is back).
+ */
+export function skipHelpCache(parser: unknown): boolean {
+  const usage = (parser as Internals).getInternalMethods?.().getUsageInstance?.();
+  if (typeof usage?.cacheHelpMessage !== 'function') return false;
+  usage.cacheHelpMessage = () => {};
+  return true;
+}
+
 async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<number> {
   let args = argv;
-  const parser = globalOptions(yargs())
+  const y = yargs();
+  skipHelpCache(y);
+  const parser = globalOptions(y)
     .scriptName('lazy')
     .usage('$0 <command> [options]\n\nRun AI coding agents on tasks whose whole state lives in git.')
     .middleware((a) => void (a.fields !== undefined && (a.json = true)), true)

@@ -1,6 +1,8 @@
 import { fstatSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { processSignals, systemClock, type Io } from '../lib/core/io.js';
+import { processSignals, type Io } from '../lib/core/io.js';
+import { systemClock } from '../lib/core/clock.js';
+import { detachedLauncher } from '../lib/core/launcher.js';
 import { readTextInput } from '../lib/core/fsutil.js';
 import { warnLine } from '../lib/output/emit.js';
 import { pageThrough, stdoutOpen, writeOut } from './pipes.js';
@@ -36,6 +38,7 @@ export function processIo(json: boolean): Io {
     env,
     page: (text, pager) => pageThrough(text, pager, pagerEnv(env)),
     outOpen: stdoutOpen,
+    launcher: detachedLauncher(env.LAZY_CLI ?? 'lazy'),
     stepDelayMs: 0,
     onSignal: processSignals,
   };

@@ -175,3 +175,24 @@ t.test('the process check sees code and not text', async (t) => {
     ['process.kill'],
   );
 });
+
+t.test('time goes through the port: no clock read or timer in lib/ outside core/clock.ts', async (t) => {
+  const clockFile = join(ROOT, 'lib', 'core', 'clock.ts');
+  const TIME =
+    /\bDate\.now\(|\bnew Date\(\s*\)|\bset(?:Timeout|Interval|Immediate)\(|\bperformance\.now\(|\bprocess\.hrtime\b|from 'node:timers/g;
+  let checked = 0;
+  for (const file of files(join(ROOT, 'lib'))) {
+    if (file === clockFile) continue;
+    checked++;
+    const uses = [...codeOnly(readFileSync(file, 'utf8')).matchAll(TIME)].map((m) => m[0]);
+    t.same(uses, [], `${relative(ROOT, file)} reads no clock and sets no timer of its own`);
+  }
+  t.ok(checked > 50, `checked ${checked} files`);
+  t.same(
+    [...codeOnly("const a = 'Date.now()'; new Date(x); setTimeout(f, 1); // Date.now()").matchAll(TIME)].map(
+      (m) => m[0],
+    ),
+    ['setTimeout('],
+    'the check sees code, and a parsed date is no clock read',
+  );
+});

@@ -21,7 +21,7 @@ export const handler = async (a: { run: string }) => {
           store: app.store,
           config: await app.config(),
           repo: app.repo,
-          cliPath: app.cliPath,
+          launcher: app.launcher,
           warn: app.io.warn,
         },
         String(a.run),

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
-import { identityOf, nodeBinary, selfIdentity, thisHost } from '../core/proc.js';
+import { selfIdentity, thisHost } from '../core/proc.js';
+import type { Launcher } from '../core/launcher.js';
 import { randomId } from '../core/ids.js';
 import { EXIT, LazyError, agentMissing, baseBranchMissing } from '../core/errors.js';
 import type { FailureClass } from './adapters/taxonomy.js';
@@ -30,10 +30,11 @@ import { resolveExecutable } from './adapters/which.js';
 import { withLock } from '../core/lock.js';
 import { watchTarget } from '../workspace/target-tips.js';
 import { env } from '../core/env.js';
+import { nowIso } from '../core/clock.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
-// detached supervisor and return. Nothing waits for the agent.
+// supervisor through the port's launcher and return. Nothing waits for the agent.
 
 export interface TurnPlan {
   /** The agent's prompt, built from the draft after the planner's own turns. */
@@ -74,13 +75,13 @@ export interface Launched {
 export const upstreamOf = (v: Pick<TaskView, 'parent' | 'base'>, fallback: string) =>
   v.parent ? taskBranch(v.parent) : (v.base ?? fallback);
 
-export async function launchTurn(repo: Repo, store: Store, cliPath: string, input: LaunchInput): Promise<Launched> {
+export async function launchTurn(repo: Repo, store: Store, launcher: Launcher, input: LaunchInput): Promise<Launched> {
   // Under the task's lock from the first look to the spawned supervisor: two launches
   // of one task serialize, and the second is refused by the table, not by a git error.
-  return withLock(repo.lazyDir, input.id, () => launchLocked(repo, store, cliPath, input));
+  return withLock(repo.lazyDir, input.id, () => launchLocked(repo, store, launcher, input));
 }
 
-async function launchLocked(repo: Repo, store: Store, cliPath: string, input: LaunchInput): Promise<Launched> {
+async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input: LaunchInput): Promise<Launched> {
   const before = await store.view(input.id);
   const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
   if (!resolveExecutable(agent.command[0]!, env().PATH)) {
@@ -106,7 +107,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
 
   const runId = randomId();
   const host = thisHost();
-  const launcher = selfIdentity();
+  const self = selfIdentity();
   let rec: RunRecord | undefined;
   try {
     const { view } = await store.mutateUnlocked(
@@ -135,8 +136,8 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
           task: input.id,
           run: runId,
           kind: 'turn',
-          since: new Date().toISOString(),
-          owner: launcher,
+          since: nowIso(),
+          owner: self,
         });
         const preview = d.preview();
         if (plan.mergeUpstream && dirty)
@@ -171,7 +172,7 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
           ...(snapshot !== undefined ? { snapshot } : {}),
           created_at: d.ctx.now,
           host,
-          launcher,
+          launcher: self,
           supervisor: null,
           ...(input.fleet ? { fleet: true } : {}),
         };
@@ -180,7 +181,9 @@ async function launchLocked(repo: Repo, store: Store, cliPath: string, input: La
       { actor: input.actor },
     );
     await input.beforeSpawn?.(view, rec!);
-    rec!.supervisor = spawnSupervisor(repo, cliPath, rec!);
+    const dir = runDir(repo.lazyDir, rec!.id);
+    mkdirSync(dir, { recursive: true });
+    rec!.supervisor = launcher.supervise({ run: rec!.id, top: repo.top, log: join(dir, 'supervisor.log') });
     writeRun(repo.lazyDir, rec!);
     return { view, run: rec!, ...(skipped ? { upstream_skipped: skipped } : {}) };
   } catch (e) {
@@ -220,22 +223,3 @@ export function sessionHostElsewhere(v: Pick<TaskView, 'turns' | 'changelog'>, h
 const safeSessionId = (s: string | null) => (s && /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(s) ? s : null);
 
 export const resultPathOf = (worktree: string, run: string) => join(worktree, '.lazy', `result-${run}.json`);
-
-/** Starts `lazy __supervise <run>` in its own session, detached from this command. */
-function spawnSupervisor(repo: Repo, cliPath: string, rec: RunRecord) {
-  const dir = runDir(repo.lazyDir, rec.id);
-  mkdirSync(dir, { recursive: true });
-  const fd = openSync(join(dir, 'supervisor.log'), 'a');
-  try {
-    const child = spawn(nodeBinary(), [cliPath, '__supervise', rec.id], {
-      cwd: repo.top,
-      detached: true,
-      stdio: ['ignore', fd, fd],
-      env: env(),
-    });
-    child.unref();
-    return identityOf(child.pid!);
-  } finally {
-    closeSync(fd);
-  }
-}

@@ -2,6 +2,7 @@ import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, readTail, writeFileAtomicSync } from '../core/fsutil.js';
 import { withLock } from '../core/lock.js';
+import { now, nowIso, sleep } from '../core/clock.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapters/adapter.js';
@@ -101,7 +102,7 @@ export async function writeOutcomeOnce(
 
 /** An interrupted turn with no agent result to read: `reason` says why, `logs` is what its log held. */
 export function unreadOutcome(rec: RunRecord, reason: string, logs: string[]): Outcome {
-  const at = new Date().toISOString();
+  const at = nowIso();
   return {
     run: rec.id,
     task: rec.task,
@@ -113,14 +114,25 @@ export function unreadOutcome(rec: RunRecord, reason: string, logs: string[]): O
   };
 }
 
+/** Sets a file's mtime to the port's clock (creating it when missing): heartbeats are judged by the same clock. */
 export function touch(path: string): void {
-  const now = new Date();
+  const at = new Date(now());
   try {
-    utimesSync(path, now, now);
+    utimesSync(path, at, at);
   } catch {
     writeFileSync(path, '');
+    utimesSync(path, at, at);
   }
 }
+
+/** Touches the heartbeat file every HEARTBEAT_MS of the port's clock until `stop` aborts. */
+export async function heartbeat(path: string, stop: AbortSignal): Promise<void> {
+  while (!stop.aborted) {
+    await sleep(HEARTBEAT_MS, stop).catch(() => undefined);
+    if (!stop.aborted) touch(path);
+  }
+}
+const HEARTBEAT_MS = 2000;
 
 /** What `show`, `watch` and interrupt diagnostics read of a run's log: its last 64 KiB at most. */
 export const LOG_TAIL_BYTES = 64 * 1024;

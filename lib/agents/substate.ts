@@ -4,6 +4,7 @@ import { readJsonFile, writeFileAtomicSync } from '../core/fsutil.js';
 import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { runDir } from './runs.js';
+import { now } from '../core/clock.js';
 
 // What a working turn is doing right now, as its agent tells lazy's MCP server: a progress
 // line (lazy_update_progress) and a wait on a subtask (lazy_wait). Both live in the run's
@@ -42,17 +43,17 @@ export function progressLine(raw: string): { message: string; truncated: boolean
 }
 
 /** Records the agent's progress line for its run; returns what was kept. */
-export function writeProgress(lazyDir: string, run: string, raw: string, now = Date.now()) {
+export function writeProgress(lazyDir: string, run: string, raw: string, at = now()) {
   const p = progressLine(raw);
-  const rec: Progress = { message: p.message, at: new Date(now).toISOString() };
+  const rec: Progress = { message: p.message, at: new Date(at).toISOString() };
   writeFileAtomicSync(files(lazyDir, run).progress, JSON.stringify(rec));
   return p;
 }
 
 /** Marks the run as waiting on a subtask until the returned function is called (however the call settles). */
-export function beginWaitOn(lazyDir: string, run: string, task: string, now = Date.now()): () => void {
+export function beginWaitOn(lazyDir: string, run: string, task: string, at = now()): () => void {
   const path = files(lazyDir, run).waiting;
-  const rec: WaitingOn = { task, since: new Date(now).toISOString(), holder: selfIdentity() };
+  const rec: WaitingOn = { task, since: new Date(at).toISOString(), holder: selfIdentity() };
   writeFileAtomicSync(path, JSON.stringify(rec));
   return () => {
     const cur = readJsonFile<WaitingOn>(path, 64 * 1024);
@@ -64,13 +65,13 @@ export function beginWaitOn(lazyDir: string, run: string, task: string, now = Da
 export function substateOf(
   lazyDir: string,
   t: { status: string; current_run: string | null },
-  now = Date.now(),
+  at = now(),
 ): Substate | null {
   if (t.status !== 'working' || !t.current_run) return null;
   const f = files(lazyDir, t.current_run);
   const w = readJsonFile<WaitingOn>(f.waiting, 64 * 1024);
   if (w && typeof w.task === 'string' && w.holder && liveness(w.holder) !== 'dead') {
-    const seconds = Math.max(0, Math.round((now - Date.parse(w.since)) / 1000));
+    const seconds = Math.max(0, Math.round((at - Date.parse(w.since)) / 1000));
     return { kind: 'waiting_on', task: w.task, since: w.since, seconds };
   }
   const p = readJsonFile<Progress>(f.progress, 64 * 1024);

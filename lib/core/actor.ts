@@ -1,6 +1,7 @@
 import { git } from './git.js';
 import { usageError, gitIdentityMissing } from './errors.js';
 import { env } from './env.js';
+import { now } from './clock.js';
 
 // Provenance: who pressed the button (the actor channel) and which person's git
 // identity the commit is authored with. The actor never gates behaviour, except
@@ -38,5 +39,5 @@ export async function gitPerson(cwd: string): Promise<Signature> {
     );
   }
   const offset = (Number(m[5]) * 60 + Number(m[6])) * (m[4] === '-' ? 1 : -1);
-  return { name: m[1]!, email: m[2]!, timestamp: Math.floor(Date.now() / 1000), timezoneOffset: offset };
+  return { name: m[1]!, email: m[2]!, timestamp: Math.floor(now() / 1000), timezoneOffset: offset };
 }

@@ -1,12 +1,9 @@
 import type { Env } from './env.js';
+import type { Clock } from './clock.js';
+import type { Launcher } from './launcher.js';
 
 // The port every operation talks to the world through. bin/ builds the real one over the
 // process's streams; tests build a recording one and run commands in-process.
-
-export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
 
 export interface Io {
   /** Results: stdout. Writes after the reader went away are dropped. */
@@ -21,6 +18,7 @@ export interface Io {
   confirm(question: string): Promise<boolean>;
   /** Step `index` of `total` of a long operation, for a person watching. */
   narrate(index: number, total: number, label: string): void;
+  /** Every clock read and timer of the command (main() binds it: see core/clock.ts). */
   clock: Clock;
   /** The environment lazy reads its settings from and hands to the processes it starts. */
   env: Env;
@@ -31,6 +29,8 @@ export interface Io {
   page(text: string, pager: string): Promise<void>;
   /** False once stdout's reader has gone: long-running output can stop. */
   outOpen(): boolean;
+  /** How turns start their supervisors: detached processes for the CLI, in-process for behaviour tests. */
+  launcher: Launcher;
   /** Pause between accept's steps, to widen crash windows in tests; 0 in real use. */
   stepDelayMs: number;
   /**
@@ -51,8 +51,3 @@ export function processSignals(handler: (signal: StopSignal) => void): () => voi
     for (const [s, f] of listeners) process.off(s, f);
   };
 }
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-};

@@ -33,6 +33,8 @@ export const nodeBinary = () => process.execPath;
 
 /** Signals a whole process group, or the process alone when it leads none. */
 export function signalGroup(pgid: number, sig: NodeJS.Signals): void {
+  // Invariant: never this process. An identity that names it (a supervisor run in-process) is not an agent's.
+  if (pgid === process.pid) throw new Error(`refusing to send ${sig} to this very process (pid ${pgid})`);
   try {
     process.kill(-pgid, sig);
   } catch {

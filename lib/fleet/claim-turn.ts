@@ -73,7 +73,7 @@ export async function claimTask(
     (await dirtyFiles(worktreePath(repo, pick.id, deps.config.worktree_dir)).catch(() => [])).length > 0;
   let state: ClaimState | undefined;
   try {
-    const { view } = await launchTurn(repo, store, deps.cliPath, {
+    const { view } = await launchTurn(repo, store, deps.launcher, {
       id: pick.id,
       op: 'work',
       actor: 'system',

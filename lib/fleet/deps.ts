@@ -1,4 +1,5 @@
 import type { Repo } from '../core/repo.js';
+import type { Launcher } from '../core/launcher.js';
 import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
 
@@ -7,7 +8,7 @@ import type { Config } from '../store/config.js';
 export interface FleetDeps {
   repo: Repo;
   store: Store;
-  cliPath: string;
+  launcher: Launcher;
   config: Config;
   remote: string;
   /** How long a claim's lease lasts (work.lease_seconds); it is renewed at a third of that. */

@@ -14,6 +14,7 @@ import { leaseRef, writeLease } from './lease.js';
 import { casPush, type RefUpdate } from './claim.js';
 import { dropClaim, saveClaim, type ClaimState } from './claims.js';
 import type { FleetDeps } from './deps.js';
+import { nowIso } from '../core/clock.js';
 
 // A claim while its turn runs and when it ends: renewal (a new lease commit pushed with the
 // last one expected), release (the outcome, the work branch and the lease's deletion in one
@@ -95,7 +96,7 @@ export async function endLost(deps: FleetDeps, c: ClaimState): Promise<{ reset: 
   if (rec?.supervisor) await terminateVerified(rec.supervisor, 0);
   const grace = deps.config.stop_grace_ms ?? 10_000;
   await terminateVerified(readAgentIdentity(lazyDir, c.run), grace, () => {
-    if (rec) writeFileSync(runFiles(runDir(lazyDir, c.run)).stop, new Date().toISOString());
+    if (rec) writeFileSync(runFiles(runDir(lazyDir, c.run)).stop, nowIso());
   });
   clearActive(lazyDir, c.task, c.run);
   const reset = await dropLostCommits(deps, c);

@@ -1,6 +1,7 @@
 import type { Actor } from '../core/actor.js';
 import { aborted, asLazyError } from '../core/errors.js';
-import type { Clock, Io } from '../core/io.js';
+import type { Io } from '../core/io.js';
+import type { Clock } from '../core/clock.js';
 import { errorJson, jsonText } from '../output/emit.js';
 
 // How a tool call talks to the world. Invariant: nothing a tool does reaches stdout, which is
@@ -25,17 +26,8 @@ function abortableClock(base: Clock, signal: AbortSignal): Clock {
   return {
     now: base.now,
     sleep: (ms) =>
-      new Promise<void>((res, rej) => {
-        const gone = () => {
-          clearTimeout(timer);
-          rej(aborted('the MCP client went away or cancelled the call'));
-        };
-        const timer = setTimeout(() => {
-          signal.removeEventListener('abort', gone);
-          res();
-        }, ms);
-        if (signal.aborted) gone();
-        else signal.addEventListener('abort', gone, { once: true });
+      base.sleep(ms, signal).catch((e: unknown) => {
+        throw signal.aborted ? aborted('the MCP client went away or cancelled the call') : e;
       }),
   };
 }

@@ -4,6 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../core/actor.js';
 import { withEnv } from '../core/env.js';
+import { withClock } from '../core/clock.js';
 import { usageError } from '../core/errors.js';
 import type { Io } from '../core/io.js';
 import { readRun, type RunRecord } from '../agents/runs.js';
@@ -72,20 +73,22 @@ async function call(
   signal: AbortSignal,
 ): Promise<ToolResult> {
   const io = callIo(o.io, mode.actor, signal);
-  return withEnv(io.env, async () => {
-    const tool = mode.tools.find((t) => t.name === name);
-    if (!tool) return errorResult(usageError(`no tool '${name}' here (tools/list names them)`, { tool: name }));
-    let app;
-    try {
-      const checked = checkArgs(tool, args);
-      app = await openApp({ io, cwd: o.cwd, json: true });
-      return okResult(await tool.run({ app, signal }, checked));
-    } catch (e) {
-      return errorResult(e);
-    } finally {
-      if (app) closeApp(app);
-    }
-  });
+  return withEnv(io.env, () =>
+    withClock(io.clock, async () => {
+      const tool = mode.tools.find((t) => t.name === name);
+      if (!tool) return errorResult(usageError(`no tool '${name}' here (tools/list names them)`, { tool: name }));
+      let app;
+      try {
+        const checked = checkArgs(tool, args);
+        app = await openApp({ io, cwd: o.cwd, json: true });
+        return okResult(await tool.run({ app, signal }, checked));
+      } catch (e) {
+        return errorResult(e);
+      } finally {
+        if (app) closeApp(app);
+      }
+    }),
+  );
 }
 
 /**

@@ -26,6 +26,7 @@ import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from
 import { assertClean, assertDecided, assertFamily, assertReviewed } from './accept-guard.js';
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
+import { nowIso } from '../core/clock.js';
 
 // accept: blocked → merging → complete, as the steps of ACCEPT_STEPS, in order. The whole
 // accept runs under the task's lock, so two concurrent accepts merge exactly once. Each
@@ -197,7 +198,7 @@ async function preflight(a: Accepting): Promise<void> {
 async function claim(a: Accepting, targetOld: string): Promise<void> {
   const owner = selfIdentity();
   a.restore = a.v.status as Restore;
-  a.marker = { task: a.v.id, run: randomId(), kind: 'accept', since: new Date().toISOString(), owner };
+  a.marker = { task: a.v.id, run: randomId(), kind: 'accept', since: nowIso(), owner };
   mark(a);
   const details = { restore: a.restore, target: a.target, target_old: targetOld, owner: { ...owner } };
   ({ view: a.v } = await a.app.store.mutateUnlocked(a.v.id, 'accept', (d) => {

@@ -2,6 +2,7 @@ import { openRepo, type Repo } from '../core/repo.js';
 import { Store } from '../store/store.js';
 import { loadConfig, type Config } from '../store/config.js';
 import type { Io } from '../core/io.js';
+import type { Launcher } from '../core/launcher.js';
 
 // What every command runs with: the repository, the store, the merged config (read on
 // first use), and how to print.
@@ -12,8 +13,8 @@ export interface App {
   out: { json: boolean };
   /** Everything the operation says, asks or waits on goes through the port. */
   io: Io;
-  /** The entry point supervisors are started through. */
-  cliPath: string;
+  /** How turns start their supervisors (the port's). */
+  launcher: Launcher;
   config(): Promise<Config>;
 }
 
@@ -33,8 +34,7 @@ export async function openApp(o: AppOptions): Promise<App> {
     store,
     out: { json: o.json },
     io: o.io,
-    // bin/ always sets it: supervisors are started through the entry point this command came in by.
-    cliPath: o.io.env.LAZY_CLI ?? 'lazy',
+    launcher: o.io.launcher,
     config: () =>
       (config ??= loadConfig(repo, store.reader.objects).then((c) => {
         if (c.problem) o.io.warn(`${c.problem.message} (lazy doctor --fix restores it)`);
@@ -59,7 +59,7 @@ export async function reconcileNow(app: App): Promise<void> {
   if (!sweep && !upstream && listActive(app.repo.lazyDir).length === 0) return;
   const { reconcile } = await import('../reconcile/reconcile.js');
   const actions = await reconcile(
-    { repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config },
+    { repo: app.repo, store: app.store, launcher: app.launcher, config: app.config },
     { sweep, upstream },
   );
   for (const a of actions) if (a.warn) app.io.warn(`task ${a.task}: ${a.detail}`);

@@ -21,7 +21,7 @@ export interface Asked {
 export async function askTask(app: App, idArg: string, text: string, timeoutS?: number): Promise<Asked> {
   const { id } = await allowedTaskArg(app, idArg, 'ask');
   const question = boundedText('the question', sanitizeProse(text));
-  const { run } = await launchTurn(app.repo, app.store, app.cliPath, {
+  const { run } = await launchTurn(app.repo, app.store, app.launcher, {
     id,
     op: 'ask',
     kind: 'ask',

@@ -63,7 +63,7 @@ export async function runDemo(opts: {
   await git(['commit', '-q', '-m', 'initial commit'], { cwd: dir });
   const app: App = await openApp({ io: opts.io, cwd: dir, json: false });
   try {
-    const agent = `"${nodeBinary()}" "${app.cliPath}" __demo-agent`;
+    const agent = `"${nodeBinary()}" "${app.launcher.cliPath}" __demo-agent`;
     await writeConfig(
       app.repo,
       app.store.reader.objects,

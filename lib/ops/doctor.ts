@@ -20,6 +20,7 @@ import {
   reportLostBranches,
 } from './doctor-repair.js';
 import type { Finding, Pass } from './doctor-pass.js';
+import { now } from '../core/clock.js';
 
 export interface DoctorReport {
   healthy: boolean;
@@ -184,7 +185,7 @@ function strayObjectTemps(commonDir: string): string[] {
   } catch {
     return out;
   }
-  const cutoff = Date.now() - TEMP_AGE_MS;
+  const cutoff = now() - TEMP_AGE_MS;
   for (const d of ['', ...dirs]) {
     for (const f of readdirSync(join(objects, d))) {
       if (!f.includes('.tmp-') && !f.startsWith('tmp_obj_')) continue;

@@ -15,6 +15,7 @@ import { withLock } from '../core/lock.js';
 import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 import { env } from '../core/env.js';
+import { nowIso } from '../core/clock.js';
 
 export interface Paired {
   task: TaskView;
@@ -47,7 +48,7 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
           task: id,
           run,
           kind: 'pair',
-          since: new Date().toISOString(),
+          since: nowIso(),
           owner: selfIdentity(),
         });
       });

@@ -14,6 +14,7 @@ import { taskUsage, type UsageTotals } from '../model/usage.js';
 import { byQueueOrder } from '../model/schedule.js';
 import type { BranchNews } from '../workspace/submission.js';
 import { SORTS, type Sort } from './sorts.js';
+import { now } from '../core/clock.js';
 
 /**
  * `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset;
@@ -205,7 +206,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     const rec = readRun(app.repo.lazyDir, runId);
     let age: number | null = null;
     try {
-      age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000);
+      age = Math.round((now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000);
     } catch {
       /* not here */
     }

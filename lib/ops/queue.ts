@@ -75,7 +75,11 @@ async function releaseCrash(app: App, action: QueueAction, v: TaskView): Promise
   const { maybeAutoResume, willAutoResume } = await import('../reconcile/reconcile.js');
   if (!willAutoResume(v)) return v;
   const actions: Parameters<typeof maybeAutoResume>[2] = [];
-  await maybeAutoResume({ repo: app.repo, store: app.store, cliPath: app.cliPath, config: app.config }, v.id, actions);
+  await maybeAutoResume(
+    { repo: app.repo, store: app.store, launcher: app.launcher, config: app.config },
+    v.id,
+    actions,
+  );
   for (const a of actions) if (a.warn) app.io.warn(`task ${a.task}: ${a.detail}`);
   return app.store.view(v.id);
 }

@@ -32,7 +32,7 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
     return { task, run: null };
   }
   if (!view.base && !view.parent) await warnDetached(app, view);
-  const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
+  const { view: task, run } = await launchTurn(app.repo, app.store, app.launcher, {
     id,
     op: 'start',
     agent: o.agent,

@@ -7,6 +7,7 @@ import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js'
 import { terminateVerified, type Terminated } from '../agents/supervisor/kill.js';
 import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
+import { nowIso } from '../core/clock.js';
 
 export interface Stopped extends Terminated {
   task: TaskView;
@@ -54,6 +55,6 @@ const grace = async (app: App) => (await app.config()).stop_grace_ms ?? 10_000;
 async function terminate(lazyDir: string, runId: string, graceMs: number): Promise<Terminated> {
   // The stop file tells the supervisor the exit is ours (and not to start another attempt).
   return terminateVerified(readAgentIdentity(lazyDir, runId), graceMs, () =>
-    writeFileSync(runFiles(runDir(lazyDir, runId)).stop, new Date().toISOString()),
+    writeFileSync(runFiles(runDir(lazyDir, runId)).stop, nowIso()),
   );
 }

@@ -49,7 +49,7 @@ export async function unblockTask(
     view: task,
     run,
     upstream_skipped,
-  } = await launchTurn(app.repo, app.store, app.cliPath, {
+  } = await launchTurn(app.repo, app.store, app.launcher, {
     id,
     op: 'unblock',
     config: await app.config(),
@@ -104,7 +104,7 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
     view: task,
     run,
     upstream_skipped,
-  } = await launchTurn(app.repo, app.store, app.cliPath, {
+  } = await launchTurn(app.repo, app.store, app.launcher, {
     id,
     op: 'answer',
     config: await app.config(),
@@ -125,7 +125,7 @@ export async function resumeTask(app: App, idArg: string): Promise<TurnStarted> 
   const { id } = await allowedTaskArg(app, idArg, 'resume');
   const config = await app.config();
   const dirty = (await dirtyFiles(worktreePath(app.repo, id, config.worktree_dir)).catch(() => [])).length > 0;
-  const { view: task, run } = await launchTurn(app.repo, app.store, app.cliPath, {
+  const { view: task, run } = await launchTurn(app.repo, app.store, app.launcher, {
     id,
     op: 'resume',
     config,

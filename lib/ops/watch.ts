@@ -9,6 +9,7 @@ import { reconcileNow, type App } from './app.js';
 import type { Schedule } from '../model/schedule.js';
 import { lastEvent, type StreamEvent } from '../agents/adapters/adapter.js';
 import { ADAPTERS } from '../agents/adapters/registry.js';
+import { now } from '../core/clock.js';
 
 export interface WatchRow {
   id: string;
@@ -41,7 +42,7 @@ export async function watchSnapshot(app: App): Promise<WatchRow[]> {
       let age: number | null = null;
       if (runId) {
         try {
-          age = Math.round((Date.now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000);
+          age = Math.round((now() - statSync(runFiles(runDir(app.repo.lazyDir, runId)).heartbeat).mtimeMs) / 1000);
         } catch {
           /* not local */
         }
@@ -71,7 +72,7 @@ export async function watchLoop(
   for (;;) {
     const rows = await watchSnapshot(app);
     if (!app.io.outOpen()) return rows;
-    app.io.out(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date().toLocaleTimeString()} · Ctrl-C to quit)\n`);
+    app.io.out(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date(now()).toLocaleTimeString()} · Ctrl-C to quit)\n`);
     await app.io.clock.sleep(intervalMs);
   }
 }

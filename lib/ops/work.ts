@@ -73,7 +73,7 @@ export async function work(
   const deps: FleetDeps = {
     repo: app.repo,
     store: app.store,
-    cliPath: app.cliPath,
+    launcher: app.launcher,
     config,
     remote,
     leaseMs: leaseMsOf(config),

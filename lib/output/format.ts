@@ -2,6 +2,7 @@ import { env, terminalColumns } from '../core/env.js';
 import { clusters, displayWidth } from './string-width.js';
 import { style } from './color.js';
 import { oneCell } from '../core/sanitize.js';
+import { now } from '../core/clock.js';
 // Small text helpers shared by every renderer.
 
 export const termWidth = () => {
@@ -66,8 +67,8 @@ export function shortTime(iso: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-export function ago(iso: string, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000));
+export function ago(iso: string, at = now()): string {
+  const s = Math.max(0, Math.round((at - new Date(iso).getTime()) / 1000));
   if (s < 60) return `${s}s ago`;
   if (s < 3600) return `${Math.round(s / 60)}m ago`;
   if (s < 86400) return `${Math.round(s / 3600)}h ago`;

@@ -13,6 +13,7 @@ import { plainLine } from '../store/listing-rows.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
 import type { UsageTotals } from '../model/usage.js';
+import { now } from '../core/clock.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
@@ -23,7 +24,7 @@ export function renderList(rows: ListItem[], filtered = false): Rendered {
     return filtered
       ? 'no tasks match these filters (--all includes finished ones)'
       : 'no tasks (lazy create "<goal>" adds one; --all includes finished ones)';
-  const now = Date.now();
+  const at = now();
   // Off a terminal: whole cells, tab-separated, the time as stored (ISO), as gh prints for scripts. Every line is
   // plainLine's (escaped), so emit need not scan 9 MB again.
   if (!style().tty) {
@@ -35,7 +36,7 @@ export function renderList(rows: ListItem[], filtered = false): Rendered {
     const lines = rows.slice();
     for (let i = 0; i < lines.length; i++) {
       const r = lines[i]!;
-      if (typeof r !== 'string') lines[i] = plainLine(r, statusCell(r, now));
+      if (typeof r !== 'string') lines[i] = plainLine(r, statusCell(r, at));
       else if (color) lines[i] = r.split('\n').map(painted).join('\n');
     }
     return new Escaped(lines.join('\n'));
@@ -43,14 +44,14 @@ export function renderList(rows: ListItem[], filtered = false): Rendered {
   const cells = (id: string, status: string, updated: string, tags: string, goal: string) => [
     id,
     status,
-    ago(updated, now),
+    ago(updated, at),
     fitted(tags, 24),
     goal,
   ];
   return table(
     ['ID', 'STATUS', 'UPDATED', 'TAGS', 'GOAL'],
     rows.flatMap((r) => {
-      if (typeof r !== 'string') return [cells(r.id, statusCell(r, now), r.updated_at, r.tags.join(','), r.goal)];
+      if (typeof r !== 'string') return [cells(r.id, statusCell(r, at), r.updated_at, r.tags.join(','), r.goal)];
       return r.split('\n').map((line) => {
         const [id = '', status = '', updated = '', tags = '', goal = ''] = line.split('\t');
         return cells(id, paintStatus(status), updated, tags, goal);
@@ -103,7 +104,7 @@ export function renderShow(v: ShownTask): string {
   const substate = v.substate ? ` (${substateLabel(v.substate)})` : '';
   lines.push(`status:    ${paintStatus(v.status)}${substate}${category}${attention}`);
   lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
-  const queue = queueLabel(v.schedule, Date.now());
+  const queue = queueLabel(v.schedule, now());
   if (queue) lines.push(`queue:     ${queue}`);
   if (v.waiting)
     lines.push(
@@ -199,8 +200,8 @@ export function renderTransition(v: TaskView): string {
 
 /** queue, unqueue, pause, unpause: one line per task, with where it now stands in the queue. */
 export function renderScheduled(action: string, tasks: TaskView[]): string {
-  const now = Date.now();
-  return tasks.map((v) => `${v.id} ${action}d: ${statusCell(v, now)}`).join('\n');
+  const at = now();
+  return tasks.map((v) => `${v.id} ${action}d: ${statusCell(v, at)}`).join('\n');
 }
 
 export function renderClosed(r: Closed): string {
@@ -224,7 +225,7 @@ export const renderListing = (rows: ListItem[], tree: boolean, filtered: boolean
 /** list --tree: children under their parents, in creation order. */
 export function renderTree(rows: ListedTask[], filtered = false): Rendered {
   if (rows.length === 0) return renderList(rows, filtered);
-  const now = Date.now();
+  const at = now();
   const ids = new Set(rows.map((r) => r.id));
   const kids = new Map<string | null, ListedTask[]>();
   for (const r of rows) {
@@ -237,7 +238,7 @@ export function renderTree(rows: ListedTask[], filtered = false): Rendered {
     list.forEach((r, i) => {
       const last = i === list.length - 1;
       const glyph = parent ? (last ? '└─ ' : '├─ ') : '';
-      out.push(`${prefix}${glyph}${r.id}  ${pad(statusCell(r, now), 11)} ${fitted(r.goal, 70)}`);
+      out.push(`${prefix}${glyph}${r.id}  ${pad(statusCell(r, at), 11)} ${fitted(r.goal, 70)}`);
       walk(r.id, parent ? prefix + (last ? '   ' : '│  ') : prefix);
     });
   };

@@ -1,4 +1,5 @@
 import type { Repo } from '../core/repo.js';
+import type { Launcher } from '../core/launcher.js';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
@@ -33,6 +34,7 @@ import { upstreamDue } from './upstream-due.js';
 import type { ReconcileAction } from './action.js';
 import { terminateVerified } from '../agents/supervisor/kill.js';
 import type { Outcome } from '../agents/supervisor/outcome-types.js';
+import { now } from '../core/clock.js';
 
 // Reconcile runs at the start of every command. There is no daemon: this is where a
 // finished turn is recorded if its supervisor could not, a dead supervisor is noticed,
@@ -43,7 +45,7 @@ import type { Outcome } from '../agents/supervisor/outcome-types.js';
 export interface ReconcileDeps {
   repo: Repo;
   store: Store;
-  cliPath: string;
+  launcher: Launcher;
   config: () => Promise<Config>;
 }
 
@@ -104,7 +106,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   if (!outcome) {
     const owner = rec.supervisor ?? rec.launcher;
     if (!dead(owner)) return; // alive, or on another machine: not ours to judge
-    if (!rec.supervisor && Date.now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
+    if (!rec.supervisor && now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
     outcome = (await writeOutcomeOnce(lazyDir, m.run, () => settleDeadRun(deps, m, rec, actions))).outcome;
   }
   await recordOutcome(deps.store, rec, outcome);
@@ -176,7 +178,7 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
   const config = await deps.config();
   const dirty = (await dirtyFiles(worktreePath(deps.repo, id, config.worktree_dir)).catch(() => [])).length > 0;
   try {
-    const { run } = await launchTurn(deps.repo, deps.store, deps.cliPath, {
+    const { run } = await launchTurn(deps.repo, deps.store, deps.launcher, {
       id,
       op: 'auto-resume',
       actor: 'system',

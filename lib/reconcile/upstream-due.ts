@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { readStateFile, writeStateFile } from '../core/fsutil.js';
+import { fileSystemNow } from '../core/clock.js';
 
 // The upstream settle's trigger. A fetch, a push or a prune that moves a remote-tracking ref
 // rewrites a file in refs/remotes/<remote>/ (a target such as main) or in
@@ -43,7 +44,7 @@ function stampOf(path: string, now: number): string | null {
 
 /** The folders' stamps now: taken before the refs are read, so a change during a settle shows next time. */
 export function currentStamps(repo: Repo): Pick<UpstreamStamp, 'dirs' | 'packed'> {
-  const now = Date.now();
+  const now = fileSystemNow();
   const dirs: Record<string, string> = {};
   let remotes: string[] = [];
   try {

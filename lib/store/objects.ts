@@ -15,6 +15,7 @@ export interface GitObject {
 
 interface Pending {
   resolve: (o: GitObject | null) => void;
+  reject: (e: Error) => void;
 }
 
 /** Objects larger than this are skipped unread: a hostile remote cannot make a read cost memory. */
@@ -31,7 +32,6 @@ export class ObjectReader {
   private len = 0;
   private need = 0;
   private skip = 0;
-  private failure: Error | undefined;
 
   constructor(private readonly cwd: string) {}
 
@@ -52,18 +52,21 @@ export class ObjectReader {
       stderr += d.toString();
     });
     child.stdout.on('data', (d: Buffer) => this.onData(d));
+    // A git that ended (killed, or missing) fails the reads it owed; the next read starts another.
     const fail = (e: Error) => {
-      this.failure = e;
-      for (const p of this.queue.slice(this.head)) p.resolve(null);
+      if (this.child !== child) return;
+      this.child = undefined;
+      const owed = this.queue.slice(this.head);
       this.queue = [];
       this.head = 0;
+      this.chunks = [];
+      this.len = this.need = this.skip = 0;
+      for (const p of owed) p.reject(e);
     };
     child.on('error', (e: NodeJS.ErrnoException) =>
       fail(e.code === 'ENOENT' ? gitMissing('git is not installed or not on PATH') : e),
     );
-    child.on('close', (code) => {
-      if (this.pending() > 0) fail(gitFailed(`git cat-file exited ${code}: ${stderr.trim()}`));
-    });
+    child.on('close', (code, signal) => fail(gitFailed(`git cat-file exited ${signal ?? code}: ${stderr.trim()}`)));
     child.stdin.on('error', () => {
       /* reported through 'close' */
     });
@@ -134,11 +137,10 @@ export class ObjectReader {
   /** Reads many objects in one round trip; a missing object reads as null. */
   async readMany(names: readonly string[]): Promise<(GitObject | null)[]> {
     if (names.length === 0) return [];
-    if (this.failure) throw this.failure;
     const child = this.start();
     const results = names.map((name) => {
       if (/[\n\r]/.test(name)) return Promise.resolve(null);
-      return new Promise<GitObject | null>((resolve) => this.queue.push({ resolve }));
+      return new Promise<GitObject | null>((resolve, reject) => this.queue.push({ resolve, reject }));
     });
     child.stdin.write(
       names
@@ -146,9 +148,7 @@ export class ObjectReader {
         .map((n) => `contents ${n}\n`)
         .join('') + 'flush\n',
     );
-    const out = await Promise.all(results);
-    if (this.failure) throw this.failure;
-    return out;
+    return Promise.all(results);
   }
 
   async read(name: string): Promise<GitObject | null> {
@@ -156,8 +156,9 @@ export class ObjectReader {
   }
 
   close(): void {
-    this.child?.stdin.end();
+    const child = this.child;
     this.child = undefined;
+    child?.stdin.end();
   }
 }
 

@@ -12,6 +12,7 @@ import { casRef } from './refs.js';
 import { withLock } from '../core/lock.js';
 import { ENTRY_DIRS, entryName, sessionName, SESSIONS_DIR, TASK_ENTRY_LIMIT, TASK_FILE, taskRef } from './layout.js';
 import { ENTRY_SCHEMA, writeDoc, type DocKind } from './validate.js';
+import { now } from '../core/clock.js';
 
 // The write protocol. Under the task's lock: read the tip, plan the mutation against
 // the folded state, write objects, then move the ref with compare-and-swap from the
@@ -104,15 +105,15 @@ export class Store {
 
   async ctx(actor?: Actor): Promise<{ ctx: Ctx; sig: Signature }> {
     const sig = await this.person();
-    const now = new Date();
+    const at = new Date(now());
     return {
       ctx: {
         actor: actor ?? this.actor,
         person: { name: sig.name, email: sig.email },
         host: thisHost(),
-        now: now.toISOString(),
+        now: at.toISOString(),
       },
-      sig: { ...sig, timestamp: Math.floor(now.getTime() / 1000) },
+      sig: { ...sig, timestamp: Math.floor(at.getTime() / 1000) },
     };
   }
 

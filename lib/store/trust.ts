@@ -5,6 +5,7 @@ import { writeFileAtomicSync } from '../core/fsutil.js';
 import type { Repo } from '../core/repo.js';
 import type { Config } from './config-doc.js';
 import { safetyOf, type Safety } from './safety.js';
+import { nowIso } from '../core/clock.js';
 
 // Shared settings arrive from the remote with every pull. Agent settings are command
 // lines this clone would execute: they run only once this clone has trusted exactly
@@ -30,7 +31,7 @@ export function readTrust(repo: Repo): TrustFile {
 }
 
 function writeTrust(repo: Repo, t: TrustFile): void {
-  writeFileAtomicSync(trustPath(repo), JSON.stringify({ ...t, at: new Date().toISOString() }));
+  writeFileAtomicSync(trustPath(repo), JSON.stringify({ ...t, at: nowIso() }));
 }
 
 /**

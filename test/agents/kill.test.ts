@@ -71,7 +71,8 @@ test('stop finds what the agent left running after it exited', async (t) => {
 test("reconcile kills the verified leftovers of a dead supervisor's agent", async (t) => {
   // The supervisor must be killed within the grace it gives the leftovers after the agent exits; the orphan kill
   // does not wait on this setting (a fixed 2 s), so a wide grace costs nothing on a loaded machine.
-  const box = await agentSandbox({ settings: { stop_grace_ms: '30000' } });
+  // The test kills the supervisor: a process of its own.
+  const box = await agentSandbox({ settings: { stop_grace_ms: '30000' }, detached: true });
   const { sb, l, scenario, invocations } = box;
   cleanupAfterSupervisors(t, sb);
   scenario('leave-stubborn-child,succeed');

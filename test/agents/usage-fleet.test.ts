@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { activeMarkers, agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
 import { cli, LAZY } from '../helpers/env.js';
 import { withEnv } from '../../lib/core/env.js';
+import { detachedLauncher } from '../../lib/core/launcher.js';
 import { openRepo } from '../../lib/core/repo.js';
 import { liveness } from '../../lib/core/proc.js';
 import { Store } from '../../lib/store/store.js';
@@ -72,7 +73,7 @@ async function launch(f: Fleet, o: { fleet: boolean; resume?: boolean }) {
   return inStore(f.env, f.box.sb.dir, async (store) => {
     const repo = await openRepo(f.box.sb.dir);
     const config = (await loadConfig(repo, store.reader.objects)).merged;
-    const { run } = await launchTurn(repo, store, LAZY, {
+    const { run } = await launchTurn(repo, store, detachedLauncher(LAZY), {
       id: f.id,
       op: o.resume ? 'auto-resume' : 'start',
       actor: 'system',

@@ -1,8 +1,7 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, readJson, runDirOf } from '../helpers/agent.js';
-import { liveness } from '../../lib/core/proc.js';
+import { agentSandbox, eventually, runDirOf, supervisorGone } from '../helpers/agent.js';
 
 t.jobs = 4;
 
@@ -66,8 +65,7 @@ t.test('stop during a usage-limit wait interrupts the turn at once, and the wait
   t.equal(v.attention.reason, 'stopped by the user');
   t.equal(v.waiting, null);
   // The supervisor sees the stop within one poll of its sleep and removes its record on the way out.
-  const { supervisor } = readJson(join(runDirOf(sb, run), 'run.json'));
-  await eventually(() => liveness(supervisor) === 'dead', 20_000, 'the supervisor to exit');
+  await supervisorGone(sb, run);
   t.notOk(existsSync(join(sb.dir, '.git', 'lazy', 'waits', `${id}.json`)), 'the wait record is removed');
   t.equal(invocations().length, 1);
 });

@@ -1,6 +1,9 @@
 import { readFileSync, readdirSync, existsSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { sandbox, cli, gitSync, ROOT, type Sandbox } from './env.js';
+import { sandbox, cli, gitSync, LAZY, ROOT, type Sandbox } from './env.js';
+import { detachedLauncher } from '../../lib/core/launcher.js';
+import { supervising } from './supervise.js';
+import { TestClock } from './clock.js';
 
 export const FAKE_AGENT = join(ROOT, 'test', 'fixtures', 'fake-agent.mjs');
 
@@ -19,6 +22,8 @@ export interface Invocation {
 export interface AgentBox {
   sb: Sandbox;
   l: ReturnType<typeof cli>;
+  /** The clock every command of this box runs on (and the supervisors they start in this process). */
+  clock: TestClock;
   /** What the fake agent received, one entry per launch. */
   invocations(): Invocation[];
   /** Sets the scenario list for the next launches. */
@@ -40,7 +45,13 @@ export interface AgentBox {
  * pacing and short grace periods so recovery paths run in seconds.
  */
 export async function agentSandbox(
-  o: { adapter?: 'command' | 'claude'; settings?: Record<string, string>; env?: Record<string, string> } = {},
+  o: {
+    adapter?: 'command' | 'claude';
+    settings?: Record<string, string>;
+    env?: Record<string, string>;
+    /** Supervisors as separate processes (the CLI's way): for a test that signals or kills one. */
+    detached?: boolean;
+  } = {},
 ): Promise<AgentBox> {
   const sb = sandbox('lazy-agent');
   const env: NodeJS.ProcessEnv = {
@@ -49,7 +60,8 @@ export async function agentSandbox(
     FAKE_SCENARIO: 'succeed',
     ...o.env,
   };
-  const l = cli(sb, env);
+  const clock = new TestClock();
+  const l = cli(sb, env, { clock, ...(o.detached ? { launcher: detachedLauncher(LAZY) } : {}) });
   let gates = 0;
   const settings: Record<string, string> = {
     'agents.fake.command': `"${process.execPath}" "${FAKE_AGENT}"`,
@@ -67,6 +79,7 @@ export async function agentSandbox(
   return {
     sb,
     l,
+    clock,
     invocations: () =>
       existsSync(env.FAKE_LOG!)
         ? completeLines(readFileSync(env.FAKE_LOG!, 'utf8')).map((x) => JSON.parse(x) as Invocation)
@@ -128,10 +141,19 @@ const gone = (pid: number) => {
 export async function crashSettled(sb: Sandbox, run: string): Promise<void> {
   const dir = runDirOf(sb, run);
   await eventually(() => existsSync(join(dir, 'outcome.json')), 20_000, 'the crash outcome');
-  const { task, supervisor } = readJson(join(dir, 'run.json')) as { task: string; supervisor: { pid: number } | null };
+  const { task } = readJson(join(dir, 'run.json')) as { task: string };
   const recorded = () => gitSync(sb.dir, sb.env, ['log', '-1', '--format=%B', `refs/lazy/tasks/${task}`]);
   await eventually(() => / -> interrupted/.test(recorded()), 20_000, 'the crash recorded in the ref');
-  if (supervisor) await eventually(() => gone(supervisor.pid), 20_000, 'the supervisor to exit');
+  await supervisorGone(sb, run);
+}
+
+/** A run's supervisor has returned: in this process, or as a process of its own. */
+export async function supervisorGone(sb: Sandbox, run: string, timeoutMs = 20_000): Promise<void> {
+  const rec = readJson(join(runDirOf(sb, run), 'run.json')) as { supervisor: { pid: number } | null };
+  const pid = rec.supervisor?.pid;
+  if (pid === process.pid)
+    await eventually(() => !supervising(run), timeoutMs, `the supervisor of run ${run} to return`);
+  else if (pid) await eventually(() => gone(pid), timeoutMs, `supervisor ${pid} to exit`);
 }
 
 /** An executable `sh` script in the sandbox's home (a pairing shell, say); returns its path. */

@@ -125,9 +125,9 @@ export async function lazyJson<T = any>(args: string[], o: RunOptions): Promise<
   return { run, value };
 }
 
-/** A Sandbox-bound runner: `const l = cli(sb); await l('create', 'goal')`. */
-export function cli(sb: Sandbox, extraEnv: NodeJS.ProcessEnv = {}) {
-  const o = () => ({ cwd: sb.dir, env: { ...sb.env, ...extraEnv } });
+/** A Sandbox-bound runner: `const l = cli(sb); await l('create', 'goal')`; `io` replaces parts of every in-process command's port. */
+export function cli(sb: Sandbox, extraEnv: NodeJS.ProcessEnv = {}, io?: Partial<Io>) {
+  const o = () => ({ cwd: sb.dir, env: { ...sb.env, ...extraEnv }, io });
   const run = (...args: string[]) => lazy(args, o());
   run.json = <T = any>(...args: string[]) => lazyJson<T>(args, o());
   run.input = (input: string, ...args: string[]) => lazy(args, { ...o(), input });

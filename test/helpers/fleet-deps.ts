@@ -4,6 +4,7 @@ import { Store } from '../../lib/store/store.js';
 import { loadConfig } from '../../lib/store/config.js';
 import { pull } from '../../lib/sync/sync.js';
 import type { FleetDeps } from '../../lib/fleet/deps.js';
+import { detachedLauncher } from '../../lib/core/launcher.js';
 import { LAZY, type Sandbox } from './env.js';
 
 // A clone as a fleet worker sees it, in this process: FleetDeps over the clone's repository,
@@ -24,7 +25,15 @@ export async function machine(sb: Sandbox, leaseMs = 30_000): Promise<Machine> {
     const repo = await openRepo(sb.dir);
     const store = new Store(repo);
     const config = (await loadConfig(repo, store.reader.objects)).merged;
-    const d: FleetDeps = { repo, store, cliPath: LAZY, config, remote: 'origin', leaseMs, now: () => Date.now() };
+    const d: FleetDeps = {
+      repo,
+      store,
+      launcher: detachedLauncher(LAZY),
+      config,
+      remote: 'origin',
+      leaseMs,
+      now: () => Date.now(),
+    };
     return d;
   });
   return {

@@ -1,8 +1,10 @@
 import { main } from '../../bin/cli.js';
 import { narrator } from '../../bin/io.js';
 import type { Call } from '../../bin/call.js';
-import { systemClock, type Io } from '../../lib/core/io.js';
+import type { Io } from '../../lib/core/io.js';
+import { systemClock } from '../../lib/core/clock.js';
 import { warnLine } from '../../lib/output/emit.js';
+import { inprocLauncher } from './supervise.js';
 
 // Commands run in this process through main(), with a recording port: the same parser,
 // operations and renderers as the built CLI, without a process start per command.
@@ -81,6 +83,8 @@ export function recordingIo(o: {
     narrate: narrator(o.json, false, o.out, o.err),
     clock: systemClock,
     env: { ...o.env, LAZY_CLI: o.cliPath },
+    // Turns started here are supervised here: a detached supervisor is a test of its own (test/cli).
+    launcher: inprocLauncher(o.cliPath, (args, x) => inproc(args, { ...x, cliPath: o.cliPath })),
     outOpen: () => true,
     page: async (text) => o.out(text),
     stepDelayMs: 0,

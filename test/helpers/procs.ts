@@ -1,6 +1,7 @@
 import t from 'tap';
 import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptions } from 'node:child_process';
+import { endSupervisorsUnder, supervisorsUnder, takeSupervisorFailures } from './supervise.js';
 
 // The one registry of what tests start in the background. Supervisors and agents are
 // detached by design, so a test cannot wait for them the way it waits for a command: they
@@ -90,6 +91,9 @@ export function trackFolder(root: string): () => Promise<void> {
 
 async function removeFolder(f: Folder): Promise<void> {
   if (f.removed) return;
+  // Supervisors in this process first, by their agents' ends: killing their git would leave them hanging mid-write.
+  if (!(await endSupervisorsUnder(f.root)))
+    throw new Error(`in-process supervisors under ${f.root} did not end: ${supervisorsUnder(f.root).join('\n')}`);
   await stopUnder(f.root);
   rmSync(f.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   f.removed = true;
@@ -128,6 +132,7 @@ async function checkChildren(test: string): Promise<void> {
 /** Fails (on the root test) for each process a finished test left running, then stops it. */
 async function checkLeftovers(test: string, owned: Folder[]): Promise<void> {
   await checkChildren(test);
+  for (const f of takeSupervisorFailures()) t.fail(`${test}: ${f}`);
   for (const f of owned) {
     const live = processesUnder(f.root);
     for (const p of live)
@@ -147,6 +152,7 @@ t.afterEach(async (child) => {
 
 t.teardown(async () => {
   await checkChildren('the file');
+  for (const f of takeSupervisorFailures()) t.fail(`the file: ${f}`);
   const rest = folders.filter((f) => !f.removed);
   for (const f of rest) {
     if (processesUnder(f.root).length) t.fail(`a process was left running in ${f.root} when the file ended`);

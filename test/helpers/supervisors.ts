@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sandbox } from './env.js';
-import { eventually, readJson, type AgentBox } from './agent.js';
+import { eventually, supervisorGone, type AgentBox } from './agent.js';
 
 // Processes an agent leaves behind, and supervisors that must end on their own.
 
@@ -28,16 +28,8 @@ export async function childPid(t: { teardown(f: () => void): void }, box: AgentB
 export function cleanupAfterSupervisors(t: { teardown(f: () => Promise<void>): void }, sb: Sandbox): void {
   t.teardown(async () => {
     const runs = join(sb.dir, '.git', 'lazy', 'runs');
-    const pids = existsSync(runs)
-      ? readdirSync(runs).map((r) => {
-          try {
-            return readJson(join(runs, r, 'run.json')).supervisor?.pid as number | undefined;
-          } catch {
-            return undefined;
-          }
-        })
-      : [];
-    for (const pid of pids) if (pid) await eventually(() => !alive(pid), 30_000, `supervisor ${pid} to exit`);
+    for (const run of existsSync(runs) ? readdirSync(runs) : [])
+      if (existsSync(join(runs, run, 'run.json'))) await supervisorGone(sb, run, 30_000);
     await sb.cleanup();
   });
 }

@@ -193,7 +193,7 @@ t.test('a watchdog kill and a failure during an ask keep failure and decision at
 });
 
 t.test("stop during an ask whose supervisor does not answer returns the task by the table's stop edge", async (t) => {
-  const box = await agentSandbox();
+  const box = await agentSandbox({ detached: true }); // the test stops the supervisor: a process of its own
   t.teardown(box.sb.cleanup);
   const { id, before, wt } = await parked(box, 'succeed,litter-hang');
   const asking = box.l.json('ask', id, '-m', 'are you there?', '--timeout', '90');

@@ -148,7 +148,7 @@ test('a complete task whose branch and worktree stayed: doctor reports, --fix re
 });
 
 test('a task stuck working after .git/lazy was deleted: doctor explains, --fix interrupts it once nothing runs', async (t) => {
-  const box = await agentSandbox();
+  const box = await agentSandbox({ detached: true }); // the test stops the supervisor: a process of its own
   const { sb, l } = box;
   t.teardown(sb.cleanup);
   box.scenario('hang');

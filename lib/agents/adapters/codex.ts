@@ -3,6 +3,7 @@ import { usageOf, type Usage } from '../../model/usage.js';
 import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapter.js';
 import { collectCommands, unwrapShell } from './commands.js';
 import { classOfErrorMessage, classOfStatus, oneLine, type Classified, type FailureClass } from './taxonomy.js';
+import { now } from '../../core/clock.js';
 
 // OpenAI Codex: `codex exec --json <prompt>` with stdin closed (it waits on an open
 // stdin), resumed as `codex exec resume --json <thread_id> <prompt>`. exec resume has no
@@ -212,7 +213,7 @@ export const codex: Adapter = {
     const reason = oneLine(last, exitReason(x));
     const limit = errors.find((m) => /you've hit your usage limit|usage_limit_reached/i.test(m));
     if (limit) {
-      const resetAt = codexReset(limit, Date.now());
+      const resetAt = codexReset(limit, now());
       return { cls: 'usage_limit', reason: oneLine(limit, 'usage limit reached'), ...(resetAt ? { resetAt } : {}) };
     }
     // Before a thread starts, codex reports its own set-up errors on stderr, one fixed line each.

@@ -6,6 +6,7 @@ import type { Adapter, AgentSpec, StreamState, TurnInput } from '../adapters/ada
 import { classOfErrorMessage } from '../adapters/taxonomy.js';
 import { endGroup } from './kill.js';
 import { env } from '../../core/env.js';
+import { now, nowIso, sleep } from '../../core/clock.js';
 
 // One launch of the agent process: output to the run log and through the adapter's
 // parser, a watchdog on forward progress, and the user's stop request honoured with
@@ -49,12 +50,14 @@ const LOG_ROTATE_BYTES = 32 * 1024 * 1024;
 const DRAIN_MS = 1000;
 /** How long after the stop request's own SIGKILL (`lazy stop`'s) the supervisor sends its backstop one. */
 const STOP_BACKSTOP_MS = 5000;
+/** How often the attempt looks at the stop file and the watchdog. */
+const TICK_MS = 200;
 
 export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   const argv = a.adapter.argv(a.spec, a.input);
-  const started = Date.now();
+  const started = now();
   let tail = '';
-  let lastProgress = Date.now();
+  let lastProgress = now();
   let stopped = false;
   let watchdog = false;
   let gaveUp: string | undefined;
@@ -75,7 +78,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   let logged = fstatSync(log).size;
 
   const onLine = (line: string | null) => {
-    if (line === null || a.adapter.parseLine(line, a.state) === 'progress') lastProgress = Date.now();
+    if (line === null || a.adapter.parseLine(line, a.state) === 'progress') lastProgress = now();
     else if (
       classOfErrorMessage(a.state.retry?.message) === 'transient_unreachable' &&
       (a.state.retry?.count ?? 0) >= a.unreachableMax &&
@@ -96,43 +99,55 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
     }
     tail = (tail + text).slice(-TAIL_BYTES);
     if (isStdout) lines.push(text);
-    else lastProgress = Date.now();
+    else lastProgress = now();
   };
   child.stdout!.setEncoding('utf8').on('data', (t: string) => write(t, true));
   child.stderr!.setEncoding('utf8').on('data', (t: string) => write(t, false));
 
-  let killTimer: NodeJS.Timeout | undefined;
+  /** When the SIGKILL that follows a SIGTERM is due (sent once). */
+  let killAt: number | undefined;
+  let killed = false;
   function kill(graceMs = a.graceMs) {
-    if (killTimer || !child.pid) return;
+    if (killAt !== undefined || !child.pid) return;
     signalGroup(child.pid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), graceMs);
+    killAt = now() + graceMs;
   }
-  const ticker = setInterval(() => {
-    // Whoever writes the stop file (`lazy stop`, a worker ending a lost claim) sends its own SIGKILL one grace
-    // after its SIGTERM; ours is the backstop for one that died, so stop's report is of its own signal.
-    if (!stopped && existsSync(a.stopFile)) {
-      stopped = true;
-      kill(a.graceMs + STOP_BACKSTOP_MS);
-    }
-    if (!watchdog && Date.now() - lastProgress > a.watchdogMs) {
-      watchdog = true;
-      kill();
-    }
-  }, 200);
-
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
     child.once('exit', (code, signal) => res({ code, signal })),
   );
+  const over = new AbortController();
+  // The attempt's timers, on the port's clock: the stop request, the watchdog, and a SIGKILL due after its grace.
+  const watching = (async () => {
+    while (!over.signal.aborted) {
+      // Whoever writes the stop file (`lazy stop`, a worker ending a lost claim) sends its own SIGKILL one grace
+      // after its SIGTERM; ours is the backstop for one that died, so stop's report is of its own signal.
+      if (!stopped && existsSync(a.stopFile)) {
+        stopped = true;
+        kill(a.graceMs + STOP_BACKSTOP_MS);
+      }
+      if (!watchdog && now() - lastProgress > a.watchdogMs) {
+        watchdog = true;
+        kill();
+      }
+      if (killAt !== undefined && !killed && now() >= killAt) {
+        killed = true;
+        signalGroup(child.pid!, 'SIGKILL');
+      }
+      const due = killAt !== undefined && !killed ? Math.max(0, killAt - now()) : TICK_MS;
+      await sleep(Math.min(TICK_MS, due), over.signal).catch(() => undefined);
+    }
+  })();
+
   const first = await Promise.race([exited, spawnFailed.then((e) => ({ error: e }))]);
-  clearInterval(ticker);
-  if (killTimer) clearTimeout(killTimer);
+  over.abort();
+  await watching;
   if ('error' in first) {
     closeSync(log);
     const reason = first.error.code === 'ENOENT' ? 'not found' : first.error.message;
     return {
       exitCode: null,
       signal: null,
-      durationMs: Date.now() - started,
+      durationMs: now() - started,
       tail,
       stopped,
       watchdog,
@@ -144,8 +159,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   if (leftovers.signal !== 'none')
     writeSync(
       log,
-      `[lazy ${new Date().toISOString()}] the agent exited and left processes running; ` +
-        `they were ended with ${leftovers.signal}\n`,
+      `[lazy ${nowIso()}] the agent exited and left processes running; ` + `they were ended with ${leftovers.signal}\n`,
     );
   await drained(child, DRAIN_MS);
   lines.end();
@@ -153,7 +167,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   return {
     exitCode: first.code,
     signal: first.signal,
-    durationMs: Date.now() - started,
+    durationMs: now() - started,
     tail,
     stopped: stopped || existsSync(a.stopFile),
     watchdog,
@@ -198,14 +212,12 @@ function lineSplitter(onLine: (line: string | null) => void) {
 async function drained(child: ChildProcess, ms: number): Promise<void> {
   const closed = (s: NodeJS.ReadableStream | null) =>
     new Promise<void>((res) => (!s || (s as { closed?: boolean }).closed ? res() : s.once('close', () => res())));
-  let timer: NodeJS.Timeout | undefined;
+  const done = new AbortController();
   await Promise.race([
     Promise.all([closed(child.stdout), closed(child.stderr)]),
-    new Promise((r) => {
-      timer = setTimeout(r, ms);
-    }),
+    sleep(ms, done.signal).catch(() => undefined),
   ]);
-  clearTimeout(timer);
+  done.abort();
   child.stdout?.destroy();
   child.stderr?.destroy();
 }

@@ -7,6 +7,7 @@ import {
   thisHost,
   type ProcIdentity,
 } from '../../core/proc.js';
+import { now, pollUntil } from '../../core/clock.js';
 
 // Ending an agent's processes. The agent runs as the leader of its own process group, and
 // everything it starts stays in that group unless it escapes on purpose; so a turn ends
@@ -22,8 +23,6 @@ export interface AgentIdentity extends ProcIdentity {
   run?: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * SIGTERM to group `pgid`, SIGKILL once `graceMs` pass with any member left; then waits
  * (up to 5 s more) for the group to be gone. 'none' when nothing was running. Zombies do
@@ -35,17 +34,14 @@ export async function endGroup(
   alive = () => groupMembers(pgid).length > 0,
 ): Promise<Terminated> {
   if (!alive()) return { signal: 'none', waited_ms: 0 };
-  const started = Date.now();
+  const started = now();
+  const gone = () => !alive();
   signalGroup(pgid, 'SIGTERM');
-  while (Date.now() - started < graceMs) {
-    if (!alive()) return { signal: 'SIGTERM', waited_ms: Date.now() - started };
-    await sleep(50);
-  }
-  // A group that went during the last sleep was ended by SIGTERM: SIGKILL is reported only when it was sent.
-  if (!alive()) return { signal: 'SIGTERM', waited_ms: Date.now() - started };
+  // A group that went during the last poll was ended by SIGTERM: SIGKILL is reported only when it was sent.
+  if (await pollUntil(gone, graceMs, 50)) return { signal: 'SIGTERM', waited_ms: now() - started };
   signalGroup(pgid, 'SIGKILL');
-  for (let i = 0; i < 100 && alive(); i++) await sleep(50);
-  return { signal: 'SIGKILL', waited_ms: Date.now() - started };
+  await pollUntil(gone, 5000, 50);
+  return { signal: 'SIGKILL', waited_ms: now() - started };
 }
 
 /**

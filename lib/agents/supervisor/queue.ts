@@ -1,4 +1,5 @@
 import type { Repo } from '../../core/repo.js';
+import type { Launcher } from '../../core/launcher.js';
 import { EXIT, LazyError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
 import type { Config } from '../../store/config.js';
@@ -21,7 +22,7 @@ export function queuedFeedback(v: Pick<TaskView, 'turns' | 'changelog'>): TurnVi
 export interface QueueDeps {
   repo: Repo;
   store: Store;
-  cliPath: string;
+  launcher: Launcher;
   config: Config;
 }
 
@@ -33,7 +34,7 @@ export interface QueueDeps {
 export async function startQueued(deps: QueueDeps, id: string): Promise<Launched | null> {
   const v = await deps.store.view(id);
   if (v.status !== 'blocked' || queuedFeedback(v).length === 0) return null;
-  return launchTurn(deps.repo, deps.store, deps.cliPath, {
+  return launchTurn(deps.repo, deps.store, deps.launcher, {
     id,
     op: 'unblock',
     actor: 'system',

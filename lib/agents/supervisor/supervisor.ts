@@ -3,11 +3,10 @@ import { dirname } from 'node:path';
 import type { Store } from '../../store/store.js';
 import type { Config } from '../../store/config.js';
 import type { Repo } from '../../core/repo.js';
+import type { Launcher } from '../../core/launcher.js';
 import { startQueuedOrNote } from './queue.js';
 import { selfIdentity } from '../../core/proc.js';
-import { commitAll, headOf, mergeUpstream, type MergeResult } from '../../workspace/worktree.js';
-import { branchDiff, branchViolations } from '../../workspace/review.js';
-import { protectedPoints } from '../../model/fold.js';
+import { mergeUpstream, type MergeResult } from '../../workspace/worktree.js';
 import { ADAPTERS } from '../adapters/registry.js';
 import type { Adapter, McpServer, StreamState } from '../adapters/adapter.js';
 import type { Classified, FailureClass } from '../adapters/taxonomy.js';
@@ -15,15 +14,27 @@ import { readEnvelope, type Envelope } from '../adapters/envelope.js';
 import { mergeCommands } from '../adapters/commands.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { sleepUnlessStopped, waitForUsage } from './waits.js';
-import type { Outcome, Review } from './outcome-types.js';
+import type { Outcome } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { setAsideAskLeftovers } from './ask-end.js';
 import { settleSuperseded } from './superseded.js';
-import { logTail, readRun, runDir, runFiles, touch, writeOutcome, writeRun, type RunRecord } from '../runs.js';
+import {
+  heartbeat,
+  logTail,
+  readRun,
+  runDir,
+  runFiles,
+  touch,
+  writeOutcome,
+  writeRun,
+  type RunRecord,
+} from '../runs.js';
 import { clearActive } from '../../store/markers.js';
 import { resultPathOf } from '../launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
+import { finishWork, withViolations, type Finished } from './finish.js';
 import { mcpEnv, wireMcp } from '../mcp-wiring.js';
+import { now, nowIso } from '../../core/clock.js';
 
 // The per-turn supervisor (`lazy __supervise <run>`): a short-lived detached process that
 // runs the agent, keeps a heartbeat and a log, retries transient failures inside the
@@ -34,7 +45,7 @@ export interface SuperviseContext {
   store: Store;
   config: Config;
   repo: Repo;
-  cliPath: string;
+  launcher: Launcher;
   /** Where a supervisor that cannot start says why (its log file, through the port). */
   warn(message: string): void;
 }
@@ -48,7 +59,7 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
   const files = runFiles(runDir(ctx.lazyDir, runId));
   rec.supervisor = selfIdentity();
   writeRun(ctx.lazyDir, rec);
-  const note = (msg: string) => appendFileSync(files.log, `[lazy ${new Date().toISOString()}] ${msg}\n`);
+  const note = (msg: string) => appendFileSync(files.log, `[lazy ${nowIso()}] ${msg}\n`);
   touch(files.heartbeat);
   // A reconcile that judged this run dead may already have moved on; never run a
   // second agent in the same worktree.
@@ -59,7 +70,8 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     await settleSuperseded(ctx.lazyDir, ctx.store, rec, why);
     return 0;
   }
-  const beat = setInterval(() => touch(files.heartbeat), 2000);
+  const beating = new AbortController();
+  void heartbeat(files.heartbeat, beating.signal);
   try {
     const outcome = await setAsideAskLeftovers(
       ctx.store,
@@ -79,7 +91,7 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     if (outcome.kind !== 'interrupted' || left || rec.kind === 'ask') clearActive(ctx.lazyDir, rec.task, rec.id);
     return 0;
   } finally {
-    clearInterval(beat);
+    beating.abort();
   }
 }
 
@@ -151,7 +163,7 @@ async function prepareTurn(ctx: SuperviseContext, rec: RunRecord, note: (m: stri
   const mcp =
     ctx.config.mcp === false
       ? undefined
-      : wireMcp({ lazyDir: ctx.lazyDir, repoTop: ctx.repo.top, cliPath: ctx.cliPath, run: rec.id });
+      : wireMcp({ lazyDir: ctx.lazyDir, repoTop: ctx.repo.top, cliPath: ctx.launcher.cliPath, run: rec.id });
   return { ctx, rec, files, adapter, cfg: retryConfig(ctx.config), prompt, resultPath, upstream, note, mcp };
 }
 
@@ -245,7 +257,7 @@ async function usageLimited(
   c: Classified,
   interrupt: (reason: string, userStopped?: true) => Outcome,
 ): Promise<Step> {
-  const u = usageWait(c.resetAt, Date.now(), t.cfg);
+  const u = usageWait(c.resetAt, now(), t.cfg);
   if (u.action === 'stop') return { end: failedOutcome(common, c.cls, c.reason, `${c.reason} (${u.why})`) };
   const until = new Date(u.untilMs).toISOString();
   if (t.rec.fleet && u.named) return { end: backToQueue(t, common, c, until, interrupt) };
@@ -254,7 +266,7 @@ async function usageLimited(
   const w = {
     kind: 'usage_limit' as const,
     run: t.rec.id,
-    since: new Date().toISOString(),
+    since: nowIso(),
     until,
     reset_named: u.named,
     reason: c.reason,
@@ -306,7 +318,7 @@ function commonOf(t: Turn, attempt: number, sessionId: string | null, state: Str
   return {
     run: t.rec.id,
     task: t.rec.task,
-    ended_at: new Date().toISOString(),
+    ended_at: nowIso(),
     attempts: attempt,
     agent_session_id: sessionId || undefined,
     usage: state.usage,
@@ -319,7 +331,7 @@ function commonOf(t: Turn, attempt: number, sessionId: string | null, state: Str
 /** An interruption carries the agent's exit, its signal and the log's last 50 lines. */
 function interruptedOutcome(t: Turn, c: Common, r: AttemptResult, reason: string, userStopped?: true): Outcome {
   const logs = logTail(t.ctx.lazyDir, t.rec.id, 50);
-  const at = new Date().toISOString();
+  const at = nowIso();
   const interrupt = { reason, exit_code: r.exitCode, signal: r.signal, logs, at, user_stopped: userStopped };
   return { ...c, kind: 'interrupted', summary: reason, interrupt };
 }
@@ -342,56 +354,4 @@ function envelopeOutcome(c: Common, f: Finished, e: Envelope): Outcome {
     question: e.question || undefined,
     risks,
   };
-}
-
-interface Finished {
-  review: Review;
-  risks?: string[];
-}
-
-/** After a normal end: commit what the agent left uncommitted, then collect the review facts. */
-async function finishWork(rec: RunRecord, note: (m: string) => void): Promise<Finished> {
-  // An ask is read-only: whatever it left behind is not committed for it.
-  // A failed auto-commit (a stale index.lock, say) is a risk the review names, not a silent loss.
-  const risks: string[] = [];
-  const auto =
-    rec.kind === 'ask'
-      ? null
-      : await commitAll(
-          rec.worktree,
-          `lazy: work of turn ${rec.turn} on task ${rec.task}\n\nLazy-Task: ${rec.task}\nLazy-Run: ${rec.id}\n`,
-        ).catch((e: Error) => {
-          risks.push(`lazy could not commit the work the agent left uncommitted: ${e.message}`);
-          note(risks[0]!);
-          return null;
-        });
-  if (auto) note(`committed the agent's uncommitted changes as ${auto.slice(0, 10)}`);
-  const head = await headOf(rec.worktree);
-  const diff = await branchDiff(rec.worktree, rec.base, head);
-  return { review: { ...diff, auto_commit: auto }, risks: risks.length ? risks : undefined };
-}
-
-/**
- * Invariant: a turn that parks the task (every end but an interruption) re-derives the
- * protected-file violations from what the branch holds against its fork point, not from
- * what this turn did: commits of an earlier crashed or stopped turn count too.
- */
-async function withViolations(
-  ctx: SuperviseContext,
-  rec: RunRecord,
-  o: Outcome,
-  note: (m: string) => void,
-): Promise<Outcome> {
-  const globs = ctx.config.protected ?? [];
-  if (o.kind === 'interrupted' || !globs.length) return o;
-  try {
-    const head = o.review?.head ?? (await headOf(rec.worktree));
-    const points = protectedPoints((await ctx.store.read(rec.task)).docs);
-    const violations = await branchViolations(rec.worktree, rec.base, head, globs, points);
-    return violations.length ? { ...o, violations } : o;
-  } catch (e) {
-    // Accept checks the squash against the protected globs again, so nothing lands unseen.
-    note(`could not check protected files: ${(e as Error).message}`);
-    return o;
-  }
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, writeFileAtomicSync } from '../../core/fsutil.js';
+import { now, pollUntil } from '../../core/clock.js';
 
 // A turn waiting for the agent's usage window to reopen: the supervisor sleeps and records
 // the fact here, one file per task, so `show` and `list` of any process can say so. Local
@@ -46,24 +47,16 @@ export function listWaiting(lazyDir: string): Map<string, Waiting> {
   return out;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Sleeps until `untilMs`; true when the user asked to stop meanwhile. */
-export async function sleepUnlessStopped(ms: number, stopFile: string): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (existsSync(stopFile)) return true;
-    await sleep(Math.min(200, until - Date.now()));
-  }
-  return existsSync(stopFile);
-}
+/** Sleeps `ms` of the clock's time; true when the user asked to stop meanwhile. */
+export const sleepUnlessStopped = (ms: number, stopFile: string): Promise<boolean> =>
+  pollUntil(() => existsSync(stopFile), ms, 200);
 
 /** Records the wait, sleeps it out (a `lazy stop` ends it), and removes the record however it ends. */
 export async function waitForUsage(lazyDir: string, task: string, w: Waiting, stopFile: string): Promise<boolean> {
   mkdirSync(waitsDir(lazyDir), { recursive: true });
   writeFileAtomicSync(fileOf(lazyDir, task), JSON.stringify(w));
   try {
-    return await sleepUnlessStopped(Date.parse(w.until) - Date.now(), stopFile);
+    return await sleepUnlessStopped(Date.parse(w.until) - now(), stopFile);
   } finally {
     clearWaiting(lazyDir, task, w.run);
   }
