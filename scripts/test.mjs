@@ -1,15 +1,168 @@
-// npm test's last step: tap, with V8 coverage of the test processes, then lib/'s coverage.
-// Only in-process code is measured: the spawned CLI runs a bundle whose positions do not map
-// back to lib/ (test/helpers/env.ts keeps NODE_V8_COVERAGE out of the processes tests start).
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// npm test's last step: the test files, bundled by esbuild into build/test/ and run as plain JavaScript,
+// each in a node process of its own, JOBS at a time. Each file is a tap test (its output is TAP); this runner
+// stands in for tap's own only because that one loads three module hooks into every file (about half a second
+// of CPU a file, measured: see the README's Testing section). The output keeps tap's shape: each file as a
+// subtest, then `# { total, pass, fail }` and the slowest files.
+//
+//   node scripts/test.mjs [--coverage] [file.test.ts…]   (no files: every test/**/*.test.ts)
+//   JOBS (default 4), TEST_TIMEOUT_S (default 300): processes at once, and one file's limit.
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = join(root, '.tap', 'v8');
-rmSync(dir, { recursive: true, force: true });
-const npx = (args, env = process.env) => spawnSync('npx', args, { cwd: root, stdio: 'inherit', env });
-const tap = npx(['tap', ...process.argv.slice(2)], { ...process.env, NODE_V8_COVERAGE: dir });
-npx(['c8', 'report', `--temp-directory=${dir}`, '--all', '--src=lib', '--include=lib/**', '--reporter=text-summary']);
-process.exitCode = tap.status ?? 1;
+const out = join(root, 'build', 'test');
+const args = process.argv.slice(2);
+const coverage = args.includes('--coverage');
+const named = args.filter((a) => !a.startsWith('--')).map((a) => resolve(a));
+const jobs = Number(process.env.JOBS) || 4;
+const timeoutMs = (Number(process.env.TEST_TIMEOUT_S) || 300) * 1000;
+
+const testFiles = (dir) =>
+  readdirSync(dir)
+    .sort()
+    .flatMap((n) => {
+      const p = join(dir, n);
+      return statSync(p).isDirectory() ? testFiles(p) : p.endsWith('.test.ts') ? [p] : [];
+    });
+
+/** Every test file in one esbuild run: shared code (lib/, the helpers) in chunks, packages left to node_modules. */
+async function bundle(entries) {
+  rmSync(out, { recursive: true, force: true });
+  await build({
+    entryPoints: entries,
+    outdir: out,
+    outbase: join(root, 'test'),
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
+
+/** A file's own counts, from the summary comment tap ends its output with. */
+function counts(text) {
+  const m = /^# \{ (total: \d+[^}]*)\}$/m.exec(text);
+  if (!m) return null;
+  return Object.fromEntries(
+    m[1]
+      .split(', ')
+      .map((kv) => kv.split(': '))
+      .map(([k, v]) => [k, Number(v)]),
+  );
+}
+
+function runFile(file, env) {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--enable-source-maps', file], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let text = '';
+  child.stdout.on('data', (d) => (text += d));
+  child.stderr.on('data', (d) => (text += d));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }, timeoutMs);
+  return new Promise((res) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      res({ text, code, signal, timedOut, ms: performance.now() - started });
+    }),
+  );
+}
+
+const indent = (text) =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => (l ? `    ${l}` : ''))
+    .join('\n');
+
+async function main() {
+  const all = testFiles(join(root, 'test'));
+  const chosen = named.length ? all.filter((f) => named.includes(f)) : all;
+  if (named.length && chosen.length !== named.length) {
+    console.error(`no such test file: ${named.filter((f) => !all.includes(f)).join(', ')}`);
+    process.exit(2);
+  }
+  const t0 = performance.now();
+  await bundle(chosen);
+  const env = { ...process.env, TAP_TIMEOUT: '0' };
+  // Offline tests need no extra CA certificates; node reads the whole file at every start (about 40 ms).
+  delete env.NODE_EXTRA_CA_CERTS;
+  const v8dir = join(root, '.tap', 'v8');
+  if (coverage) {
+    rmSync(v8dir, { recursive: true, force: true });
+    mkdirSync(v8dir, { recursive: true });
+    env.NODE_V8_COVERAGE = v8dir;
+  }
+  const total = { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 };
+  const times = [];
+  let n = 0;
+  const queue = [...chosen];
+  const worker = async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      const name = relative(root, f);
+      const js = join(out, relative(join(root, 'test'), f)).replace(/\.ts$/, '.mjs');
+      const r = await runFile(js, env);
+      const c = counts(r.text);
+      const failed = !c || r.code !== 0 || r.timedOut || (c.fail ?? 0) > 0;
+      const why = r.timedOut
+        ? `\n# timed out after ${timeoutMs / 1000} s`
+        : !c
+          ? `\n# ended without a summary (exit ${r.code ?? r.signal})`
+          : '';
+      if (c) for (const k of Object.keys(total)) total[k] += c[k] ?? 0;
+      if (failed && !(c?.fail > 0)) total.fail += 1;
+      times.push([r.ms, name]);
+      const line = `${failed ? 'not ok' : 'ok'} ${++n} - ${name} # time=${r.ms.toFixed(3)}ms`;
+      process.stdout.write(`# Subtest: ${name}\n${indent(r.text + why)}\n${line}\n\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, chosen.length) }, worker));
+  const fields = Object.entries(total).filter(([k, v]) => v > 0 || k === 'total' || k === 'pass');
+  console.log(`# { ${fields.map(([k, v]) => `${k}: ${v}`).join(', ')} }`);
+  console.log('# the slowest test files:');
+  for (const [ms, name] of times.sort((a, b) => b[0] - a[0]).slice(0, 10))
+    console.log(`#   ${(ms / 1000).toFixed(1).padStart(6)} s  ${name}`);
+  console.log(`# time=${(performance.now() - t0).toFixed(0)}ms`);
+  if (coverage) await report(v8dir);
+  process.exitCode = total.fail > 0 ? 1 : 0;
+}
+
+/** lib/'s coverage, through the bundles' source maps. */
+function report(dir) {
+  return new Promise((res) =>
+    spawn(
+      'npx',
+      [
+        'c8',
+        'report',
+        `--temp-directory=${dir}`,
+        '--exclude-after-remap',
+        '--include=lib/**',
+        '--reporter=text-summary',
+      ],
+      { cwd: root, stdio: 'inherit' },
+    ).on('close', res),
+  );
+}
+
+await main();

@@ -1,8 +1,9 @@
 import t from 'tap';
+import { detachedLauncher } from '../../lib/core/launcher.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox, eventually, readJson, runDirOf, activeMarkers } from '../helpers/agent.js';
-import { cli, gitSync } from '../helpers/env.js';
+import { cli, gitSync, LAZY } from '../helpers/env.js';
 import { attentionFacts, parked, worktreeStatus } from '../helpers/ask.js';
 import { liveness, thisHost } from '../../lib/core/proc.js';
 
@@ -12,8 +13,10 @@ t.jobs = 4;
 // next command's reconcile records the crash, kills the verified orphan agent, and
 // resumes, holds or restores the task as the table says.
 
+// Every case here kills a supervisor: they run as processes of their own, as the CLI starts them.
+
 t.test('SIGKILL of the supervisor: orphan agent killed only when verified, task resumed', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox();
+  const { sb, l, invocations, scenario } = await agentSandbox({ detached: true });
   t.teardown(sb.cleanup);
   scenario('hang,succeed');
   const id = await l.create('supervisor dies', '--accept', 'done');
@@ -54,7 +57,7 @@ const waitingOf = async (l: any, id: string) => (await l.json('show', id)).value
 t.test(
   'a supervisor SIGKILLed during a usage-limit wait: the next command records the crash and drops the wait record',
   async (t) => {
-    const { sb, l, scenario } = await agentSandbox();
+    const { sb, l, scenario } = await agentSandbox({ detached: true });
     t.teardown(sb.cleanup);
     scenario('usage-limit-600000,succeed');
     const id = await l.create('killed while waiting', '--accept', 'done');
@@ -82,7 +85,7 @@ t.test(
 t.test(
   "SIGKILL of an ask's supervisor: reconcile restores the status and sets the leftovers aside, never resumes",
   async (t) => {
-    const box = await agentSandbox();
+    const box = await agentSandbox({ detached: true });
     t.teardown(box.sb.cleanup);
     const { id, before, wt } = await parked(box, 'succeed,litter-hang');
     const asking = box.l.json('ask', id, '-m', 'hello?', '--timeout', '60');
@@ -122,7 +125,7 @@ t.test(
 );
 
 t.test('a supervisor killed during merge-and-fix is held too (the merge is still in progress)', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox();
+  const { sb, l, invocations, scenario } = await agentSandbox({ detached: true });
   t.teardown(sb.cleanup);
   const id = await l.create('supervisor dies mid-merge', '--accept', 'done');
   await l('start', id);
@@ -156,10 +159,10 @@ t.test('a supervisor killed during merge-and-fix is held too (the merge is still
 t.test(
   'doctor reports a working turn whose processes are gone under an old host name; --fix ends it and it waits in the inbox',
   async (t) => {
-    const { sb, l, invocations } = await agentSandbox();
+    const { sb, l, invocations } = await agentSandbox({ detached: true });
     t.teardown(sb.cleanup);
     const fake = { FAKE_STATE: join(sb.home, 'fake-state'), FAKE_LOG: join(sb.home, 'fake-log.jsonl') };
-    const old = cli(sb, { ...fake, FAKE_SCENARIO: 'hang', LAZY_HOST: 'old-box' });
+    const old = cli(sb, { ...fake, FAKE_SCENARIO: 'hang', LAZY_HOST: 'old-box' }, { launcher: detachedLauncher(LAZY) });
     const id = await l.create('host renamed', '--accept', 'done');
     const s = await old.json('start', id);
     t.equal(s.run.code, 0);

@@ -3,11 +3,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as errors from '../../lib/core/errors.js';
 import { ERROR_EXIT, EXIT, LazyError, type ErrorCode } from '../../lib/core/errors.js';
+import { ROOT } from '../helpers/env.js';
 
 // The code→exit table is the contract; README "Exit codes" is law. These tests read the
 // README, so a change to either side that breaks the other fails here.
 
-const root = join(import.meta.dirname, '..', '..');
+const root = ROOT;
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const codes = Object.keys(ERROR_EXIT) as ErrorCode[];
 const isCode = (w: string): w is ErrorCode => Object.hasOwn(ERROR_EXIT, w);

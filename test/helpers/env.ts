@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { background, exited, trackFolder } from './procs.js';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,14 @@ import type { Io } from '../../lib/core/io.js';
 
 // Real git repositories in temporary folders, and the built CLI spawned as a user would.
 
-export const ROOT = resolve(fileURLToPath(import.meta.url), '..', '..', '..');
+/** The repository: the nearest folder above this module with lazy's package.json (tests also run bundled, from build/test/). */
+export const ROOT = ((from: string): string => {
+  for (let d = from; ; d = dirname(d)) {
+    const pkg = join(d, 'package.json');
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'lazy') return d;
+    if (dirname(d) === d) throw new Error(`no lazy package.json above ${from}`);
+  }
+})(dirname(fileURLToPath(import.meta.url)));
 export const LAZY = join(ROOT, 'bin', 'lazy.cjs');
 /** `node SLOW_ACCEPT <delay-ms> accept <id> …`: a real lazy process whose accept pauses before each step. */
 export const SLOW_ACCEPT = join(ROOT, 'test', 'fixtures', 'slow-accept.cjs');

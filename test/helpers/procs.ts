@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams, type SpawnOptions } from 'node:child_process';
-import { endSupervisorsUnder, supervisorsUnder, takeSupervisorFailures } from './supervise.js';
+import { endSupervisorsUnder, supervisorsSettle, supervisorsUnder, takeSupervisorFailures } from './supervise.js';
 
 // The one registry of what tests start in the background. Supervisors and agents are
 // detached by design, so a test cannot wait for them the way it waits for a command: they
@@ -137,6 +137,9 @@ async function checkLeftovers(test: string, owned: Folder[]): Promise<void> {
     const live = processesUnder(f.root);
     for (const p of live)
       t.fail(`${test} left a process running in ${f.root}: pid ${p.pid} (${p.cmdline.slice(0, 120)})`);
+    // A supervisor in this process may still be recording the end of a turn the test saw end: a moment for that.
+    if (!(await supervisorsSettle(f.root, 2000)))
+      for (const r of supervisorsUnder(f.root)) t.fail(`${test} left a turn running in ${f.root}: ${r.slice(0, 300)}`);
     await removeFolder(f);
   }
 }

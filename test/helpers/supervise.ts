@@ -70,6 +70,19 @@ export const supervisorsUnder = (root: string): string[] =>
 
 const under = (root: string) => [...running].filter((r) => r.top === root || r.top.startsWith(root + '/'));
 
+/** Whether the in-process supervisors under `root` all return by themselves within `ms`. */
+export async function supervisorsSettle(root: string, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((res) => (timer = setTimeout(() => res(false), ms)));
+  const settled = (async () => {
+    for (let mine = under(root); mine.length; mine = under(root)) await Promise.all(mine.map((r) => r.done));
+    return true as const;
+  })();
+  const ok = await Promise.race([settled, late]);
+  clearTimeout(timer);
+  return ok;
+}
+
 /**
  * Ends the in-process supervisors of the repositories under `root` the way a killed agent ends a turn: each
  * agent's group is SIGKILLed and its supervisor records that and returns (one that starts a next turn meanwhile

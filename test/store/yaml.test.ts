@@ -4,6 +4,8 @@ import { isDeepStrictEqual } from 'node:util';
 import YAML from 'yaml';
 import { decodeYaml, encodeYaml, fastDecodeYaml, MAX_DOCUMENT_BYTES, YamlError } from '../../lib/store/yaml.js';
 import type { Json } from '../../lib/core/json.js';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
 
 type Obj = { [k: string]: Json };
 
@@ -656,6 +658,6 @@ t.test('encoder format', async (t) => {
 });
 
 t.test('yaml is only loaded lazily', async (t) => {
-  const src = readFileSync(new URL('../../lib/store/yaml.ts', import.meta.url), 'utf8');
+  const src = readFileSync(join(ROOT, 'lib', 'store', 'yaml.ts'), 'utf8');
   t.notMatch(src, /^import (?!type )[^\n]*from 'yaml'/m, 'no static value import of yaml');
 });
