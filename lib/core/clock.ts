@@ -8,14 +8,22 @@ import { setTimeout as delay } from 'node:timers/promises';
 export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
-  /** Resolves once `ms` of this clock's time have passed; rejects with the signal's reason when it aborts first. */
+  /**
+   * Resolves once `ms` of this clock's time have passed (lazy's own waits: a grace period, a retry's pause, a
+   * usage limit's reset); rejects with the signal's reason when it aborts first.
+   */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves after about `ms`, before a loop looks at the world again (a process's exit, a file or a ref another
+   * process writes): the pace of a poll, not a span of lazy's time, so a test's stopped clock still lets it look.
+   */
+  poll(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => delay(Math.max(0, ms), undefined, signal ? { signal } : undefined),
-};
+const realDelay = (ms: number, signal?: AbortSignal) =>
+  delay(Math.max(0, ms), undefined, signal ? { signal } : undefined);
+
+export const systemClock: Clock = { now: () => Date.now(), sleep: realDelay, poll: realDelay };
 
 const scope = new AsyncLocalStorage<Clock>();
 
@@ -31,6 +39,8 @@ export const nowIso = (): string => new Date(now()).toISOString();
 
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => clock().sleep(ms, signal);
 
+export const poll = (ms: number, signal?: AbortSignal): Promise<void> => clock().poll(ms, signal);
+
 /**
  * Polls `check` every `everyMs` until it holds (true) or `ms` of the clock's time have passed (false):
  * a wait for something another process does, bounded by lazy's own time.
@@ -41,7 +51,7 @@ export async function pollUntil(check: () => boolean, ms: number, everyMs: numbe
     if (check()) return true;
     const left = until - now();
     if (left <= 0) return check();
-    await sleep(Math.min(everyMs, left));
+    await poll(Math.min(everyMs, left));
   }
 }
 

@@ -23,12 +23,13 @@ export interface ToolResult {
 
 /** A sleep the client's going away cuts short: a wait or an ask must not outlive its caller. */
 function abortableClock(base: Clock, signal: AbortSignal): Clock {
+  const cut = (e: unknown) => {
+    throw signal.aborted ? aborted('the MCP client went away or cancelled the call') : e;
+  };
   return {
     now: base.now,
-    sleep: (ms) =>
-      base.sleep(ms, signal).catch((e: unknown) => {
-        throw signal.aborted ? aborted('the MCP client went away or cancelled the call') : e;
-      }),
+    sleep: (ms) => base.sleep(ms, signal).catch(cut),
+    poll: (ms) => base.poll(ms, signal).catch(cut),
   };
 }
 

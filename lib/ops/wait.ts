@@ -25,7 +25,7 @@ export async function waitFor(
         available_actions: v.available_actions,
       });
     }
-    await clock.sleep(Math.min(250 + i * 25, 1000));
+    await clock.poll(Math.min(250 + i * 25, 1000));
   }
 }
 

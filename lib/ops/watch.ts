@@ -73,6 +73,6 @@ export async function watchLoop(
     const rows = await watchSnapshot(app);
     if (!app.io.outOpen()) return rows;
     app.io.out(`\x1b[2J\x1b[H${render(rows)}\n\n(${new Date(now()).toLocaleTimeString()} · Ctrl-C to quit)\n`);
-    await app.io.clock.sleep(intervalMs);
+    await app.io.clock.poll(intervalMs);
   }
 }

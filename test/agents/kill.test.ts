@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { agentSandbox, eventually, readJson, runDirOf } from '../helpers/agent.js';
+import { agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
 import { alive, childPid, cleanupAfterSupervisors } from '../helpers/supervisors.js';
 import { concurrent } from '../helpers/concurrent.js';
 
@@ -46,27 +46,44 @@ test('a child that escaped into its own session does not keep the turn open', as
 });
 
 test('stop finds what the agent left running after it exited', async (t) => {
-  // The supervisor ends the group one grace after the agent exits: the stop below must come within it,
-  // and 10 s was outlasted on a machine twice as slow. stop's own SIGKILL comes one grace after its SIGTERM.
-  const box = await agentSandbox({ settings: { stop_grace_ms: '30000' } });
-  const { sb, l, scenario, invocations } = box;
+  // The supervisor ends the group one grace after the agent exits, and the stop must come within it: the
+  // box's clock is paused, so no grace ends until the test moves it, once both SIGTERMs reached the child.
+  const box = await agentSandbox();
+  const { sb, l, scenario, invocations, clock } = box;
   cleanupAfterSupervisors(t, sb);
   scenario('leave-stubborn-child');
   const id = await l.create('stubborn child', '--accept', 'done');
+  clock.pause();
   await l('start', id);
   const pid = await childPid(t, box);
   const agentPid = invocations()[0]!.pid;
   await eventually(() => !alive(agentPid), 10_000, 'the agent to exit');
-  const s = await l.json('stop', id);
+  const sigterms = () => sigtermsOf(box);
+  await eventually(() => sigterms() === 1, 10_000, "the supervisor's SIGTERM to the group it left");
+  const stopping = l.json('stop', id);
+  await eventually(() => sigterms() === 2, 10_000, "stop's SIGTERM");
+  t.ok(alive(pid), 'the child ignored both');
+  clock.advance(1000); // stop_grace_ms: both SIGKILLs are due (the supervisor's may land first)
+  const s = await stopping;
   t.equal(s.run.code, 0);
   t.not(s.value.signal, 'none', `stop found the child (${s.value.signal} after ${s.value.waited_ms} ms)`);
   t.notOk(alive(pid), 'the child that ignored SIGTERM is gone when stop returns');
+  clock.resume();
   const w = await l.json('wait', id, '--timeout', '30');
   t.equal(w.run.code, 4, 'wait ends outside the blocked family');
   t.equal(w.value.error.details.status, 'interrupted', JSON.stringify(w.value.task));
   const v = (await l.json('show', id)).value;
   t.equal(v.attention.reason, 'stopped by the user');
 });
+
+/** How many SIGTERMs the stubborn child of the box's first launch has ignored. */
+const sigtermsOf = (box: AgentBox) => {
+  try {
+    return readFileSync(join(box.sb.home, 'fake-state', 'child-1.pid.sigterm'), 'utf8').length;
+  } catch {
+    return 0;
+  }
+};
 
 test("reconcile kills the verified leftovers of a dead supervisor's agent", async (t) => {
   // The supervisor must be killed within the grace it gives the leftovers after the agent exits; the orphan kill

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, FAKE_AGENT } from '../helpers/agent.js';
+import { agentSandbox, eventually, FAKE_AGENT, supervisorGone } from '../helpers/agent.js';
 
 t.jobs = 4;
 
@@ -48,7 +48,7 @@ t.test('text output of a queued unblock, and a stop leaves queued feedback pendi
   t.teardown(sb.cleanup);
   scenario('hang,succeed');
   const id = await l.create('a long task', '--accept', 'it works');
-  await l('start', id);
+  const run = (await l.json('start', id)).value.run.id;
   await eventually(() => invocations().length >= 1, 20_000, 'the agent to start');
   const r = await l('unblock', id, '-m', 'please stop using globals');
   t.equal(r.code, 0, r.stderr);
@@ -64,7 +64,8 @@ t.test('text output of a queued unblock, and a stop leaves queued feedback pendi
     /2 feedback messages not acted on yet \(queued or interrupted\) stay pending: lazy resume delivers them/,
     'stop says the feedback waits',
   );
-  await new Promise((r) => setTimeout(r, 1500));
+  // Once the stopped turn's supervisor has returned, nothing can start the queued feedback by itself.
+  await supervisorGone(sb, run);
   t.equal(invocations().length, 1, 'a stop does not start the queued feedback: the user asked to stop');
   let v = (await l.json('show', id)).value;
   t.equal(v.status, 'interrupted');
@@ -89,12 +90,12 @@ t.test(
     const open = gate();
     scenario('slow-protected,succeed');
     const id = await l.create('touches secrets', '--accept', 'ok');
-    await l('start', id);
+    const run = (await l.json('start', id)).value.run.id;
     t.equal((await l('unblock', id, '-m', 'queued while it touched secrets')).code, 0);
     open();
     const w = await l.json('wait', id, '--timeout', '30');
     t.equal(w.value.task.status, 'conflict', 'the turn parked in conflict');
-    await new Promise((r) => setTimeout(r, 1000));
+    await supervisorGone(sb, run); // once it returned, nothing can start a turn by itself
     t.equal(invocations().length, 1, 'no turn starts without the protected-file decisions');
     t.ok(w.value.task.pending_feedback.length >= 1, 'the queued feedback stays pending');
     t.equal((await l('unblock', id, '-m', 'reverted the secrets; go on', '--revert-all')).code, 0);

@@ -1,12 +1,20 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { activeMarkers, agentSandbox, eventually, readJson, runDirOf, type AgentBox } from '../helpers/agent.js';
+import {
+  activeMarkers,
+  agentSandbox,
+  eventually,
+  readJson,
+  runDirOf,
+  supervisorGone,
+  type AgentBox,
+} from '../helpers/agent.js';
 import { cli, LAZY } from '../helpers/env.js';
+import { inprocSupervisors } from '../helpers/inproc.js';
 import { withEnv } from '../../lib/core/env.js';
-import { detachedLauncher } from '../../lib/core/launcher.js';
+import { withClock } from '../../lib/core/clock.js';
 import { openRepo } from '../../lib/core/repo.js';
-import { liveness } from '../../lib/core/proc.js';
 import { Store } from '../../lib/store/store.js';
 import type { Draft } from '../../lib/store/draft.js';
 import { loadConfig } from '../../lib/store/config.js';
@@ -43,7 +51,7 @@ async function queuedTask(
     FAKE_LOG: join(box.sb.home, 'fake-log.jsonl'),
     FAKE_SCENARIO: scenario,
   };
-  const l = cli(box.sb, env);
+  const l = cli(box.sb, env, { clock: box.clock });
   const id = await l.create('fleet quota', '--accept', 'done');
   await inStore(env, box.sb.dir, (store) =>
     store.mutate(id, 'queue', (d) => void d.transition('backlog', 'queue', 'queued', { details: { priority: 0 } })),
@@ -68,25 +76,27 @@ const claimed = (d: Draft, r: RunRef) =>
     claim: { host: r.host, lease_until: new Date(Date.now() + 300_000).toISOString() },
   });
 
-/** One turn launched in-process exactly as `lazy start` does, as a fleet worker (fleet) or not. */
+/** One turn launched in-process exactly as `lazy start` does, as a fleet worker (fleet) or not, on the box's clock. */
 async function launch(f: Fleet, o: { fleet: boolean; resume?: boolean }) {
   return inStore(f.env, f.box.sb.dir, async (store) => {
     const repo = await openRepo(f.box.sb.dir);
     const config = (await loadConfig(repo, store.reader.objects)).merged;
-    const { run } = await launchTurn(repo, store, detachedLauncher(LAZY), {
-      id: f.id,
-      op: o.resume ? 'auto-resume' : 'start',
-      actor: 'system',
-      config,
-      ...(o.fleet ? { fleet: true } : {}),
-      plan: (d, r) => {
-        const p = o.resume
-          ? planResume(d, r, { actor: 'system', trigger: 'auto_resume', dirty: false, upstream: 'main' })
-          : planStart(d, r);
-        claimed(d, r);
-        return p;
-      },
-    });
+    const { run } = await withClock(f.box.clock, () =>
+      launchTurn(repo, store, inprocSupervisors(LAZY), {
+        id: f.id,
+        op: o.resume ? 'auto-resume' : 'start',
+        actor: 'system',
+        config,
+        ...(o.fleet ? { fleet: true } : {}),
+        plan: (d, r) => {
+          const p = o.resume
+            ? planResume(d, r, { actor: 'system', trigger: 'auto_resume', dirty: false, upstream: 'main' })
+            : planStart(d, r);
+          claimed(d, r);
+          return p;
+        },
+      }),
+    );
     return run;
   });
 }
@@ -102,25 +112,19 @@ function namedReset(log: string): string {
   return new Date(Number(ev[1]) * 1000).toISOString();
 }
 
-async function supervisorGone(f: Fleet, run: string) {
-  const { supervisor } = readJson(join(runDirOf(f.box.sb, run), 'run.json'));
-  await eventually(() => liveness(supervisor) === 'dead', 20_000, 'the supervisor to exit');
-}
-
 for (const adapter of ['command', 'claude'] as const) {
   t.test(`${adapter}: a fleet run's usage limit sends the task back to the queue until the reset`, async (t) => {
     // A reset two minutes away: the in-process wait would hold the turn (and the worker) that long.
     const f = await queuedTask(t, adapter, 'usage-limit-120000,succeed');
-    const started = Date.now();
     const run = await launch(f, { fleet: true });
     t.equal(run.fleet, true, 'the run record says fleet');
     await eventually(async () => (await view(f)).status !== 'working', 90_000, 'the turn to end');
-    await supervisorGone(f, run.id);
-    t.ok(Date.now() - started < 90_000, 'the turn ended without waiting for the reset');
+    await supervisorGone(f.box.sb, run.id);
 
     const log = readFileSync(join(runDirOf(f.box.sb, run.id), 'output.log'), 'utf8');
     const reset = namedReset(log);
-    t.ok(Date.parse(reset) > Date.now(), 'the reset is still ahead');
+    // The supervisor's clock never moved: had it waited for the reset, the turn would still be working.
+    t.ok(Date.parse(reset) > f.box.clock.now(), 'the turn ended with the reset still ahead');
     const v = await view(f);
     t.equal(v.status, 'interrupted');
     const last = v.changelog.at(-1)!;
@@ -149,7 +153,7 @@ for (const adapter of ['command', 'claude'] as const) {
     // The next claim (after the reset) resumes the same agent session and delivers the pending prompt.
     const next = await launch(f, { fleet: true, resume: true });
     await eventually(async () => (await view(f)).status === 'blocked', 30_000, 'the next turn to end');
-    await supervisorGone(f, next.id);
+    await supervisorGone(f.box.sb, next.id);
     const [first, second] = f.box.invocations();
     if (adapter === 'claude') {
       t.equal(next.agent_session_id, first!.session, 'the next claim resumes the agent session');
@@ -168,7 +172,7 @@ t.test('an unqueued usage-limited task is not auto-resumed: a person resumes or 
   const f = await queuedTask(t, 'command', 'usage-limit-5000,succeed');
   const run = await launch(f, { fleet: true });
   await eventually(async () => (await view(f)).status === 'interrupted', 30_000, 'the turn to end');
-  await supervisorGone(f, run.id);
+  await supervisorGone(f.box.sb, run.id);
   await inStore(f.env, f.box.sb.dir, (s) =>
     s.mutate(f.id, 'unqueue', (d) => void d.transition('interrupted', 'unqueue', 'unqueued')),
   );
@@ -177,7 +181,7 @@ t.test('an unqueued usage-limited task is not auto-resumed: a person resumes or 
   t.equal(willAutoResume(v, run.host), false, 'not before its reset, nor after');
   t.ok(v.available_actions.includes('resume'), 'lazy resume continues it');
   t.ok(v.available_actions.includes('queue'), 'lazy queue sends it back to the fleet');
-  await new Promise((r) => setTimeout(r, 5500)); // past the reset
+  f.box.clock.advance(6000); // past the reset
   const listed = await f.l('list');
   t.equal(listed.code, 0);
   t.equal((await view(f)).status, 'interrupted', "a command's reconcile did not resume it");
@@ -195,7 +199,7 @@ t.test('a run that is not a fleet run still waits for the reset in its superviso
   t.equal(v.status, 'working', 'the turn waits, working');
   t.equal(v.schedule.not_before, null);
   t.equal((await f.l('stop', f.id)).code, 0);
-  await supervisorGone(f, run.id);
+  await supervisorGone(f.box.sb, run.id);
   t.equal((await view(f)).changelog.at(-1)!.trigger, 'stop');
 });
 
@@ -209,14 +213,14 @@ t.test('a fleet run whose usage limit names no reset still rechecks in its super
   t.equal(v.status, 'working', 'the turn waits, working');
   t.equal(v.schedule.not_before, null, 'no not-before time is invented');
   t.equal((await f.l('stop', f.id)).code, 0);
-  await supervisorGone(f, run.id);
+  await supervisorGone(f.box.sb, run.id);
 });
 
 t.test('a fleet run whose usage limit resets beyond usage_limit_max_wait_ms blocks the task', async (t) => {
   const f = await queuedTask(t, 'command', `usage-limit-${8 * 3_600_000},succeed`);
   const run = await launch(f, { fleet: true });
   await eventually(async () => (await view(f)).status !== 'working', 30_000, 'the turn to end');
-  await supervisorGone(f, run.id);
+  await supervisorGone(f.box.sb, run.id);
   const v = await view(f);
   t.equal(v.status, 'blocked');
   t.match(v.changelog.at(-1), { trigger: 'turn_failed', details: { failure_class: 'usage_limit' } });

@@ -13,16 +13,20 @@ const waitingOf = async (l: any, id: string) => (await l.json('show', id)).value
 for (const adapter of ['command', 'claude'] as const) {
   t.test(`${adapter}: a usage limit waits for its reset, says so in show and list, and costs no retry`, async (t) => {
     // retry_transient_max 2: were usage limits counted as transient failures, the third would fail the turn.
-    const { sb, l, invocations, scenario } = await agentSandbox({ adapter, settings: { retry_transient_max: '2' } });
+    const { sb, l, invocations, scenario, clock } = await agentSandbox({
+      adapter,
+      settings: { retry_transient_max: '2' },
+    });
     t.teardown(sb.cleanup);
-    scenario('usage-limit-45000,usage-limit-100,usage-limit-100,succeed'); // 45 s: the checks before the reset fit a loaded machine
+    // Ten minutes: the test's clock moves past the first reset once its checks are done; the later ones are near.
+    scenario('usage-limit-600000,usage-limit-100,usage-limit-100,succeed');
     const id = await l.create('quota', '--accept', 'done');
     const s = await l.json('start', id);
     const w = await eventually(() => waitingOf(l, id), 20_000, 'the wait');
     t.equal(w.kind, 'usage_limit');
     t.equal(w.run, s.value.run.id);
     t.equal(w.reset_named, true);
-    t.ok(Date.parse(w.until) > Date.now(), 'the reset is still ahead');
+    t.ok(Date.parse(w.until) > clock.now(), 'the reset is still ahead');
     t.match(w.reason, /hit your limit/);
     const shown = await l('show', id);
     t.match(shown.stdout, /^waiting: {3}for the agent's usage limit to reset: retries at \d{4}-\d\d-\d\d \d\d:\d\d/m);
@@ -31,10 +35,11 @@ for (const adapter of ['command', 'claude'] as const) {
     const row = (await l.json('list')).value.find((r: any) => r.id === id);
     t.same(row.waiting, w, 'list --json carries the wait');
     t.equal(invocations().length, 1, 'nothing is retried before the reset');
+    clock.advance(Date.parse(w.until) - clock.now() + 1000);
     const done = await l.json('wait', id, '--timeout', '120');
     t.equal(done.value.task.attention?.kind, 'review');
     t.equal(invocations().length, 4);
-    t.ok(invocations()[1]!.n && Date.parse(w.until) <= Date.now(), 'retried after the reset');
+    t.ok(invocations()[1]!.n && Date.parse(w.until) <= clock.now(), 'retried after the reset');
     t.same(
       done.value.task.changelog.map((c: any) => c.trigger),
       ['create', 'start', 'turn_complete'],
@@ -71,7 +76,9 @@ t.test('stop during a usage-limit wait interrupts the turn at once, and the wait
 });
 
 t.test('a usage limit without a reset time rechecks after usage_limit_recheck_ms', async (t) => {
-  const { sb, l, invocations, scenario } = await agentSandbox({ settings: { usage_limit_recheck_ms: '40000' } });
+  const { sb, l, invocations, scenario, clock } = await agentSandbox({
+    settings: { usage_limit_recheck_ms: '600000' },
+  });
   t.teardown(sb.cleanup);
   scenario('usage-limit-none,succeed');
   const id = await l.create('no reset', '--accept', 'done');
@@ -80,6 +87,9 @@ t.test('a usage limit without a reset time rechecks after usage_limit_recheck_ms
   t.equal(w.reset_named, false);
   t.match((await l('show', id)).stdout, /\(no reset time named: a recheck\)/);
   t.match((await l('list')).stdout, /working \(usage limit: rechecks /);
+  t.equal(invocations().length, 1, 'nothing is retried before the recheck');
+  t.ok(Date.parse(w.until) - clock.now() > 500_000, 'the recheck is usage_limit_recheck_ms away');
+  clock.advance(600_000);
   const done = await l.json('wait', id, '--timeout', '120');
   t.equal(done.value.task.attention?.kind, 'review');
   t.equal(invocations().length, 2);

@@ -6,7 +6,8 @@ import { machines, runsPerTask } from '../helpers/fleet.js';
 // list and show say so, and the next worker after the reset resumes it to review.
 
 t.test('a usage limit sends the task back to the queue until its reset; a worker resumes it after', async (t) => {
-  const { tm, boxes } = await machines(2, { FAKE_SCENARIO: 'usage-limit-60000,succeed' }, 'lazy-workusage');
+  // The reset is ten minutes away: the team's clock is moved past it, nobody waits for it.
+  const { tm, boxes, clock } = await machines(2, { FAKE_SCENARIO: 'usage-limit-600000,succeed' }, 'lazy-workusage');
   t.teardown(tm.cleanup);
   const [seed, worker] = boxes;
   const id = await seed!.l.create('rate limited work', '--accept', 'done');
@@ -36,22 +37,20 @@ t.test('a usage limit sends the task back to the queue until its reset; a worker
   t.equal(v.attention, null, 'nobody is asked to do anything');
   t.ok(v.schedule.queued, 'still queued');
   const notBefore = Date.parse(v.schedule.not_before);
-  t.ok(notBefore > Date.now(), 'with a not-before time in the future');
+  t.ok(notBefore > clock.now(), 'with a not-before time in the future');
   t.equal(v.changelog.at(-1).trigger, 'usage_limit');
   const list = await seed!.l('list');
   t.match(list.stdout, /waiting for the usage limit until \d\d:\d\d/, 'list says what it waits for');
 
   const early = await worker!.l('work', 'origin', '--drain');
-  if (Date.now() < notBefore) {
-    t.match(early.stdout, /: 0 claimed, 0 finished/, 'a worker skips it before the reset');
-    t.match(
-      early.stdout,
-      new RegExp(`\\n  ${id} waits: queued, priority 0, waiting for the usage limit until \\d\\d:\\d\\d`),
-      'and its summary says what it left waiting',
-    );
-  }
+  t.match(early.stdout, /: 0 claimed, 0 finished/, 'a worker skips it before the reset');
+  t.match(
+    early.stdout,
+    new RegExp(`\\n  ${id} waits: queued, priority 0, waiting for the usage limit until \\d\\d:\\d\\d`),
+    'and its summary says what it left waiting',
+  );
 
-  await new Promise((r) => setTimeout(r, Math.max(0, notBefore - Date.now() + 200)));
+  clock.advance(notBefore - clock.now() + 1000);
   const after = await worker!.l.json('work', 'origin', '--drain');
   t.equal(after.run.code, 0, after.run.stderr);
   t.same(after.value.waiting, [], 'nothing left waiting');

@@ -3,13 +3,18 @@ import { join } from 'node:path';
 import { cli, gitSync, type Sandbox } from './env.js';
 import { completeLines } from './agent.js';
 import { team, withFakeAgent } from './team.js';
+import { TestClock } from './clock.js';
 
 // Fleet test helpers: N machines (clones of one bare remote, each its own host with the fake
 // agent), queueing with the real command, and agent runs counted per task across their logs.
 
-/** n clones of one bare remote, each a machine: its own LAZY_HOST, the fake agent, its own agent log. */
+/**
+ * n clones of one bare remote, each a machine: its own LAZY_HOST, the fake agent, its own agent log. Their
+ * in-process commands share one clock: a test that moves it moves time for the whole team.
+ */
 export async function machines(n: number, extra: NodeJS.ProcessEnv = {}, name = 'lazy-fleet') {
   const tm = team(n, name);
+  const clock = new TestClock();
   const boxes = tm.clones.map((c, i) => {
     const env = {
       ...c.env,
@@ -19,10 +24,10 @@ export async function machines(n: number, extra: NodeJS.ProcessEnv = {}, name = 
       ...extra,
     };
     const sb: Sandbox = { ...c, env };
-    return { sb, l: cli(sb), log: env.FAKE_LOG };
+    return { sb, l: cli(sb, {}, { clock }), log: env.FAKE_LOG };
   });
   for (const b of boxes) await withFakeAgent(b.sb);
-  return { tm, boxes };
+  return { tm, boxes, clock };
 }
 
 /** The refs under `pattern` in a repository (a clone or the bare remote). */

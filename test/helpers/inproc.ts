@@ -65,6 +65,10 @@ function hangGuard<T>(p: Promise<T>, what: () => string, stderr: () => string): 
   return Promise.race([p, hung]).finally(() => clearTimeout(timer));
 }
 
+/** Turns supervised in this process, as in-process commands start them (for a test that launches a turn itself). */
+export const inprocSupervisors = (cliPath: string) =>
+  inprocLauncher(cliPath, (args, x) => inproc(args, { ...x, cliPath }));
+
 /** The port an in-process command (or MCP server) runs with: output recorded, nothing on a terminal. */
 export function recordingIo(o: {
   env: NodeJS.ProcessEnv;
@@ -84,7 +88,7 @@ export function recordingIo(o: {
     clock: systemClock,
     env: { ...o.env, LAZY_CLI: o.cliPath },
     // Turns started here are supervised here: a detached supervisor is a test of its own (test/cli).
-    launcher: inprocLauncher(o.cliPath, (args, x) => inproc(args, { ...x, cliPath: o.cliPath })),
+    launcher: inprocSupervisors(o.cliPath),
     outOpen: () => true,
     page: async (text) => o.out(text),
     stepDelayMs: 0,

@@ -7,6 +7,7 @@ import { randomId } from '../../lib/core/ids.js';
 import { eventually, shellScript, type AgentBox } from './agent.js';
 import { gitSync, lazy, lazyJson, type Run } from './env.js';
 import { withId } from './plant.js';
+import { systemClock } from '../../lib/core/clock.js';
 
 // The available-actions walk (test/model/actions-*.test.ts): states built by real commands, actions on copies.
 
@@ -374,7 +375,7 @@ export async function walkMerging(t: Test, e: Env, id: string): Promise<void> {
     io: {
       stepDelayMs: 1,
       narrate: (_i, _n, label) => void (step = label),
-      clock: { now: () => Date.now(), sleep: async () => void (step === ACCEPT_STEPS[1]!.label && (await held)) },
+      clock: { ...systemClock, sleep: async () => void (step === ACCEPT_STEPS[1]!.label && (await held)) },
     },
   });
   let ended: Run | undefined;

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { agentSandbox, reviewed, type AgentBox } from '../helpers/agent.js';
 import { gitSync, lazyJson, type Sandbox } from '../helpers/env.js';
 import { ACCEPT_STEPS, type Touch } from '../../lib/ops/accept.js';
+import { systemClock } from '../../lib/core/clock.js';
 
 // lib/ops/accept.ts in this process: accept as the steps of ACCEPT_STEPS. Each step has its
 // group below (`preflight: …`, `squash-merge: …`, `verify: …`, `clean up: …`), beside the
@@ -23,7 +24,7 @@ function acceptWith(sb: Sandbox, id: string, at: (label: string) => unknown, ...
     io: {
       stepDelayMs: 1,
       narrate: (_i, _n, label) => void (step = label),
-      clock: { now: () => Date.now(), sleep: async () => void (await at(step)) },
+      clock: { ...systemClock, sleep: async () => void (await at(step)) },
     },
   });
 }

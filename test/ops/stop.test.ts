@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, runDirOf, type AgentBox } from '../helpers/agent.js';
+import { agentSandbox, eventually, runDirOf, supervisorGone, type AgentBox } from '../helpers/agent.js';
 import { alive, cleanupAfterSupervisors } from '../helpers/supervisors.js';
 import { runFiles } from '../../lib/agents/runs.js';
 
@@ -29,7 +29,7 @@ t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed',
   t.teardown(sb.cleanup);
   scenario('ignore-sigterm,succeed');
   const id = await l.create('stubborn', '--accept', 'done');
-  await l('start', id);
+  const run = (await l.json('start', id)).value.run.id;
   await ignoringSigterm(box, id);
   const s = await l.json('stop', id);
   t.equal(s.run.code, 0);
@@ -47,9 +47,8 @@ t.test('stop: SIGTERM, then SIGKILL after the grace period; never auto-resumed',
     }
   };
   t.ok(await eventually(gone, 5000, 'the agent reaped').catch(() => false), 'the agent is gone');
-  await l('list');
-  await new Promise((r) => setTimeout(r, 500));
-  await l('list');
+  await supervisorGone(sb, run);
+  await l('list'); // a reconcile after the turn's end resumes what it should: not this
   const v = (await l.json('show', id)).value;
   t.equal(v.status, 'interrupted', 'a user stop is not auto-resumed');
   t.equal(v.attention.reason, 'stopped by the user');

@@ -4,6 +4,7 @@ import type { Test } from 'tap';
 import { cli, gitSync, lazyJson, ROOT, type Sandbox } from '../helpers/env.js';
 import { team, withFakeAgent } from '../helpers/team.js';
 import { concurrent } from '../helpers/concurrent.js';
+import { systemClock } from '../../lib/core/clock.js';
 
 // lazy submit (lib/ops/submit.ts) against a bare remote standing in for the forge, with a
 // scripted stand-in for `gh` (test/fixtures/fake-gh.mjs) as forge.pr_command.
@@ -321,7 +322,7 @@ test('an accept of a submitted task that aborts restores submitted, its true pri
       stepDelayMs: 1,
       narrate: (_i, _n, label) => void (step = label),
       clock: {
-        now: () => Date.now(),
+        ...systemClock,
         sleep: async () => {
           if (step !== 'squash-merge into the target') return;
           writeFileSync(join(c.sb.dir, 'work-1.txt'), 'mine\n');

@@ -152,7 +152,7 @@ t.test("watch's live frames are escaped and coloured as printed results are", as
     io: {
       isTTY: { stdin: false, stdout: true, stderr: false },
       outOpen: () => frames++ < 1,
-      clock: { now: () => Date.now(), sleep: async () => {} },
+      clock: { now: () => Date.now(), sleep: async () => {}, poll: async () => {} },
     },
   });
   t.equal(r.code, 0);

@@ -6,7 +6,7 @@ import type { Adapter, AgentSpec, StreamState, TurnInput } from '../adapters/ada
 import { classOfErrorMessage } from '../adapters/taxonomy.js';
 import { endGroup } from './kill.js';
 import { env } from '../../core/env.js';
-import { now, nowIso, sleep } from '../../core/clock.js';
+import { now, nowIso, poll, sleep } from '../../core/clock.js';
 
 // One launch of the agent process: output to the run log and through the adapter's
 // parser, a watchdog on forward progress, and the user's stop request honoured with
@@ -134,7 +134,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
         signalGroup(child.pid!, 'SIGKILL');
       }
       const due = killAt !== undefined && !killed ? Math.max(0, killAt - now()) : TICK_MS;
-      await sleep(Math.min(TICK_MS, due), over.signal).catch(() => undefined);
+      await poll(Math.min(TICK_MS, due), over.signal).catch(() => undefined);
     }
   })();
 
