@@ -121,7 +121,7 @@ async function main() {
     for (let f = queue.shift(); f; f = queue.shift()) {
       const name = relative(root, f);
       const js = join(out, relative(join(root, 'test'), f)).replace(/\.ts$/, '.mjs');
-      const r = await runFile(js, env);
+      const r = await runFile(js, { ...env, TEST_FILE: name });
       const c = counts(r.text);
       const failed = !c || r.code !== 0 || r.timedOut || (c.fail ?? 0) > 0;
       const why = r.timedOut

@@ -30,6 +30,9 @@ export interface Signature extends Person {
 
 /** The user's git identity, as git itself resolves it (config, includes, environment). */
 export async function gitPerson(cwd: string): Promise<Signature> {
+  const timestamp = Math.floor(now() / 1000);
+  const fromEnv = envPerson();
+  if (fromEnv) return { ...fromEnv, timestamp, timezoneOffset: new Date(timestamp * 1000).getTimezoneOffset() };
   const r = await git(['var', 'GIT_AUTHOR_IDENT'], { cwd, allowFail: true });
   const m = /^(.*) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(r.stdout.trim());
   if (r.code !== 0 || !m) {
@@ -39,5 +42,19 @@ export async function gitPerson(cwd: string): Promise<Signature> {
     );
   }
   const offset = (Number(m[5]) * 60 + Number(m[6])) * (m[4] === '-' ? 1 : -1);
-  return { name: m[1]!, email: m[2]!, timestamp: Math.floor(now() / 1000), timezoneOffset: offset };
+  return { name: m[1]!, email: m[2]!, timestamp, timezoneOffset: offset };
 }
+
+/**
+ * GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, when both are set: git takes them before any config, so asking it
+ * (a process per commit) is needed only otherwise. A value git would clean up (crud at either end, or '<',
+ * '>' or a newline inside) is left to git, which cleans it its own way.
+ */
+function envPerson(): Person | null {
+  const { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_AUTHOR_DATE: date } = env();
+  // A date of its own may carry another timezone than this machine's: git reads it.
+  return name && email && !date && clean(name) && clean(email) ? { name, email } : null;
+}
+/** git's "crud" (ident.c): what it strips from either end of a name or an email. */
+const crud = (c: string) => c <= ' ' || '.,:;<>"\\\''.includes(c);
+const clean = (s: string) => !crud(s[0]!) && !crud(s.at(-1)!) && !/[<>\n]/.test(s);

@@ -44,9 +44,13 @@ export async function settleSubmitted(deps: SweepDeps, actions: ReconcileAction[
       const v = await deps.store.view(row.id);
       const sub = v.status === 'submitted' ? submissionOf(v) : null;
       if (!sub) continue;
-      const tracking = await revParse(repo.cwd, sub.tracking);
+      const [tracking = null, remoteTarget = null, submitted = null] = await deps.store.reader.objects.resolveMany([
+        sub.tracking,
+        sub.target_ref,
+        sub.head,
+      ]);
       const seen = !!tracking || old?.seen[v.id] === sub.entry;
-      const r = await settleOne(deps, v, sub, tracking, seen);
+      const r = await settleOne(deps, v, sub, { tracking, remoteTarget, submitted }, seen);
       if (r) actions.push(r);
       if (seen && (!r || r.action === 'new-commits')) next.seen[v.id] = sub.entry;
     } catch (e) {
@@ -58,17 +62,23 @@ export async function settleSubmitted(deps: SweepDeps, actions: ReconcileAction[
   writeStamp(repo.lazyDir, next);
 }
 
+/** What a submission's names resolve to here (one round trip to the store's git for all three). */
+interface Tips {
+  /** The remote-tracking copy of the task branch. */
+  tracking: string | null;
+  remoteTarget: string | null;
+  submitted: string | null;
+}
+
 async function settleOne(
   deps: SweepDeps,
   v: TaskView,
   sub: Submission,
-  tracking: string | null,
+  { tracking, remoteTarget, submitted }: Tips,
   seen: boolean,
 ): Promise<ReconcileAction | null> {
   const cwd = deps.repo.cwd;
-  const remoteTarget = await revParse(cwd, sub.target_ref);
   if (!remoteTarget) return null; // the remote's target was never fetched here: nothing to judge by
-  const submitted = await revParse(cwd, sub.head);
   // The latest head: the remote branch when it builds on the submitted head.
   const head = tracking && (!submitted || (await isAncestor(cwd, submitted, tracking))) ? tracking : submitted;
   const merged = head ? await mergedHow(cwd, v.id, sub, head, remoteTarget) : null;

@@ -16,6 +16,8 @@ export interface GitObject {
 interface Pending {
   resolve: (o: GitObject | null) => void;
   reject: (e: Error) => void;
+  /** An `info` request: git answers with the header line alone. */
+  info?: true;
 }
 
 /** Objects larger than this are skipped unread: a hostile remote cannot make a read cost memory. */
@@ -111,6 +113,11 @@ export class ObjectReader {
         continue;
       }
       const size = Number(parts[2]);
+      if (this.queue[this.head]!.info) {
+        this.next().resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.alloc(0) });
+        pos = nl + 1;
+        continue;
+      }
       const end = nl + 1 + size + 1;
       if (size > MAX_OBJECT_BYTES) {
         this.next().resolve({ oid: parts[0]!, type: parts[1]!, data: Buffer.alloc(0), oversize: size });
@@ -153,6 +160,29 @@ export class ObjectReader {
 
   async read(name: string): Promise<GitObject | null> {
     return (await this.readMany([name]))[0]!;
+  }
+
+  /**
+   * The commits many revisions name (refs, `<rev>^{commit}`…), in one round trip to the same git: null where
+   * one names nothing. What `git rev-parse --verify` answers, without a process each.
+   */
+  async resolveMany(revs: readonly string[]): Promise<(string | null)[]> {
+    if (revs.length === 0) return [];
+    const child = this.start();
+    // A ref name has no whitespace; one that does would make "<name> missing" read as an answer.
+    const ok = (r: string) => !/\s/.test(r);
+    const results = revs.map((rev) =>
+      ok(rev)
+        ? new Promise<GitObject | null>((resolve, reject) => this.queue.push({ resolve, reject, info: true }))
+        : Promise.resolve(null),
+    );
+    child.stdin.write(
+      revs
+        .filter(ok)
+        .map((r) => `info ${r}^{commit}\n`)
+        .join('') + 'flush\n',
+    );
+    return (await Promise.all(results)).map((o) => o?.oid ?? null);
   }
 
   close(): void {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, FAKE_AGENT, supervisorGone } from '../helpers/agent.js';
+import { agentSandbox, eventually, FAKE_AGENT_SH, supervisorGone } from '../helpers/agent.js';
 
 t.jobs = 4;
 
@@ -133,7 +133,7 @@ t.test(
 
     // A queued start that cannot launch (the agent's program is gone) keeps the feedback.
     const wrapper = join(sb.home, 'agent.sh');
-    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(wrapper, `#!/bin/sh\nexec /bin/sh "${FAKE_AGENT_SH}" "$@"\n`, { mode: 0o755 });
     t.equal((await l('config', 'set', 'agents.fake.command', wrapper)).code, 0);
     const id2 = await l.create('the agent goes away', '--accept', 'it works');
     scenario('slow-succeed');
@@ -160,7 +160,7 @@ t.test(
       'the feedback stays pending',
     );
     t.match(v.turns.at(-1).content, /not installed or not on PATH/, 'the reason is on the task');
-    writeFileSync(wrapper, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(wrapper, `#!/bin/sh\nexec /bin/sh "${FAKE_AGENT_SH}" "$@"\n`, { mode: 0o755 });
     scenario('succeed');
     const n = invocations().length;
     t.equal((await l('unblock', id2, '-m', 'newest feedback')).code, 0);

@@ -6,6 +6,10 @@ import { supervising } from './supervise.js';
 import { TestClock } from './clock.js';
 
 export const FAKE_AGENT = join(ROOT, 'test', 'fixtures', 'fake-agent.mjs');
+/** The same agent in POSIX sh for its common scenarios (a few ms a launch); it hands the rest to FAKE_AGENT. */
+export const FAKE_AGENT_SH = join(ROOT, 'test', 'fixtures', 'fake-agent.sh');
+/** The fake agent as an agent's command line (`agents.<name>.command`). */
+export const FAKE_COMMAND = `/bin/sh "${FAKE_AGENT_SH}"`;
 
 export interface Invocation {
   n: number;
@@ -64,7 +68,7 @@ export async function agentSandbox(
   const l = cli(sb, env, { clock, ...(o.detached ? { launcher: detachedLauncher(LAZY) } : {}) });
   let gates = 0;
   const settings: Record<string, string> = {
-    'agents.fake.command': `"${process.execPath}" "${FAKE_AGENT}"`,
+    'agents.fake.command': FAKE_COMMAND,
     agent: 'fake',
     retry_base_ms: '100',
     stop_grace_ms: '1000',

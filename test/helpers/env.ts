@@ -39,6 +39,8 @@ export function testEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Pro
     GIT_COMMITTER_NAME: 'Ada Lovelace',
     GIT_COMMITTER_EMAIL: 'ada@example.com',
     COLUMNS: '120',
+    // The node the fake agent (test/fixtures/fake-agent.sh) hands its node-only scenarios to.
+    FAKE_NODE: process.execPath,
     ...extra,
   };
 }

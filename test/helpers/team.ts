@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, gitSync, testEnv, type Sandbox } from './env.js';
-import { FAKE_AGENT } from './agent.js';
+import { FAKE_COMMAND } from './agent.js';
 import { trackFolder } from './procs.js';
 
 // A bare remote and N clones of it, each a full sandbox with the fake agent configured
@@ -47,7 +47,7 @@ export function team(n: number, name = 'lazy-team'): Team {
 export async function withFakeAgent(sb: Sandbox): Promise<void> {
   const l = cli(sb);
   for (const [k, v] of [
-    ['agents.fake.command', `"${process.execPath}" "${FAKE_AGENT}"`],
+    ['agents.fake.command', FAKE_COMMAND],
     ['agent', 'fake'],
     ['retry_base_ms', '100'],
   ]) {

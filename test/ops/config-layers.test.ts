@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, lazy, sandbox } from '../helpers/env.js';
 import { team } from '../helpers/team.js';
-import { FAKE_AGENT } from '../helpers/agent.js';
+import { FAKE_COMMAND } from '../helpers/agent.js';
 
 // lib/ops/config.ts in this process: settings in layers as git's are, each winning over the one
 // before: user ($XDG_CONFIG_HOME/lazy/config.yaml) < shared (refs/lazy/config) < --local < environment.
@@ -143,7 +143,7 @@ t.test('a user agent cannot launder an untrusted shared agent command', async (t
   const id = await a.create('shared', '--accept', 'done');
   await a('push');
   await b('pull');
-  await b('config', 'set', '--user', 'agents.team.command', `"${process.execPath}" "${FAKE_AGENT}"`);
+  await b('config', 'set', '--user', 'agents.team.command', FAKE_COMMAND);
   const refused = await b.json('start', id);
   t.equal(refused.run.code, 2, 'the shared command wins over the user one, and it is untrusted');
   t.equal(refused.value.error.code, 'untrusted_config');

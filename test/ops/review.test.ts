@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, FAKE_AGENT } from '../helpers/agent.js';
+import { agentSandbox, eventually, FAKE_COMMAND } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
 import { concurrent } from '../helpers/concurrent.js';
 
@@ -149,7 +149,7 @@ test('diff, edit and the revision count', async (t) => {
 
 test('unblock on a pending decision is the answer; --agent on create picks the agent', async (t) => {
   const box = await agentSandbox({
-    settings: { 'agents.other.command': `"${process.execPath}" "${FAKE_AGENT}"` },
+    settings: { 'agents.other.command': FAKE_COMMAND },
   });
   const { sb, l, scenario, invocations } = box;
   t.teardown(sb.cleanup);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually, FAKE_AGENT, activeMarkers, crashSettled } from '../helpers/agent.js';
+import { agentSandbox, eventually, FAKE_AGENT_SH, activeMarkers, crashSettled } from '../helpers/agent.js';
 import { gitSync } from '../helpers/env.js';
 
 t.jobs = 4;
@@ -16,7 +16,7 @@ const triggers = (v: any) =>
 async function removableAgent() {
   const box = await agentSandbox();
   const program = join(box.sb.home, 'agent.sh');
-  writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`);
+  writeFileSync(program, `#!/bin/sh\nexec /bin/sh "${FAKE_AGENT_SH}" "$@"\n`);
   chmodSync(program, 0o755);
   const r = await box.l('config', 'set', 'agents.fake.command', program);
   if (r.code !== 0) throw new Error(r.stderr);
@@ -67,7 +67,7 @@ t.test(
     t.equal(invocations().length, 1, 'no agent was launched');
 
     // Fix the cause and continue, as the inbox says.
-    writeFileSync(program, `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" "$@"\n`);
+    writeFileSync(program, `#!/bin/sh\nexec /bin/sh "${FAKE_AGENT_SH}" "$@"\n`);
     chmodSync(program, 0o755);
     scenario('succeed');
     t.equal((await l('unblock', id, '-m', 'the agent is back')).code, 0);

@@ -1,6 +1,6 @@
 import { cli } from '../helpers/env.js';
 import { team, withFakeAgent } from '../helpers/team.js';
-import { FAKE_AGENT } from '../helpers/agent.js';
+import { FAKE_COMMAND } from '../helpers/agent.js';
 import { concurrent } from '../helpers/concurrent.js';
 
 // Issue 8, "what is untrusted is not obeyed": settings that arrive with a pull may add
@@ -121,7 +121,7 @@ test('shared agent commands from a pull run only once this clone trusts them', a
   t.teardown(tm.cleanup);
   const a = cli(tm.clones[0]!);
   const b = cli(tm.clones[1]!);
-  await a('config', 'set', 'agents.team.command', `"${process.execPath}" "${FAKE_AGENT}"`);
+  await a('config', 'set', 'agents.team.command', FAKE_COMMAND);
   await a('config', 'set', 'agent', 'team');
   const id = await a.create('shared', '--accept', 'done');
   await a('push');
