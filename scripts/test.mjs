@@ -9,18 +9,18 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'build', 'test');
 const args = process.argv.slice(2);
 const coverage = args.includes('--coverage');
 const named = args.filter((a) => !a.startsWith('--')).map((a) => resolve(a));
-const jobs = Number(process.env.JOBS) || 4;
+export const jobs = Number(process.env.JOBS) || 4;
 const timeoutMs = (Number(process.env.TEST_TIMEOUT_S) || 300) * 1000;
 
-const testFiles = (dir) =>
+export const testFiles = (dir) =>
   readdirSync(dir)
     .sort()
     .flatMap((n) => {
@@ -29,7 +29,7 @@ const testFiles = (dir) =>
     });
 
 /** Every test file in one esbuild run: shared code (lib/, the helpers) in chunks, packages left to node_modules. */
-async function bundle(entries) {
+export async function bundle(entries) {
   rmSync(out, { recursive: true, force: true });
   await build({
     entryPoints: entries,
@@ -49,7 +49,7 @@ async function bundle(entries) {
 }
 
 /** A file's own counts, from the summary comment tap ends its output with. */
-function counts(text) {
+export function counts(text) {
   const m = /^# \{ (total: \d+[^}]*)\}$/m.exec(text);
   if (!m) return null;
   return Object.fromEntries(
@@ -60,7 +60,7 @@ function counts(text) {
   );
 }
 
-function runFile(file, env) {
+export function runFile(file, env) {
   const started = performance.now();
   const child = spawn(process.execPath, ['--enable-source-maps', file], {
     cwd: root,
@@ -88,7 +88,18 @@ function runFile(file, env) {
   );
 }
 
-const indent = (text) =>
+/** Where a test file's bundle is. */
+export const bundled = (file) => join(out, relative(join(root, 'test'), file)).replace(/\.ts$/, '.mjs');
+
+/** The environment every test file runs in. */
+export function testEnv() {
+  const env = { ...process.env, TAP_TIMEOUT: '0' };
+  // Offline tests need no extra CA certificates; node reads the whole file at every start (about 40 ms).
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
+export const indent = (text) =>
   text
     .trimEnd()
     .split('\n')
@@ -104,9 +115,7 @@ async function main() {
   }
   const t0 = performance.now();
   await bundle(chosen);
-  const env = { ...process.env, TAP_TIMEOUT: '0' };
-  // Offline tests need no extra CA certificates; node reads the whole file at every start (about 40 ms).
-  delete env.NODE_EXTRA_CA_CERTS;
+  const env = testEnv();
   const v8dir = join(root, '.tap', 'v8');
   if (coverage) {
     rmSync(v8dir, { recursive: true, force: true });
@@ -120,8 +129,7 @@ async function main() {
   const worker = async () => {
     for (let f = queue.shift(); f; f = queue.shift()) {
       const name = relative(root, f);
-      const js = join(out, relative(join(root, 'test'), f)).replace(/\.ts$/, '.mjs');
-      const r = await runFile(js, { ...env, TEST_FILE: name });
+      const r = await runFile(bundled(f), { ...env, TEST_FILE: name });
       const c = counts(r.text);
       const failed = !c || r.code !== 0 || r.timedOut || (c.fail ?? 0) > 0;
       const why = r.timedOut
@@ -165,4 +173,5 @@ function report(dir) {
   );
 }
 
-await main();
+// Run when called, not when scripts/soak.mjs borrows the pieces.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,17 +1,16 @@
 import t from 'tap';
 import { sandbox, cli, gitSync, LAZY } from '../helpers/env.js';
 import { background } from '../helpers/procs.js';
+import { seeded } from '../helpers/seed.js';
 
 // A writer SIGKILLed at random points leaves either the old state or the new one:
 // never a torn object, a half-moved ref, or a store doctor rejects.
 
-const seed = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
-let state = seed;
-const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const { seed, rand, replay } = seeded('CRASH_SEED');
 const ROUNDS = 40;
 
 t.test(`SIGKILL at random points (seed ${seed})`, async (t) => {
-  t.comment(`crash seed ${seed}; rerun with CRASH_SEED=${seed}`);
+  t.comment(`crash seed ${seed}; rerun with ${replay}`);
   const sb = sandbox();
   t.teardown(sb.cleanup);
   const l = cli(sb);

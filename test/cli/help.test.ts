@@ -6,6 +6,8 @@ import { sandbox, lazySpawn, cli, LAZY, ROOT } from '../helpers/env.js';
 import { commandSpecs, globalSpec } from '../../bin/registry.js';
 import { specOf, type CommandSpec } from '../../bin/spec.js';
 import { exitCodes, manPage } from '../../bin/man.js';
+import { skipHelpCache } from '../../bin/cli.js';
+import yargs from 'yargs';
 
 // Help and discovery: every way of asking prints help and exits 0, every argument is
 // described, help fits the terminal, and a missing argument names itself.
@@ -197,4 +199,18 @@ t.test('git lazy --help opens the man page (git runs man git-lazy)', async (t) =
   const r = spawnSync('git', ['lazy', '--help'], { cwd: sb.dir, env, encoding: 'utf8' });
   t.equal(r.status, 0, r.stderr);
   t.match(r.stdout.replace(/.\x08/g, ''), /GIT-LAZY\(1\)[\s\S]*git lazy accept/);
+});
+
+t.test("yargs' copy of the full help is not formatted on every command", async (t) => {
+  // yargs formats the whole help before running any command, in case its own error path shows it; lazy
+  // reports its own errors, and that formatting cost every command about as much as the rest of its
+  // start-up. This yargs still keeps the copy where skipHelpCache finds it: an upgrade that moves it fails here.
+  const y = yargs();
+  t.equal(skipHelpCache(y), true, 'the copy is skipped');
+  t.equal(skipHelpCache({}), false, 'a parser without it is left alone, and says so');
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const r = await cli(sb)('--help');
+  t.equal(r.code, 0);
+  t.match(r.stdout, /lazy <command> \[options\]/, 'help is still printed when asked for');
 });

@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import { claimTask, type ClaimResult } from '../../lib/fleet/claim-turn.js';
 import { taskRef } from '../../lib/store/layout.js';
 import { branchRef } from '../../lib/sync/submit-push.js';
+import { seeded } from '../helpers/seed.js';
 
 // Claims race on the remote's compare-and-swap: two clones claim the same task at (seeded)
 // random moments; exactly one wins, and the loser's claim commit is undone and never runs.
 
-const seed = Number(process.env.CLAIM_SEED ?? Date.now() % 1_000_000);
-let state = seed;
-const rand = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const { seed, rand, replay } = seeded('CLAIM_SEED');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function clones(n: number) {
@@ -34,7 +33,7 @@ async function claimNow(m: Machine, id: string, delayMs: number, tips: Map<strin
 }
 
 t.test(`two clones claim the same tasks at random moments: exactly one wins each (seed ${seed})`, async (t) => {
-  t.comment(`claim seed ${seed}; rerun with CLAIM_SEED=${seed}`);
+  t.comment(`claim seed ${seed}; rerun with ${replay}`);
   const { tm, boxes } = await clones(3);
   t.teardown(tm.cleanup);
   const [seedBox, ...racers] = boxes;

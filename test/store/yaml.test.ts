@@ -6,25 +6,13 @@ import { decodeYaml, encodeYaml, fastDecodeYaml, MAX_DOCUMENT_BYTES, YamlError }
 import type { Json } from '../../lib/core/json.js';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
+import { seeded, xorshift32 } from '../helpers/seed.js';
 
 type Obj = { [k: string]: Json };
 
-const SEED = process.env.YAML_SEED ? Number(process.env.YAML_SEED) : Date.now() % 2 ** 31;
+const { seed: SEED, replay } = seeded('YAML_SEED');
 const SCALE = Number(process.env.YAML_SCALE ?? 1); // YAML_SCALE=20 for a long soak
-console.log(`yaml property tests: YAML_SEED=${SEED} YAML_SCALE=${SCALE}`);
-
-/** xorshift32: small, seedable, good enough to shake out edge cases. */
-function rng(seed: number): () => number {
-  let x = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x / 2 ** 32;
-  };
-}
+console.log(`yaml property tests: ${replay} YAML_SCALE=${SCALE}`);
 
 const controls = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i));
 const ATOMS: string[] = [
@@ -141,7 +129,7 @@ const ATOMS: string[] = [
 ];
 
 function makeGen(seed: number) {
-  const rand = rng(seed);
+  const rand = xorshift32(seed);
   const int = (n: number) => Math.floor(rand() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 
@@ -280,7 +268,7 @@ t.test('round trip: encode -> fast / full / yaml library all agree', async (t) =
     const full = await decodeYaml(text);
     if (!isDeepStrictEqual(full, v)) report('decodeYaml mismatch', full);
   }
-  t.same(failures, [], `seed ${SEED}`);
+  t.same(failures, [], `seed ${SEED}; rerun with ${replay}`);
   t.same(
     [...seen].sort(),
     ['\n\n', '"', '"": ', ' []', ' {}', '- "', '- - ', '__proto__', '|+\n', '|-\n', '|2', '|\n'].sort(),
@@ -366,7 +354,7 @@ t.test('mutated documents: fast path never disagrees with the yaml library', asy
     }
   }
   console.log(`mutants accepted by the fast path: ${accepted}/${N}`);
-  t.same(failures, [], `seed ${SEED}`);
+  t.same(failures, [], `seed ${SEED}; rerun with ${replay}`);
 });
 
 // decode: 'same' = decodeYaml equals YAML.parse; 'reject' = YamlError; otherwise the expected value.
