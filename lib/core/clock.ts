@@ -56,7 +56,8 @@ export async function pollUntil(check: () => boolean, ms: number, everyMs: numbe
 }
 
 /**
- * The kernel's clock, for the one judgement made against file times the kernel stamps: whether a folder's
- * stamp is too recent to trust (a "racy" stamp). A test's clock moved forward must not make such a stamp look settled.
+ * The kernel's clock, for judgements made against file times the kernel stamped (a lock's mtime, git's temp
+ * and spill files, a folder's racy stamp): a test's clock moved forward must not make a live lock look stale,
+ * a file git is writing look abandoned, or a racy stamp look settled.
  */
 export const fileSystemNow = (): number => Date.now();

@@ -4,7 +4,8 @@ import { env } from './env.js';
 import { identityOf, nodeBinary, type ProcIdentity } from './proc.js';
 
 // How a turn's supervisor starts: a port, so the CLI starts it as a process of its own that outlives the
-// command, and a test runs the same command in its own process (test/helpers/supervise.ts).
+// command, and a behaviour test runs the same `__supervise` loop inside the test's process
+// (test/helpers/supervise.ts), where the test's clock drives it.
 
 /** A run that launch prepared and committed, ready for its supervisor. */
 export interface SupervisorStart {
@@ -18,7 +19,7 @@ export interface SupervisorStart {
 export interface Launcher {
   /** The lazy entry point: what the supervisor and the agent's MCP server run through. */
   cliPath: string;
-  /** Starts the supervisor of a prepared run, detached from this command; the identity it runs under. */
+  /** Starts the supervisor of a prepared run, which outlives this command's work; the identity it runs under. */
   supervise(s: SupervisorStart): ProcIdentity;
 }
 

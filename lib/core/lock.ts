@@ -4,7 +4,7 @@ import { busy } from './errors.js';
 import { liveness, selfIdentity, type ProcIdentity } from './proc.js';
 import { env } from './env.js';
 import { isTaskId } from './ids.js';
-import { now } from './clock.js';
+import { fileSystemNow } from './clock.js';
 
 // Per-task writer lock (proper-lockfile) in .git/lazy/locks, outside refs/ so it never
 // collides with git's own <ref>.lock. The lock only serialises writers to avoid retry
@@ -141,7 +141,7 @@ export function listLocks(lazyDir: string): LockInfo[] {
     }
     const owner = readOwner(dir, name);
     const dead = owner?.inode === st.ino && liveness(owner) === 'dead';
-    const age = now() - st.mtimeMs;
+    const age = fileSystemNow() - st.mtimeMs; // proper-lockfile stamps the lock with the kernel's time
     out.push({ name, path, owner, age_ms: Math.round(age), state: dead || age > STALE_MS ? 'stale' : 'held' });
   }
   return out;

@@ -26,10 +26,12 @@ function abortableClock(base: Clock, signal: AbortSignal): Clock {
   const cut = (e: unknown) => {
     throw signal.aborted ? aborted('the MCP client went away or cancelled the call') : e;
   };
+  // A caller's own signal (a heartbeat's, an attempt's) still ends its sleep: both cut it short.
+  const either = (own?: AbortSignal) => (own ? AbortSignal.any([signal, own]) : signal);
   return {
-    now: base.now,
-    sleep: (ms) => base.sleep(ms, signal).catch(cut),
-    poll: (ms) => base.poll(ms, signal).catch(cut),
+    now: () => base.now(),
+    sleep: (ms, own) => base.sleep(ms, either(own)).catch(cut),
+    poll: (ms, own) => base.poll(ms, either(own)).catch(cut),
   };
 }
 

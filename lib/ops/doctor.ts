@@ -20,7 +20,7 @@ import {
   reportLostBranches,
 } from './doctor-repair.js';
 import type { Finding, Pass } from './doctor-pass.js';
-import { now } from '../core/clock.js';
+import { fileSystemNow } from '../core/clock.js';
 
 export interface DoctorReport {
   healthy: boolean;
@@ -185,7 +185,7 @@ function strayObjectTemps(commonDir: string): string[] {
   } catch {
     return out;
   }
-  const cutoff = now() - TEMP_AGE_MS;
+  const cutoff = fileSystemNow() - TEMP_AGE_MS; // git stamped these files
   for (const d of ['', ...dirs]) {
     for (const f of readdirSync(join(objects, d))) {
       if (!f.includes('.tmp-') && !f.startsWith('tmp_obj_')) continue;

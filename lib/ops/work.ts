@@ -136,7 +136,7 @@ class Worker {
           // The remote unreachable, a push that failed in transit: the claims are kept (on disk too), try again.
           if (!(e instanceof LazyError) || !TRANSIENT.includes(e.code) || ++failures > MAX_FAILURES) throw e;
           this.app.io.warn(`${e.message}; trying again (${failures} of ${MAX_FAILURES})`);
-          await this.app.io.clock.poll(this.pollMs);
+          await this.app.io.clock.sleep(this.pollMs); // lazy's own pause before a retry: a test's clock moves past it
           continue;
         }
         if (this.running.size === 0 && (this.stopping || (this.o.drain && idle))) return this.finalResult();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
 import { deltaPath } from './listing-files.js';
 import { parseRefTips, taskRefsText, taskRefsToFile, type RefTip } from './refs.js';
-import { now } from '../core/clock.js';
+import { fileSystemNow } from '../core/clock.js';
 
 // The task refs as one for-each-ref lists them, and the copy of that text the listing index was last made
 // current for. After one comment a list compares the two texts (a common prefix and suffix, at memory speed) and
@@ -55,7 +55,8 @@ export class RefsNow {
     for (const n of readdirSync(lazyDir)) {
       if (n.startsWith(PREFIX) && n !== `${PREFIX}${this.fingerprint}.txt`) remove(join(lazyDir, n));
       // A list killed while git wrote leaves its spill: one this old belongs to no live list.
-      else if (n.startsWith(SPILL) && mtime(join(lazyDir, n)) < now() - STALE_SPILL_MS) remove(join(lazyDir, n));
+      else if (n.startsWith(SPILL) && mtime(join(lazyDir, n)) < fileSystemNow() - STALE_SPILL_MS)
+        remove(join(lazyDir, n));
     }
   }
 

@@ -23,8 +23,12 @@ interface Pending {
 /** Objects larger than this are skipped unread: a hostile remote cannot make a read cost memory. */
 export const MAX_OBJECT_BYTES = 8 * 1024 * 1024;
 
-export class ObjectReader {
-  private child: ChildProcessWithoutNullStreams | undefined;
+/**
+ * One `git cat-file` and what it owes: its own queue and parse state, so replies are only ever matched to
+ * the requests sent to the same git (a reader that closed one and started another never mixes them).
+ */
+class Batch {
+  readonly child: ChildProcessWithoutNullStreams;
   // A FIFO of waiting reads; `head` advances instead of Array#shift, which is O(n) per
   // call and made a 30,000-object bulk read quadratic.
   private queue: Pending[] = [];
@@ -35,35 +39,28 @@ export class ObjectReader {
   private need = 0;
   private skip = 0;
 
-  constructor(private readonly cwd: string) {}
-
-  /** Starts git now, so a read that may follow finds it ready. */
-  warm(): void {
-    this.start();
-  }
-
-  private start(): ChildProcessWithoutNullStreams {
-    if (this.child) return this.child;
-    const child = spawn('git', ['cat-file', '--batch-command', '--buffer'], {
-      cwd: this.cwd,
+  /** `ended` runs once when this git is gone (killed, missing, or closed), after it failed what it owed. */
+  constructor(cwd: string, ended: (b: Batch) => void) {
+    this.child = spawn('git', ['cat-file', '--batch-command', '--buffer'], {
+      cwd,
       env: { ...env(), ...GIT_ENV },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    const child = this.child;
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
     child.stdout.on('data', (d: Buffer) => this.onData(d));
-    // A git that ended (killed, or missing) fails the reads it owed; the next read starts another.
+    let done = false;
     const fail = (e: Error) => {
-      if (this.child !== child) return;
-      this.child = undefined;
+      if (done) return;
+      done = true;
       const owed = this.queue.slice(this.head);
       this.queue = [];
       this.head = 0;
-      this.chunks = [];
-      this.len = this.need = this.skip = 0;
       for (const p of owed) p.reject(e);
+      ended(this);
     };
     child.on('error', (e: NodeJS.ErrnoException) =>
       fail(e.code === 'ENOENT' ? gitMissing('git is not installed or not on PATH') : e),
@@ -72,8 +69,12 @@ export class ObjectReader {
     child.stdin.on('error', () => {
       /* reported through 'close' */
     });
-    this.child = child;
-    return child;
+  }
+
+  /** Sends one round of commands; the promises settle in order as git answers. */
+  send(requests: Pending[], commands: string): void {
+    for (const r of requests) this.queue.push(r);
+    this.child.stdin.write(commands);
   }
 
   private pending(): number {
@@ -140,22 +141,49 @@ export class ObjectReader {
     this.chunks = rest ? [rest] : [];
     this.len = rest ? rest.length : 0;
   }
+}
+
+export class ObjectReader {
+  private batch: Batch | undefined;
+
+  constructor(private readonly cwd: string) {}
+
+  /** Starts git now, so a read that may follow finds it ready. */
+  warm(): void {
+    this.start();
+  }
+
+  // A git that ended (killed, or missing) has failed the reads it owed; the next read starts another.
+  private start(): Batch {
+    this.batch ??= new Batch(this.cwd, (b) => void (this.batch === b && (this.batch = undefined)));
+    return this.batch;
+  }
+
+  /** One round trip: an answer per item, in order; `line` is an item's command, null for one never sent (no answer). */
+  private round(
+    items: readonly string[],
+    line: (x: string) => string | null,
+    info: boolean,
+  ): Promise<(GitObject | null)[]> {
+    if (items.length === 0) return Promise.resolve([]);
+    const batch = this.start();
+    const sent: Pending[] = [];
+    let commands = '';
+    const results = items.map((x) => {
+      const cmd = line(x);
+      if (cmd === null) return Promise.resolve(null);
+      commands += cmd;
+      return new Promise<GitObject | null>((resolve, reject) =>
+        sent.push(info ? { resolve, reject, info: true } : { resolve, reject }),
+      );
+    });
+    batch.send(sent, commands + 'flush\n');
+    return Promise.all(results);
+  }
 
   /** Reads many objects in one round trip; a missing object reads as null. */
-  async readMany(names: readonly string[]): Promise<(GitObject | null)[]> {
-    if (names.length === 0) return [];
-    const child = this.start();
-    const results = names.map((name) => {
-      if (/[\n\r]/.test(name)) return Promise.resolve(null);
-      return new Promise<GitObject | null>((resolve, reject) => this.queue.push({ resolve, reject }));
-    });
-    child.stdin.write(
-      names
-        .filter((n) => !/[\n\r]/.test(n))
-        .map((n) => `contents ${n}\n`)
-        .join('') + 'flush\n',
-    );
-    return Promise.all(results);
+  readMany(names: readonly string[]): Promise<(GitObject | null)[]> {
+    return this.round(names, (n) => (/[\n\r]/.test(n) ? null : `contents ${n}\n`), false);
   }
 
   async read(name: string): Promise<GitObject | null> {
@@ -167,28 +195,16 @@ export class ObjectReader {
    * one names nothing. What `git rev-parse --verify` answers, without a process each.
    */
   async resolveMany(revs: readonly string[]): Promise<(string | null)[]> {
-    if (revs.length === 0) return [];
-    const child = this.start();
     // A ref name has no whitespace; one that does would make "<name> missing" read as an answer.
-    const ok = (r: string) => !/\s/.test(r);
-    const results = revs.map((rev) =>
-      ok(rev)
-        ? new Promise<GitObject | null>((resolve, reject) => this.queue.push({ resolve, reject, info: true }))
-        : Promise.resolve(null),
-    );
-    child.stdin.write(
-      revs
-        .filter(ok)
-        .map((r) => `info ${r}^{commit}\n`)
-        .join('') + 'flush\n',
-    );
-    return (await Promise.all(results)).map((o) => o?.oid ?? null);
+    const answers = await this.round(revs, (r) => (/\s/.test(r) ? null : `info ${r}^{commit}\n`), true);
+    return answers.map((o) => o?.oid ?? null);
   }
 
+  /** Ends git once it has answered what it owes (those reads still settle); the next read starts another. */
   close(): void {
-    const child = this.child;
-    this.child = undefined;
-    child?.stdin.end();
+    const batch = this.batch;
+    this.batch = undefined;
+    batch?.child.stdin.end();
   }
 }
 

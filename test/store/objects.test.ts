@@ -34,7 +34,7 @@ t.test('a reader whose git was killed fails what it owed and starts another git 
   t.teardown(() => reader.close());
   await withEnv(sb.env, async () => {
     t.ok(await reader.read('HEAD'), 'a first read');
-    const child = (reader as unknown as { child: ChildProcess }).child;
+    const child = (reader as unknown as { batch: { child: ChildProcess } }).batch.child;
     const closed = once(child, 'close');
     process.kill(child.pid!, 'SIGKILL');
     await closed;
@@ -42,3 +42,29 @@ t.test('a reader whose git was killed fails what it owed and starts another git 
     t.equal(again?.type, 'commit', 'the next read is answered by a new git');
   });
 });
+
+t.test(
+  'a reader closed with reads in flight answers them from the old git, and new reads from a new one',
+  async (t) => {
+    const sb = sandbox();
+    t.teardown(sb.cleanup);
+    const git = (...a: string[]) => gitSync(sb.dir, sb.env, a).trim();
+    const head = git('rev-parse', 'HEAD');
+    const reader = new ObjectReader(sb.dir);
+    t.teardown(() => reader.close());
+    await withEnv(sb.env, async () => {
+      const many = Array.from({ length: 200 }, () => 'HEAD:README.md');
+      const before = reader.readMany(many);
+      reader.close();
+      // Sent to a second git while the first still answers: the replies of the two never mix.
+      const after = Promise.all([reader.resolveMany(['HEAD', 'main']), reader.read('HEAD')]);
+      const [old, [resolved, commit]] = await Promise.all([before, after]);
+      t.ok(
+        old.every((o) => o?.data.toString() === '# sandbox\n'),
+        'every read owed by the closed git is answered by it',
+      );
+      t.same(resolved, [head, head], "the new git's own answers");
+      t.equal(commit?.oid, head);
+    });
+  },
+);

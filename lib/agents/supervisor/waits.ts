@@ -47,7 +47,7 @@ export function listWaiting(lazyDir: string): Map<string, Waiting> {
   return out;
 }
 
-/** Sleeps `ms` of the clock's time; true when the user asked to stop meanwhile. */
+/** Waits until `ms` of the clock's time has passed, looking for the stop file every 200 ms; true when the user asked to stop meanwhile. */
 export const sleepUnlessStopped = (ms: number, stopFile: string): Promise<boolean> =>
   pollUntil(() => existsSync(stopFile), ms, 200);
 
