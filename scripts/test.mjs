@@ -174,4 +174,4 @@ function report(dir) {
 }
 
 // Run when called, not when scripts/soak.mjs borrows the pieces.
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
