@@ -7,7 +7,7 @@
 //   printed); JOBS and TEST_TIMEOUT_S as for npm test.
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { bundle, bundled, counts, indent, jobs, root, runFile, testEnv, testFiles } from './test.mjs';
+import { bundle, bundled, indent, pool, root, runFile, testEnv, testFiles, verdict } from './test.mjs';
 
 const named = process.argv.slice(2).map((a) => resolve(a));
 const seeded = testFiles(join(root, 'test')).filter((f) => readFileSync(f, 'utf8').includes('/helpers/seed.js'));
@@ -22,26 +22,17 @@ console.log(`# soak: ${files.length} files × ${count} seeds from ${from} (SOAK_
 
 await bundle(files);
 const env = testEnv();
-const queue = files.flatMap((f) => Array.from({ length: count }, (_, i) => [f, from + i]));
+const runs = files.flatMap((f) => Array.from({ length: count }, (_, i) => [f, from + i]));
 const failures = [];
 let done = 0;
-const worker = async () => {
-  for (let next = queue.shift(); next; next = queue.shift()) {
-    const [f, seed] = next;
-    const name = relative(root, f);
-    const r = await runFile(bundled(f), { ...env, TEST_FILE: name, TEST_SEED: String(seed) });
-    const c = counts(r.text);
-    const ok = c && r.code === 0 && !r.timedOut && !(c.fail > 0);
-    done++;
-    if (ok) {
-      console.log(`ok ${done} - ${name} seed ${seed} # time=${r.ms.toFixed(0)}ms`);
-      continue;
-    }
-    failures.push([name, seed]);
-    console.log(`not ok ${done} - ${name} seed ${seed}${r.timedOut ? ' (timed out)' : ''}\n${indent(r.text)}`);
-  }
-};
-await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
+await pool(runs, async ([f, seed]) => {
+  const name = relative(root, f);
+  const r = await runFile(bundled(f), { ...env, TEST_FILE: name, TEST_SEED: String(seed) });
+  done++;
+  if (!verdict(r).failed) return void console.log(`ok ${done} - ${name} seed ${seed} # time=${r.ms.toFixed(0)}ms`);
+  failures.push([name, seed]);
+  console.log(`not ok ${done} - ${name} seed ${seed}${r.timedOut ? ' (timed out)' : ''}\n${indent(r.text)}`);
+});
 console.log(`# ${done - failures.length} passed, ${failures.length} failed`);
 for (const [name, seed] of failures)
   console.log(`# failed: ${name} with seed ${seed}; replay: TEST_SEED=${seed} node scripts/test.mjs ${name}`);

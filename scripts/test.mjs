@@ -102,6 +102,21 @@ export function testEnv() {
   return env;
 }
 
+/** A finished file's counts, and whether it failed: a failing check, a bad exit, a timeout or no summary at all. */
+export function verdict(r) {
+  const c = counts(r.text);
+  return { c, failed: !c || r.code !== 0 || r.timedOut || (c.fail ?? 0) > 0 };
+}
+
+/** Runs `each` over the items, `jobs` at a time, in order of the list. */
+export async function pool(items, each) {
+  const queue = [...items];
+  const worker = async () => {
+    for (let x = queue.shift(); x !== undefined; x = queue.shift()) await each(x);
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, queue.length) }, worker));
+}
+
 export const indent = (text) =>
   text
     .trimEnd()
@@ -129,26 +144,21 @@ async function main() {
   const total = { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 };
   const times = [];
   let n = 0;
-  const queue = [...chosen];
-  const worker = async () => {
-    for (let f = queue.shift(); f; f = queue.shift()) {
-      const name = relative(root, f);
-      const r = await runFile(coverage ? f : bundled(f), { ...env, TEST_FILE: name });
-      const c = counts(r.text);
-      const failed = !c || r.code !== 0 || r.timedOut || (c.fail ?? 0) > 0;
-      const why = r.timedOut
-        ? `\n# timed out after ${timeoutMs / 1000} s`
-        : !c
-          ? `\n# ended without a summary (exit ${r.code ?? r.signal})`
-          : '';
-      if (c) for (const k of Object.keys(total)) total[k] += c[k] ?? 0;
-      if (failed && !(c?.fail > 0)) total.fail += 1;
-      times.push([r.ms, name]);
-      const line = `${failed ? 'not ok' : 'ok'} ${++n} - ${name} # time=${r.ms.toFixed(3)}ms`;
-      process.stdout.write(`# Subtest: ${name}\n${indent(r.text + why)}\n${line}\n\n`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(jobs, chosen.length) }, worker));
+  await pool(chosen, async (f) => {
+    const name = relative(root, f);
+    const r = await runFile(coverage ? f : bundled(f), { ...env, TEST_FILE: name });
+    const { c, failed } = verdict(r);
+    const why = r.timedOut
+      ? `\n# timed out after ${timeoutMs / 1000} s`
+      : !c
+        ? `\n# ended without a summary (exit ${r.code ?? r.signal})`
+        : '';
+    if (c) for (const k of Object.keys(total)) total[k] += c[k] ?? 0;
+    if (failed && !(c?.fail > 0)) total.fail += 1;
+    times.push([r.ms, name]);
+    const line = `${failed ? 'not ok' : 'ok'} ${++n} - ${name} # time=${r.ms.toFixed(3)}ms`;
+    process.stdout.write(`# Subtest: ${name}\n${indent(r.text + why)}\n${line}\n\n`);
+  });
   const fields = Object.entries(total).filter(([k, v]) => v > 0 || k === 'total' || k === 'pass');
   console.log(`# { ${fields.map(([k, v]) => `${k}: ${v}`).join(', ')} }`);
   console.log('# the slowest test files:');
