@@ -14,10 +14,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'build', 'test');
 const args = process.argv.slice(2);
 const coverage = args.includes('--coverage');
 const named = args.filter((a) => !a.startsWith('--')).map((a) => resolve(a));
+// A run of named files bundles into a folder of its own (removed after), so it never pulls the bundles out from
+// under a whole-suite run beside it; the whole suite keeps build/test/.
+const out = join(root, 'build', named.length ? `test-${process.pid}` : 'test');
 export const jobs = Number(process.env.JOBS) || 4;
 const timeoutMs = (Number(process.env.TEST_TIMEOUT_S) || 300) * 1000;
 
@@ -134,6 +136,7 @@ async function main() {
   const t0 = performance.now();
   // Coverage runs the sources through tsx: remapped through esbuild's bundles, V8's ranges lose lib/'s lines.
   if (!coverage) await bundle(chosen);
+  if (named.length) process.once('exit', () => rmSync(out, { recursive: true, force: true }));
   const env = testEnv();
   const v8dir = join(root, '.tap', 'v8');
   if (coverage) {

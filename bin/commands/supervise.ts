@@ -11,18 +11,21 @@ export const builder = (y: Argv) => y.positional('run', { type: 'string', descri
 export const handler = async (a: { run: string }) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');
   const { supervise } = await import('../../lib/agents/supervisor/supervisor.js');
+  const { claimKeeper } = await import('../../lib/fleet/keeper.js');
   const call = currentCall();
   const app = await openApp({ io: call.io, cwd: resolve(call.cwd), json: false, reconcile: false });
   try {
+    const config = await app.config();
     setExitCode(
       await supervise(
         {
           lazyDir: app.repo.lazyDir,
           store: app.store,
-          config: await app.config(),
+          config,
           repo: app.repo,
           launcher: app.launcher,
           warn: app.io.warn,
+          keepClaim: claimKeeper(app, config),
         },
         String(a.run),
       ),

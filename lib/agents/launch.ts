@@ -2,6 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { selfIdentity, thisHost } from '../core/proc.js';
+import { madeHere, placeName, placeOf, type Place } from '../core/place.js';
 import type { Launcher } from '../core/launcher.js';
 import { randomId } from '../core/ids.js';
 import { EXIT, LazyError, agentMissing, baseBranchMissing } from '../core/errors.js';
@@ -127,7 +128,7 @@ async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input:
             outcome: null,
           });
         // When the agent last worked on another host its session lives there: a new one here is told the task.
-        const elsewhere = sessionHostElsewhere(d.view, host);
+        const elsewhere = sessionHostElsewhere(d.view, placeOf(repo));
         const plan = input.plan(d, { id: runId, host, session: session.id });
         // Marked only once the planner accepted the move (under the lock) and before the
         // ref moves: a crash after the commit is found by reconcile, and a launch that
@@ -183,6 +184,10 @@ async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input:
     await input.beforeSpawn?.(view, rec!);
     const dir = runDir(repo.lazyDir, rec!.id);
     mkdirSync(dir, { recursive: true });
+    // Recorded before the spawn: a launcher killed before this line (in a fleet claim's push, say) left no
+    // supervisor that may still be starting, so the next command's reconcile settles its run at once.
+    rec!.spawned_at = nowIso();
+    writeRun(repo.lazyDir, rec!);
     rec!.supervisor = launcher.supervise({ run: rec!.id, top: repo.top, log: join(dir, 'supervisor.log') });
     writeRun(repo.lazyDir, rec!);
     return { view, run: rec!, ...(skipped ? { upstream_skipped: skipped } : {}) };
@@ -207,14 +212,14 @@ const FATAL_LAUNCH: number[] = [EXIT.usage, EXIT.external, EXIT.notAllowed];
  * The other host the task's agent last worked on, when it was not `host`: the latest agent turn's run, or the run
  * that reported the session id a turn would resume (each run's move into working names its host).
  */
-export function sessionHostElsewhere(v: Pick<TaskView, 'turns' | 'changelog'>, host: string): string | null {
+export function sessionHostElsewhere(v: Pick<TaskView, 'turns' | 'changelog'>, here: Place): string | null {
   const turns = [...v.turns].reverse();
   for (const t of [
     turns.find((x) => x.role === 'agent' && x.run),
     turns.find((x) => typeof x.details?.agent_session_id === 'string'),
   ]) {
-    const ran = t?.run ? v.changelog.find((c) => c.run === t.run && c.status === 'working')?.host : null;
-    if (ran && ran !== host) return ran;
+    const ran = t?.run ? v.changelog.find((c) => c.run === t.run && c.status === 'working') : null;
+    if (ran?.host && !madeHere(ran, here)) return placeName(ran, here);
   }
   return null;
 }

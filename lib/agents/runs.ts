@@ -42,6 +42,11 @@ export interface RunRecord {
   launcher: ProcIdentity;
   supervisor: ProcIdentity | null;
   /**
+   * When the launcher asked for the supervisor (written just before it spawns one). Absent with no supervisor
+   * recorded: none was ever spawned, so a dead launcher's run never started (lib/reconcile/dead-run.ts).
+   */
+  spawned_at?: string;
+  /**
    * Launched by a fleet worker (lazy work): a usage limit with a named reset ends the turn and
    * sends the task back to the queue (trigger usage_limit) instead of waiting in the supervisor.
    */

@@ -17,7 +17,7 @@ export interface RunRef {
   host: string;
   session: string;
   /** A fleet worker's claim: stamped on the move into working (lib/model/schedule.ts reads it). */
-  claim?: { host: string; lease_until: string };
+  claim?: { host: string; clone?: string; lease_until: string };
 }
 
 /** What the move into working records of its run (and of the worker's claim, when a worker launched it). */

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mkdirSync, writeFileSync, readdirSync, readFileSync, statSync, unlinkSync, rmSync, rmdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readdirSync, readFileSync, statSync, unlinkSync, rmSync } from 'node:fs';
 import { busy } from './errors.js';
 import { liveness, selfIdentity, type ProcIdentity } from './proc.js';
 import { env } from './env.js';
@@ -36,24 +36,11 @@ function readOwner(dir: string, name: string): Owner | null {
 
 /**
  * A SIGKILLed writer leaves its lock behind; waiting out the mtime staleness would stall
- * every later command for seconds. The inode check makes sure the owner record
- * describes this very lock dir, not an older one.
+ * every later command for seconds. The same judgement as doctor's and reconcile's (judgeLock).
  */
 function breakDeadLock(dir: string, name: string): void {
-  const path = join(dir, `${name}.lock`);
-  let inode: number;
-  try {
-    inode = statSync(path).ino;
-  } catch {
-    return;
-  }
-  const owner = readOwner(dir, name);
-  if (!owner || owner.inode !== inode || liveness(owner) !== 'dead') return;
-  try {
-    rmdirSync(path);
-  } catch {
-    /* someone else broke it first */
-  }
+  const l = judgeLock(dir, name);
+  if (l?.state === 'stale') dropLock(dir, l);
 }
 
 type Lockfile = typeof import('proper-lockfile');
@@ -118,9 +105,34 @@ export interface LockInfo {
   owner: ProcIdentity | null;
   age_ms: number;
   state: 'held' | 'stale';
+  /** The lock dir judged: a removal leaves a newer lock of the same name alone. */
+  inode: number;
 }
 
-/** Locks present on disk, for doctor: held by a live process, or stale (owner dead or mtime too old). */
+/**
+ * The one judgement of a lock's holder (withLock's take-over, doctor, every command's reconcile): stale when the
+ * process its owner record names is dead by its identity (the record must describe this very lock dir: the
+ * inode), held while that process is alive, whatever its stamp says (a live process may still be using it); with
+ * no record to judge by (the holder died before it wrote one, or another host name), stale once its stamp is older
+ * than STALE_MS by the kernel's clock: proper-lockfile touches it every second while its holder runs.
+ */
+function judgeLock(dir: string, name: string): LockInfo | null {
+  const path = join(dir, `${name}.lock`);
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    return null;
+  }
+  const recorded = readOwner(dir, name);
+  const owner = recorded?.inode === st.ino ? recorded : null;
+  const life = owner ? liveness(owner) : 'unknown';
+  const age = fileSystemNow() - st.mtimeMs; // proper-lockfile stamps the lock with the kernel's time
+  const stale = life === 'dead' || (life === 'unknown' && age > STALE_MS);
+  return { name, path, owner: recorded, age_ms: Math.round(age), state: stale ? 'stale' : 'held', inode: st.ino };
+}
+
+/** Locks present on disk: held by a live process, or stale (judgeLock). */
 export function listLocks(lazyDir: string): LockInfo[] {
   const dir = locksDir(lazyDir);
   let names: string[] = [];
@@ -129,25 +141,54 @@ export function listLocks(lazyDir: string): LockInfo[] {
   } catch {
     return [];
   }
-  const out: LockInfo[] = [];
-  for (const n of names) {
-    const name = n.slice(0, -'.lock'.length);
-    const path = join(dir, n);
-    let st;
-    try {
-      st = statSync(path);
-    } catch {
-      continue;
-    }
-    const owner = readOwner(dir, name);
-    const dead = owner?.inode === st.ino && liveness(owner) === 'dead';
-    const age = fileSystemNow() - st.mtimeMs; // proper-lockfile stamps the lock with the kernel's time
-    out.push({ name, path, owner, age_ms: Math.round(age), state: dead || age > STALE_MS ? 'stale' : 'held' });
-  }
-  return out;
+  return names.map((n) => judgeLock(dir, n.slice(0, -'.lock'.length))).filter((l): l is LockInfo => !!l);
 }
 
-export function removeLock(lazyDir: string, l: LockInfo): void {
+/** Whether any lock is on disk (one readdir): the only cost of the lock sweep in a command when nothing runs. */
+export function locksPresent(lazyDir: string): boolean {
+  try {
+    return readdirSync(locksDir(lazyDir)).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Removes a stale lock; false when the lock dir is no longer the one judged (broken and taken since). */
+export const removeLock = (lazyDir: string, l: LockInfo): boolean => dropLock(locksDir(lazyDir), l);
+
+function dropLock(dir: string, l: LockInfo): boolean {
+  try {
+    if (statSync(l.path).ino !== l.inode) return false;
+  } catch {
+    return false; // gone: someone else broke it first
+  }
+  // The owner record first (only this lock's: a newer holder's names another inode), so a lock dir made anew at
+  // a reused inode number is never judged by the dead holder's record.
+  if (readOwner(dir, l.name)?.inode === l.inode) rmSync(ownerPath(dir, l.name), { force: true });
   rmSync(l.path, { recursive: true, force: true });
-  rmSync(ownerPath(locksDir(lazyDir), l.name), { force: true });
+  return true;
+}
+
+/**
+ * Every command's reconcile: removes the locks whose holders are gone (judgeLock), and the owner records a lock
+ * taken over left without their lock dir (unless their process lives: it may be writing its record); the locks it
+ * removed.
+ */
+export function clearStaleLocks(lazyDir: string): LockInfo[] {
+  const dir = locksDir(lazyDir);
+  const removed = listLocks(lazyDir).filter((l) => l.state === 'stale' && dropLock(dir, l));
+  let names: string[] = [];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.owner.json'));
+  } catch {
+    return removed;
+  }
+  for (const n of names) {
+    const name = n.slice(0, -'.owner.json'.length);
+    const owner = readOwner(dir, name);
+    if (statSync(join(dir, `${name}.lock`), { throwIfNoEntry: false }) || (owner && liveness(owner) === 'alive'))
+      continue;
+    rmSync(join(dir, n), { force: true });
+  }
+  return removed;
 }

@@ -58,6 +58,9 @@ function procStat(pid: number): { state: string; pgrp: number; start: number } |
   }
 }
 
+/** Whether an identity is this very process's. */
+export const isThisProcess = (id: ProcIdentity) => id.pid === process.pid && sameBoot(id);
+
 /** This process, as recorded on locks, markers and runs. */
 export const selfIdentity = (): ProcIdentity => identityOf(process.pid);
 
@@ -65,16 +68,26 @@ export function identityOf(pid: number): ProcIdentity {
   return { host: thisHost(), boot_id: bootId(), pid, start_ticks: procStat(pid)?.start ?? null };
 }
 
+/** Whether an identity was recorded under this very boot of this machine (then its pid and start time mean something here). */
+export function sameBoot(id: ProcIdentity): boolean {
+  const boot = bootId();
+  return boot && id.boot_id ? boot === id.boot_id : id.host === thisHost();
+}
+
 export type Liveness = 'alive' | 'dead' | 'unknown';
 
 /**
- * 'unknown' means this machine cannot judge: another host, or no /proc to prove
- * identity. Callers must treat 'unknown' as "leave it alone".
+ * 'unknown' means this machine cannot judge: no /proc to prove identity, or another host with no boot
+ * id to compare. Callers must treat 'unknown' as "leave it alone". Identities live only in a clone's
+ * own files, so with boot ids on both sides the host name plays no part: a container recreated under
+ * a new name still judges what its clone's dead processes left (a same-boot pid is checked by its
+ * start time, another boot's is gone).
  */
 export function liveness(id: ProcIdentity): Liveness {
-  if (id.host !== thisHost()) return 'unknown';
   const boot = bootId();
-  if (boot && id.boot_id && boot !== id.boot_id) return 'dead';
+  if (boot && id.boot_id) {
+    if (boot !== id.boot_id) return 'dead';
+  } else if (id.host !== thisHost()) return 'unknown';
   if (id.start_ticks === null || boot === null) {
     try {
       process.kill(id.pid, 0);

@@ -1,4 +1,4 @@
-import { thisHost } from '../core/proc.js';
+import { placeOf } from '../core/place.js';
 import type { TaskView } from '../model/fold.js';
 import { taskRef } from '../store/layout.js';
 import { casRef } from '../store/refs.js';
@@ -9,7 +9,7 @@ import { taskBranch } from '../workspace/branch.js';
 import { branchRef } from '../sync/submit-push.js';
 import { leaseRef, writeLease, type LeaseDoc } from './lease.js';
 import { casPush, type RefUpdate, type Verdict } from './claim.js';
-import { saveClaim, type ClaimState } from './claims.js';
+import { saveClaim, saveLease, type ClaimState } from './claims.js';
 import { resumable, startable, type Pick } from './pick.js';
 import type { FleetDeps } from './deps.js';
 
@@ -64,9 +64,9 @@ export async function claimTask(
     ours = taken.tip;
     if (!resumable(taken, deps.now())) return releaseDead(deps, pick, seen, before, taken);
   }
-  const host = thisHost();
+  const { host, clone } = placeOf(repo);
   const until = new Date(deps.now() + deps.leaseMs).toISOString();
-  const claim = { host, lease_until: until };
+  const claim = { host, clone, lease_until: until };
   // Only a resume reads it (its prompt says what the crashed turn left); a start has no worktree yet.
   const dirty =
     pick.kind !== 'start' &&
@@ -94,6 +94,7 @@ export async function claimTask(
           task: pick.id,
           run: rec.id,
           host,
+          clone,
           until,
           renewed_at: new Date(deps.now()).toISOString(),
         };
@@ -116,11 +117,15 @@ export async function claimTask(
           run: rec.id,
           remote: deps.remote,
           host,
+          clone,
           lease,
+          until,
+          lease_ms: deps.leaseMs,
           task_tip: v.tip,
           branch_tip: branch ?? seen.branch,
         };
         saveClaim(repo.lazyDir, state);
+        saveLease(repo.lazyDir, pick.id, { lease, until });
       },
     });
     return { kind: 'claimed', claim: state!, view, ms: won - t0, push_ms: won - pushed };

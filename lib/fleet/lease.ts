@@ -16,6 +16,8 @@ export interface LeaseDoc {
   task: string;
   run: string;
   host: string;
+  /** The clone the claiming worker runs in (lib/core/place.ts): with the host, who holds the claim. */
+  clone?: string;
   /** When the lease expires: a claim whose lease is past belongs to a dead worker. */
   until: string;
   renewed_at: string;
@@ -63,3 +65,18 @@ export async function readLease(objects: ObjectReader, oid: string): Promise<Lea
 
 /** Whether a lease has run out at `nowMs`. */
 export const expired = (doc: LeaseDoc, nowMs: number) => Date.parse(doc.until) < nowMs;
+
+/** Every lease among a remote's tips, by task id, each document read once per commit (`cache`, shared by callers). */
+export async function readLeases(
+  objects: ObjectReader,
+  tips: Map<string, string>,
+  cache = new Map<string, LeaseDoc | null>(),
+): Promise<Map<string, Lease>> {
+  const out = new Map<string, Lease>();
+  for (const [ref, oid] of tips) {
+    if (!ref.startsWith(LEASES_NS)) continue;
+    if (!cache.has(oid)) cache.set(oid, await readLease(objects, oid));
+    out.set(ref.slice(LEASES_NS.length), { oid, doc: cache.get(oid)! });
+  }
+  return out;
+}

@@ -1,6 +1,6 @@
 import type { TaskView } from '../model/fold.js';
-import { byQueueOrder, pickable } from '../model/schedule.js';
-import { unattendedResume } from '../model/resume.js';
+import { byQueueOrder } from '../model/schedule.js';
+import { startable, resumable } from '../model/pickup.js';
 import { expired, type Lease } from './lease.js';
 
 // What a worker may take, in the one queue order every worker agrees on (byQueueOrder):
@@ -16,16 +16,44 @@ export interface Pick {
   lease: Lease | null;
 }
 
-/** A queued backlog task a worker may start: an acceptance criterion is what a turn is judged by. */
-export const startable = (v: TaskView, nowMs: number) =>
-  v.status === 'backlog' && pickable(v.schedule, nowMs) && v.acceptance.some((a) => a.trim());
+// One rule for what a worker may start or resume, shared with what list and show say of a queued task.
+export { startable, resumable };
 
-/** A queued task back from a crash or a usage limit (or sent back by a person) that a worker may resume. */
-export const resumable = (v: TaskView, nowMs: number) => pickable(v.schedule, nowMs) && !!unattendedResume(v);
+/** How far past a fresh lease's end another machine's clock may put a sound lease's `until`. */
+export const SKEW_MS = 60_000;
+
+/**
+ * Why a lease can be neither renewed nor taken over by any worker (a person breaks it: lazy stop --force), or null
+ * for a sound one: unreadable, naming another task, or running out later than any renewal could have set.
+ */
+export function leaseFault(id: string, lease: Lease, nowMs: number, leaseMs: number): string | null {
+  if (!lease.doc) return 'its lease is unreadable';
+  if (lease.doc.task !== id) return `its lease names task ${lease.doc.task}`;
+  const until = Date.parse(lease.doc.until);
+  if (!(until <= nowMs + leaseMs + SKEW_MS)) return `its lease runs until ${lease.doc.until}, past any renewal`;
+  return null;
+}
 
 /** A working task whose worker's lease expired: the claim belongs to a dead machine. */
-export const takeable = (v: TaskView, lease: Lease | null, nowMs: number): lease is Lease =>
-  v.status === 'working' && !!lease?.doc && lease.doc.task === v.id && expired(lease.doc, nowMs);
+export const takeable = (v: TaskView, lease: Lease | null, nowMs: number, leaseMs: number): lease is Lease =>
+  v.status === 'working' && !!lease && !leaseFault(v.id, lease, nowMs, leaseMs) && expired(lease.doc!, nowMs);
+
+/** Working fleet tasks no worker can take over: their lease is faulty, or gone while the claim stands. */
+export function pinnedTasks(
+  views: Iterable<TaskView>,
+  leases: Map<string, Lease>,
+  nowMs: number,
+  leaseMs: number,
+): { id: string; why: string }[] {
+  const out: { id: string; why: string }[] = [];
+  for (const v of views) {
+    if (v.status !== 'working') continue;
+    const lease = leases.get(v.id);
+    const why = lease ? leaseFault(v.id, lease, nowMs, leaseMs) : v.schedule.claim ? 'its lease is gone' : null;
+    if (why) out.push({ id: v.id, why });
+  }
+  return out;
+}
 
 /** Every task this worker may take now, best first; `busy` are the tasks it runs already. */
 export function candidates(
@@ -33,6 +61,7 @@ export function candidates(
   leases: Map<string, Lease>,
   nowMs: number,
   busy: Set<string>,
+  leaseMs: number,
 ): Pick[] {
   const out: (Pick & { priority: number; created_at: string })[] = [];
   for (const v of views) {
@@ -42,7 +71,7 @@ export function candidates(
       ? 'start'
       : resumable(v, nowMs)
         ? 'resume'
-        : takeable(v, lease, nowMs)
+        : takeable(v, lease, nowMs, leaseMs)
           ? 'takeover'
           : null;
     if (kind) out.push({ id: v.id, kind, lease, priority: v.schedule.priority, created_at: v.created_at });

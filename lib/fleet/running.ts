@@ -12,7 +12,9 @@ import { isAncestor } from '../workspace/target-tips.js';
 import { branchRef } from '../sync/submit-push.js';
 import { leaseRef, writeLease } from './lease.js';
 import { casPush, type RefUpdate } from './claim.js';
-import { dropClaim, saveClaim, type ClaimState } from './claims.js';
+import { dropClaim, readClaim, saveLease, type ClaimState } from './claims.js';
+import { withLock } from '../core/lock.js';
+import { isThisProcess } from '../core/proc.js';
 import type { FleetDeps } from './deps.js';
 import { nowIso } from '../core/clock.js';
 
@@ -25,14 +27,40 @@ import { nowIso } from '../core/clock.js';
 export async function renew(deps: FleetDeps, c: ClaimState): Promise<'renewed' | 'retry' | 'lost'> {
   const now = deps.now();
   const until = new Date(now + deps.leaseMs).toISOString();
-  const doc = { task: c.task, run: c.run, host: c.host, until, renewed_at: new Date(now).toISOString() };
+  const doc = {
+    task: c.task,
+    run: c.run,
+    host: c.host,
+    ...(c.clone ? { clone: c.clone } : {}),
+    until,
+    renewed_at: new Date(now).toISOString(),
+  };
   const lease = await writeLease(deps.repo, doc, c.lease, await deps.store.person());
   const v = await casPush(deps.repo, deps.remote, [{ ref: leaseRef(c.task), next: lease, expected: c.lease }]);
   if (v.raced) return 'retry';
   if (!v.ok) return 'lost';
   c.lease = lease;
-  saveClaim(deps.repo.lazyDir, c);
+  c.until = until;
+  saveLease(deps.repo.lazyDir, c.task, { lease, until });
   return 'renewed';
+}
+
+/** When a claim's lease is renewed: once a third of it has passed. */
+export const renewalDue = (c: ClaimState, leaseMs: number) => (c.until ? Date.parse(c.until) - (2 * leaseMs) / 3 : 0);
+
+export type Renewal = 'renewed' | 'fresh' | 'retry' | 'lost' | 'gone';
+
+/**
+ * Renews the run's claim if it is due, under the lease's lock: the supervisor and the worker both call this,
+ * and whoever comes second finds it fresh. 'gone': the claim is no longer this run's (released, or never made).
+ */
+export function renewDue(deps: FleetDeps, task: string, run: string): Promise<Renewal> {
+  return withLock(deps.repo.lazyDir, `lease-${task}`, async () => {
+    const c = readClaim(deps.repo.lazyDir, task);
+    if (!c || c.run !== run) return 'gone';
+    if (deps.now() < renewalDue(c, deps.leaseMs)) return 'fresh';
+    return renew(deps, c);
+  });
 }
 
 /**
@@ -93,7 +121,8 @@ export async function release(deps: FleetDeps, c: ClaimState): Promise<Released>
 export async function endLost(deps: FleetDeps, c: ClaimState): Promise<{ reset: boolean }> {
   const { lazyDir } = deps.repo;
   const rec = readRun(lazyDir, c.run);
-  if (rec?.supervisor) await terminateVerified(rec.supervisor, 0);
+  // A supervisor that found the claim lost itself has ended its agent and exited (one run in this process: a test's).
+  if (rec?.supervisor && !isThisProcess(rec.supervisor)) await terminateVerified(rec.supervisor, 0);
   const grace = deps.config.stop_grace_ms ?? 10_000;
   await terminateVerified(readAgentIdentity(lazyDir, c.run), grace, () => {
     if (rec) writeFileSync(runFiles(runDir(lazyDir, c.run)).stop, nowIso());

@@ -20,7 +20,8 @@ import { object, str, strs, opt, req, type Tool } from './schema.js';
 
 // The tools of an agent's own server (`lazy mcp --run <run>`). The binding (task, worktree, run)
 // comes from the run record lazy wrote when it launched the agent, never from an argument.
-// Invariant: an agent acts on its own task and its direct subtasks only, and accepts only a subtask.
+// Invariant: an agent acts on its own task and its direct subtasks only, and accepts only a subtask;
+// and it acts only while its run is the task's current one (reading goes on after).
 
 /** The refusal every out-of-scope call gets: the CLI's action_not_allowed, naming the task's status and actions. */
 async function scoped(app: App, rec: RunRecord, idArg: string, action: string, own: boolean) {
@@ -33,18 +34,24 @@ async function scoped(app: App, rec: RunRecord, idArg: string, action: string, o
   throw notAllowed(action, view.status, view.available_actions, why, { task: id, own_task: rec.task });
 }
 
-/** The result envelope, written where the supervisor reads $LAZY_RESULT, while this run's turn is still going. */
-async function writeEnvelope(app: App, rec: RunRecord, action: string, doc: Envelope) {
+/**
+ * The refusal every tool that changes anything gets once its run is over: an ended turn's server
+ * (or anything the agent left running) must not act for it, say accept a subtask nobody reviewed.
+ */
+async function assertCurrent(app: App, rec: RunRecord, action: string): Promise<void> {
   const v: TaskView = await app.store.view(rec.task);
-  if (v.status !== 'working' || v.current_run !== rec.id) {
-    throw notAllowed(
-      action,
-      v.status,
-      v.available_actions,
-      `task ${rec.task} is no longer working on run ${rec.id}: the turn this agent was started for has ended`,
-      { task: rec.task, run: rec.id },
-    );
-  }
+  if (v.status === 'working' && v.current_run === rec.id) return;
+  throw notAllowed(
+    action,
+    v.status,
+    v.available_actions,
+    `task ${rec.task} is no longer working on run ${rec.id}: the turn this agent was started for has ended`,
+    { task: rec.task, run: rec.id },
+  );
+}
+
+/** The result envelope, written where the supervisor reads $LAZY_RESULT (the run's turn is still going: agentTools checks). */
+async function writeEnvelope(rec: RunRecord, action: string, doc: Envelope) {
   const text = JSON.stringify(doc, null, 2);
   const read = parseEnvelope(text);
   if (read.kind === 'malformed') throw usageError(`${action}: ${read.error}`);
@@ -62,8 +69,20 @@ const COMMAND = object({ command: { type: 'string' }, exit_code: { type: 'intege
 /** An ask is read-only: its agent reports and answers, and changes nothing else through lazy. */
 const ASK_TOOLS = new Set(['lazy_update_progress', 'lazy_finish', 'lazy_show']);
 
+/** The tools that only read; every other one acts for the run, so only while its turn is going. */
+const READ_ONLY = new Set(['lazy_show']);
+
 export function agentTools(rec: RunRecord): Tool[] {
-  const tools = allAgentTools(rec);
+  const tools = allAgentTools(rec).map((t): Tool => {
+    if (READ_ONLY.has(t.name)) return t;
+    const action = t.name.replace(/^lazy_/, '');
+    // Checked as the call begins: a wait or an ask then runs as long as it takes.
+    const run: Tool['run'] = async (ctx, a) => {
+      await assertCurrent(ctx.app, rec, action);
+      return t.run(ctx, a);
+    };
+    return { ...t, run };
+  });
   return rec.kind === 'ask' ? tools.filter((t) => ASK_TOOLS.has(t.name)) : tools;
 }
 
@@ -84,8 +103,8 @@ function allAgentTools(rec: RunRecord): Tool[] {
       name: 'lazy_request_decision',
       description: 'Ask the person a question you cannot decide; your turn ends as decision_required.',
       inputSchema: object({ question: str('the decision you need, with the options') }, ['question']),
-      run: async ({ app }, a) =>
-        writeEnvelope(app, rec, 'request_decision', {
+      run: async (_ctx, a) =>
+        writeEnvelope(rec, 'request_decision', {
           status: 'decision_required',
           summary: req(a, 'question'),
           question: req(a, 'question'),
@@ -102,8 +121,8 @@ function allAgentTools(rec: RunRecord): Tool[] {
         },
         ['summary'],
       ),
-      run: async ({ app }, a) =>
-        writeEnvelope(app, rec, 'finish', {
+      run: async (_ctx, a) =>
+        writeEnvelope(rec, 'finish', {
           status: 'completed',
           summary: req(a, 'summary'),
           ...(a.risks !== undefined ? { risks: req<string[]>(a, 'risks') } : {}),

@@ -5,13 +5,14 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { Actor } from '../core/actor.js';
 import { withEnv } from '../core/env.js';
 import { withClock } from '../core/clock.js';
-import { usageError } from '../core/errors.js';
+import { unexpected, usageError } from '../core/errors.js';
 import type { Io } from '../core/io.js';
 import { readRun, type RunRecord } from '../agents/runs.js';
 import { openApp, closeApp } from '../ops/app.js';
 import { reportError } from '../output/emit.js';
 import { agentTools } from './agent.js';
 import { builderTools } from './builder.js';
+import { LineLimit, MCP_MAX_MESSAGE_BYTES, oversizeReply } from './lines.js';
 import { callIo, errorResult, okResult, type ToolResult } from './port.js';
 import { checkArgs, type Tool } from './schema.js';
 
@@ -92,8 +93,9 @@ async function call(
 }
 
 /**
- * Serves until the client goes away (stdin ends or the transport closes); calls in flight are aborted
- * then. Returns the exit code; a failure to start is reported here, in this bundle, on stderr.
+ * Serves until the client goes away (stdin ends); calls in flight are aborted then. Returns the exit
+ * code; a failure to start, or a connection that broke (stdin or stdout failing), is reported here,
+ * in this bundle, on stderr, and is not 0.
  */
 export async function serveMcp(o: ServeOptions): Promise<number> {
   try {
@@ -117,11 +119,39 @@ async function serve(o: ServeOptions): Promise<void> {
   server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
     call(o, mode, req.params.name, req.params.arguments, extra.signal),
   );
-  const transport = new StdioServerTransport(o.input, o.output);
+  // What the SDK reports (a line that is not JSON-RPC, say) is said on stderr; the server goes on.
+  let lastError: string | null = null;
+  server.onerror = (e) => {
+    lastError = e.message;
+    o.io.err(`lazy mcp: ${e.message}\n`);
+  };
+  const lines = new LineLimit(MCP_MAX_MESSAGE_BYTES, (x) => {
+    const which = x.id !== undefined ? ` (request ${JSON.stringify(x.id)})` : '';
+    o.io.err(`lazy mcp: refused a ${x.bytes}-byte message${which}: over the ${x.limit}-byte limit\n`);
+    if (o.output.writable) o.output.write(oversizeReply(x));
+  });
+  const transport = new StdioServerTransport(lines, o.output);
   const closed = new Promise<void>((res) => (server.onclose = res));
   await server.connect(transport);
-  const end = () => void transport.close();
-  o.input.once('end', end);
-  o.input.once('close', end);
+  // The client going away ends the server; anything else that stops the transport is a failure.
+  let ending = false;
+  let broken: string | null = null;
+  const end = () => {
+    ending = true;
+    void transport.close();
+  };
+  const fail = (why: string) => {
+    broken ??= why;
+    end();
+  };
+  o.input.on('error', (e) => fail(`cannot read from the client: ${e.message}`));
+  o.output.on('error', (e) => fail(`cannot write to the client: ${e.message}`));
+  lines.once('end', end);
+  o.input.once('close', () => {
+    if (!o.input.readableEnded) end(); // destroyed without an end: the line reader never ends
+  });
+  o.input.pipe(lines);
   await closed;
+  if (broken || !ending)
+    throw unexpected(`lazy mcp: the connection to the client broke: ${broken ?? lastError ?? 'the transport closed'}`);
 }

@@ -72,6 +72,8 @@ export interface StatusEntry extends EntryBase {
   trigger: Trigger | 'create';
   reason: string;
   host?: string;
+  /** The clone the move was made in (lib/core/place.ts), recorded with every host. */
+  clone?: string;
   run?: string;
   details?: { [k: string]: Json };
 }

@@ -14,6 +14,7 @@ import {
 import type { Json } from '../core/json.js';
 import { submissionOf, type Submission } from './submission.js';
 import { isNeutral, scheduleOf, type Schedule } from './schedule.js';
+import { heldFromWorkers } from './pickup.js';
 
 export type { ChangeView, PendingViolation, TurnView } from './views.js';
 export { lastChange } from './views.js';
@@ -67,7 +68,8 @@ function lostRuns(changelog: readonly StatusEntry[]): Set<string> {
 export function consecutiveInterruptions(applied: readonly StatusEntry[]): number {
   let n = 0;
   for (const e of applied) {
-    if (e.to === 'interrupted' && e.trigger === 'turn_crashed') n++;
+    // A claim its live worker could not keep is no crash of the task's (lib/fleet/keeper.ts).
+    if (e.to === 'interrupted' && e.trigger === 'turn_crashed' && !e.details?.claim_unkept) n++;
     else if (
       e.trigger === 'turn_complete' ||
       e.trigger === 'resume' ||
@@ -124,6 +126,7 @@ const changeView = (e: StatusEntry, setAside: boolean): ChangeView => ({
   timestamp: e.timestamp,
   reason: e.reason,
   host: e.host ?? null,
+  clone: e.clone ?? null,
   run: e.run ?? null,
   details: e.details ?? null,
   set_aside: setAside,
@@ -199,6 +202,7 @@ export function foldTask(docs: TaskDocs): TaskView {
     changelog,
   };
   view.available_actions = availableActions(view);
+  view.schedule.held = heldFromWorkers(view);
   return view;
 }
 

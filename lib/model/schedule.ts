@@ -23,11 +23,24 @@ export interface Schedule {
   not_before: string | null;
   /** The fleet claim the task is working under, while it is. */
   claim: Claim | null;
+  /**
+   * Queued, but no worker will pick it until a person acts, and why (the crash breaker, a stop, a crash held for a
+   * person, protected files to decide, no acceptance criterion); null otherwise. The fold sets it from the rule the
+   * worker's pick reads (lib/model/pickup.ts).
+   */
+  held: string | null;
 }
 
 export { isNeutral } from './views.js';
 
-export const NO_SCHEDULE: Schedule = { queued: false, priority: 0, paused: false, not_before: null, claim: null };
+export const NO_SCHEDULE: Schedule = {
+  queued: false,
+  priority: 0,
+  paused: false,
+  not_before: null,
+  claim: null,
+  held: null,
+};
 
 export function scheduleOf(changelog: readonly ChangeView[]): Schedule {
   const s: Schedule = { ...NO_SCHEDULE };
@@ -90,11 +103,13 @@ export function byQueueOrder(
 
 /**
  * The one line every human surface (list, show, watch) prints for a task's place in the queue,
- * or null when it has none: "queued, priority 2, paused", "waiting for the usage limit until 14:05".
+ * or null when it has none: "queued, priority 2, paused", "waiting for the usage limit until 14:05";
+ * a queued task no worker will pick says why instead of "queued" ("parked by the crash breaker: …").
  */
 export function queueLabel(s: Schedule, nowMs: number): string | null {
   const parts: string[] = [];
-  if (s.queued) parts.push(`queued, priority ${s.priority}`);
+  if (s.held) parts.push(s.held);
+  else if (s.queued) parts.push(`queued, priority ${s.priority}`);
   if (s.paused) parts.push('paused');
   if (s.not_before !== null && Date.parse(s.not_before) > nowMs)
     parts.push(`waiting for the usage limit until ${localTime(s.not_before, nowMs)}`);

@@ -34,6 +34,8 @@ export interface ChangeView {
   timestamp: string;
   reason: string;
   host: string | null;
+  /** The clone it was made in (lib/core/place.ts); null on entries older than clone ids. */
+  clone: string | null;
   /** The run a move into or out of working belongs to. */
   run: string | null;
   details: { [k: string]: Json } | null;

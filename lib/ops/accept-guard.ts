@@ -1,5 +1,6 @@
 import { git } from '../core/git.js';
 import { notAllowed, unreviewedHead } from '../core/errors.js';
+import { placeOf } from '../core/place.js';
 import { randomId } from '../core/ids.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
@@ -15,6 +16,48 @@ import type { App } from './app.js';
 // What lands is what was reviewed, from a clean worktree, at the right place in the task
 // tree: the checks accept's preflight makes under the task's lock before anything moves.
 
+/**
+ * Where the task branch stands against the head its latest review recorded, as accept and submit judge it: null
+ * when they would land it; `behind` when the branch here lacks the reviewed head (reviewed on `host`, not pulled
+ * since); `unreviewed` when it holds commits no review covers (made after the turn ended, during an ask, or
+ * pulled from a teammate's push). Accept's refusal and `lazy show` both read this one fact.
+ */
+export interface ReviewGap {
+  kind: 'behind' | 'unreviewed';
+  branch: string;
+  branch_head: string;
+  reviewed_head: string | null;
+  /** The commits no review covers (`unreviewed`), and the first 10 of them. */
+  count: number;
+  commits: string[];
+  /** behind: the host whose turn the review recorded. */
+  host: string | null;
+  /** Subtasks an agent accepted into the branch after the review (no person has seen them land). */
+  agent_accepted: string[];
+}
+
+export async function reviewGap(app: App, v: TaskView, target: string): Promise<ReviewGap | null> {
+  const cwd = app.repo.cwd;
+  const branch = taskBranch(v.id);
+  const head = (await revParse(cwd, `refs/heads/${branch}`)) ?? '';
+  const reviewed = reviewedHead((await app.store.read(v.id)).docs);
+  if (reviewed?.head === head) return null;
+  const gap = { branch, branch_head: head, reviewed_head: reviewed?.head ?? null, host: null, agent_accepted: [] };
+  const elsewhere = workedElsewhere(v, placeOf(app.repo));
+  if (elsewhere && reviewed && (!(await revParse(cwd, reviewed.head)) || (await isAncestor(cwd, head, reviewed.head))))
+    return { ...gap, kind: 'behind', count: 0, commits: [], host: elsewhere };
+  const from = reviewed?.head ?? (await mergeBase(cwd, `refs/heads/${target}`, head)) ?? head;
+  const range = `${from}..${head}`;
+  const count = Number((await git(['rev-list', '--count', range], { cwd, allowFail: true })).stdout.trim()) || 0;
+  if (!reviewed && count === 0) return null; // the branch adds nothing anybody could have reviewed
+  const subtasks = reviewed && count ? await subtaskAccepts(app, v.id, reviewed.head, head, count) : null;
+  if (subtasks?.reviewed) return null;
+  const commits = (await git(['log', '--max-count=10', '--format=%H', range], { cwd, allowFail: true })).stdout
+    .split('\n')
+    .filter(Boolean);
+  return { ...gap, kind: 'unreviewed', count, commits, agent_accepted: subtasks?.byAgent ?? [] };
+}
+
 /** Accept merges (and submit hands over) the head the review recorded; a branch that moved since needs a new review. */
 export async function assertReviewed(
   app: App,
@@ -23,36 +66,28 @@ export async function assertReviewed(
   worktree: string,
   action: 'accept' | 'submit' = 'accept',
 ): Promise<void> {
-  const cwd = app.repo.cwd;
-  const branch = taskBranch(v.id);
-  const head = (await revParse(cwd, `refs/heads/${branch}`)) ?? '';
-  const reviewed = reviewedHead((await app.store.read(v.id)).docs);
-  if (reviewed?.head === head) return;
-  const elsewhere = workedElsewhere(v);
-  if (elsewhere && reviewed && (!(await revParse(cwd, reviewed.head)) || (await isAncestor(cwd, head, reviewed.head))))
-    throw behindReview(v, branch, head, reviewed.head, elsewhere);
-  const from = reviewed?.head ?? (await mergeBase(cwd, `refs/heads/${target}`, head)) ?? head;
-  const range = `${from}..${head}`;
-  const count = Number((await git(['rev-list', '--count', range], { cwd, allowFail: true })).stdout.trim()) || 0;
-  if (!reviewed && count === 0) return; // the branch adds nothing anybody could have reviewed
-  if (reviewed && count && (await onlySubtaskAccepts(app, v.id, reviewed.head, head, count))) return;
-  const commits = (await git(['log', '--max-count=10', '--format=%H %s', range], { cwd, allowFail: true })).stdout
-    .split('\n')
-    .filter(Boolean);
+  const gap = await reviewGap(app, v, target);
+  if (!gap) return;
+  const { branch, branch_head: head, reviewed_head: reviewed, count } = gap;
+  if (gap.kind === 'behind') throw behindReview(v, branch, head, reviewed!, gap.host!);
+  const byAgent = gap.agent_accepted.length
+    ? ` (subtask ${gap.agent_accepted.join(', ')} accepted by an agent after that review, which no person has seen)`
+    : '';
   const what = reviewed
-    ? `${branch} moved since it was reviewed: the review shows ${reviewed.head.slice(0, 10)}, ` +
-      `the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}`
+    ? `${branch} moved since it was reviewed: the review shows ${reviewed.slice(0, 10)}, ` +
+      `the branch is now at ${head.slice(0, 10)}${count ? ` (${count} unreviewed commit(s))` : ''}${byAgent}`
     : `no review covers the ${count} commit(s) on ${branch}`;
   const todo =
     `see them with lazy diff ${v.id}; then lazy unblock ${v.id} -m "…" for a turn whose review covers them` +
-    (reviewed ? `, or drop them with git -C ${worktree} reset --hard ${reviewed.head.slice(0, 10)}` : '');
+    (reviewed ? `, or drop them with git -C ${worktree} reset --hard ${reviewed.slice(0, 10)}` : '');
   throw unreviewedHead(`${action} refused: ${what}; ${todo}`, {
     status: v.status,
     available_actions: v.available_actions,
-    reviewed_head: reviewed?.head ?? null,
+    reviewed_head: reviewed,
     branch_head: head,
-    unreviewed_commits: commits.map((c) => c.slice(0, 40)),
+    unreviewed_commits: gap.commits,
     unreviewed_count: count,
+    ...(gap.agent_accepted.length ? { agent_accepted: gap.agent_accepted } : {}),
   });
 }
 
@@ -108,31 +143,54 @@ export async function assertDecided(
   );
 }
 
-/** True when every commit after the review is the accepted squash of one of this task's subtasks (reviewed there). */
-async function onlySubtaskAccepts(
+/**
+ * Whether every commit after the review is the accepted squash of one of this task's subtasks,
+ * reviewed there and accepted by a person. An agent's accept does not count, whatever the
+ * subtask's own review said: the parent's person has not seen that work land on the parent
+ * (an ended turn's agent, or a process it left, could otherwise slip it past their review).
+ */
+async function subtaskAccepts(
   app: App,
   id: string,
   reviewed: string,
   head: string,
   count: number,
-): Promise<boolean> {
+): Promise<{ reviewed: boolean; byAgent: string[] }> {
   const cwd = app.repo.cwd;
+  const no = { reviewed: false, byAgent: [] };
   if (count > 100 || (await git(['merge-base', '--is-ancestor', reviewed, head], { cwd, allowFail: true })).code !== 0)
-    return false;
+    return no;
   const log = (await git(['log', '--format=%H %P%x00%s%x01', `${reviewed}..${head}`], { cwd })).stdout
     .split('\x01')
     .map((r) => r.trim())
     .filter(Boolean);
+  const byAgent: string[] = [];
   for (const rec of log) {
     const [shas = '', subject = ''] = rec.split('\0');
     const [sha, ...parents] = shas.split(' ');
     const child = /^Accept task ([0-9a-z]{8}): /.exec(subject)?.[1];
-    if (!child || parents.length !== 1) return false;
+    if (!child || parents.length !== 1) return no;
     const view = await app.store.view(child).catch(() => null);
-    const landed = view?.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
-    if (view?.parent !== id || landed !== sha) return false;
+    const landing = view ? acceptOf(view) : null;
+    if (!landing || view?.parent !== id || landing.commit !== sha) return no;
+    if (landing.actor === 'agent') byAgent.push(child);
   }
-  return true;
+  return { reviewed: !byAgent.length, byAgent };
+}
+
+/**
+ * The commit an accept landed and who accepted: the actor of the accept that began the merge
+ * (a recovered accept is completed by the system actor, but was begun by whoever accepted).
+ */
+function acceptOf(v: TaskView): { commit: unknown; actor: string } | null {
+  const live = v.changelog.filter((c) => !c.set_aside);
+  const done = live.filter((c) => c.status === 'complete').at(-1);
+  if (!done) return null;
+  const began = live
+    .slice(0, live.indexOf(done))
+    .filter((c) => c.status === 'merging' && c.trigger === 'accept')
+    .at(-1);
+  return { commit: done.details?.commit, actor: began?.actor ?? done.actor };
 }
 
 /** A parent may not take a child while it is active; a parent may not be merged while children are open. */

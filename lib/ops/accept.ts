@@ -9,6 +9,7 @@ import {
   type LazyError,
 } from '../core/errors.js';
 import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
+import { placeOf } from '../core/place.js';
 import { randomId } from '../core/ids.js';
 import { git } from '../core/git.js';
 import { withLock } from '../core/lock.js';
@@ -141,7 +142,7 @@ export const targetOf = (v: Pick<TaskView, 'parent' | 'base' | 'session'>) =>
 
 export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {}): Promise<AcceptReport> {
   const { id, view: before } = await taskArg(app, idArg);
-  assertNotWorkingElsewhere(before, 'accept');
+  assertNotWorkingElsewhere(before, 'accept', placeOf(app.repo));
   await confirmFirst(id, before, o.confirm);
   return withLock(app.repo.lazyDir, id, async () => {
     let v = await app.store.view(id);
@@ -179,7 +180,7 @@ async function preflight(a: Accepting): Promise<void> {
   assertAllowed('accept', a.v);
   if (!a.target) throw detached(a.v);
   if (!(await branchExists(app.repo, a.branch)))
-    throw a.v.sessions.length ? branchGone(a.v, 'accept') : noWork(a.v, a.branch);
+    throw a.v.sessions.length ? branchGone(a.v, 'accept', placeOf(app.repo)) : noWork(a.v, a.branch);
   const config = await app.config();
   a.worktree = worktreePath(app.repo, a.v.id, config.worktree_dir);
   await assertReviewed(app, a.v, a.target, a.worktree);

@@ -47,16 +47,17 @@ export async function openApp(o: AppOptions): Promise<App> {
 }
 
 /**
- * The reconcile pass every command starts with; cheap (one readdir, a read per watched
- * target branch, and a readdir and two stats per remote) when nothing runs here.
+ * The reconcile pass every command starts with; cheap (two readdirs: the active markers and the locks, a read per
+ * watched target branch, and a readdir and two stats per remote) when nothing runs here.
  */
 export async function reconcileNow(app: App): Promise<void> {
   const { listActive } = await import('../store/markers.js');
+  const { locksPresent } = await import('../core/lock.js');
   const { sweepDue } = await import('../workspace/target-tips.js');
   const { upstreamDue } = await import('../reconcile/upstream-due.js');
   const sweep = sweepDue(app.repo);
   const upstream = upstreamDue(app.repo);
-  if (!sweep && !upstream && listActive(app.repo.lazyDir).length === 0) return;
+  if (!sweep && !upstream && listActive(app.repo.lazyDir).length === 0 && !locksPresent(app.repo.lazyDir)) return;
   const { reconcile } = await import('../reconcile/reconcile.js');
   const actions = await reconcile(
     { repo: app.repo, store: app.store, launcher: app.launcher, config: app.config },

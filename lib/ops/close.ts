@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { sanitizeProse } from '../core/sanitize.js';
+import { placeOf } from '../core/place.js';
 import { usageError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
@@ -7,6 +8,7 @@ import { assertNotWorkingElsewhere, taskBranch } from '../workspace/branch.js';
 import { branchExists, commitAll, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
+import { boundedText } from './create.js';
 import { allowedTaskArg, taskArg } from './resolve.js';
 import type { App } from './app.js';
 
@@ -35,11 +37,15 @@ export async function closeTask(
   input: CloseInput,
 ): Promise<Closed> {
   const { id, view } = await taskArg(app, idArg);
-  assertNotWorkingElsewhere(view, action);
+  assertNotWorkingElsewhere(view, action, placeOf(app.repo));
   assertAllowed(action, view); // before the lock too: refused at once, not after waiting out an accept
-  const reason = input.reason?.trim() ? sanitizeProse(input.reason.trim()) : action === 'close' ? 'closed' : 'rejected';
+  const reason = input.reason?.trim()
+    ? boundedText('the reason', sanitizeProse(input.reason.trim()))
+    : action === 'close'
+      ? 'closed'
+      : 'rejected';
   const { view: task } = await app.store.mutate(id, action, (d) => {
-    assertNotWorkingElsewhere(d.view, action);
+    assertNotWorkingElsewhere(d.view, action, placeOf(app.repo));
     assertAllowed(action, d.view);
     d.transition('abandoned', action, reason);
     const s = d.view.session;
@@ -78,12 +84,13 @@ export async function closeTask(
 export async function reopenTask(app: App, idArg: string, reasonArg?: string): Promise<{ task: TaskView }> {
   // Checked before the lock too: a reopen must not wait out an accept and reopen what it just merged.
   const { id } = await allowedTaskArg(app, idArg, 'reopen');
+  const given = reasonArg?.trim() ? boundedText('the reason', sanitizeProse(reasonArg.trim())) : undefined;
   const { view } = await app.store.mutate(id, 'reopen', (d) => {
     assertAllowed('reopen', d.view);
-    if (d.status === 'complete' && !reasonArg?.trim()) {
+    if (d.status === 'complete' && !given) {
       throw usageError('reopening a complete task needs --reason: say what is still wrong with the accepted work');
     }
-    const reason = reasonArg?.trim() ? sanitizeProse(reasonArg.trim()) : 'reopened';
+    const reason = given ?? 'reopened';
     const hadAgentWork = d.view.sessions.length > 0 || d.view.turns.some((t) => t.role === 'agent');
     d.transition(hadAgentWork ? 'blocked' : 'backlog', 'reopen', reason);
     d.summary = firstLine(reason);

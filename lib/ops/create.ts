@@ -21,13 +21,18 @@ export interface CreateInput {
 }
 
 const AGENT_NAME = /^[A-Za-z0-9_.-]+$/;
-/** Human text is never rejected, but a document must stay small enough for every clone to read. */
+/**
+ * Every text a person or an agent gives lazy to store (a goal, a prompt, a criterion, a tag, a
+ * comment, feedback, an answer, a question, a reason) passes here before anything is written: a
+ * document must stay small enough for every clone to read (writeDoc also refuses a whole one).
+ */
 export function boundedText(what: string, text: string): string {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > MAX_TEXT_BYTES) {
     throw usageError(
       `${what} is ${bytes} bytes; the limit is ${MAX_TEXT_BYTES}. ` +
         `Put long material in a file in the repository and refer to it`,
+      { bytes, limit: MAX_TEXT_BYTES },
     );
   }
   return text;
@@ -35,8 +40,15 @@ export function boundedText(what: string, text: string): string {
 
 export const tagOf = (t: string) => sanitizeLine(t.trim()).replace(/[\s,]+/g, '-');
 
+/** An agent's name as a task stores it: a config key's word, of a bounded length. */
+export function agentName(name: string): string {
+  if (!AGENT_NAME.test(boundedText('the agent name', name)))
+    throw usageError(`agent name '${name}' may only use letters, digits, '.', '_' and '-'`);
+  return name;
+}
+
 export async function createTask(app: App, input: CreateInput): Promise<{ task: TaskView }> {
-  const goal = sanitizeLine(input.goal.join(' ').trim());
+  const goal = boundedText('the goal', sanitizeLine(input.goal.join(' ').trim()));
   if (!goal) throw usageError('a goal is required: lazy create <goal…>');
   const sources = [input.prompt !== undefined, input.promptFile !== undefined].filter(Boolean).length;
   if (sources > 1) throw usageError('give the prompt once: --prompt or --prompt-file');
@@ -48,8 +60,7 @@ export async function createTask(app: App, input: CreateInput): Promise<{ task: 
         ? readPromptFile(app.repo.cwd, input.promptFile)
         : undefined);
   prompt = prompt !== undefined && prompt.trim() ? boundedText('the prompt', sanitizeProse(prompt)) : undefined;
-  if (input.agent !== undefined && !AGENT_NAME.test(input.agent))
-    throw usageError(`agent name '${input.agent}' may only use letters, digits, '.', '_' and '-'`);
+  if (input.agent !== undefined) agentName(input.agent);
 
   let parent: string | null = null;
   let base = currentBranch(app.repo);
@@ -68,6 +79,7 @@ export async function createTask(app: App, input: CreateInput): Promise<{ task: 
     base = taskBranch(parent);
   }
   const tags = [...new Set((input.tags ?? []).map(tagOf).filter(Boolean))];
+  for (const tag of tags) boundedText('a tag', tag);
   const acceptance = (input.accept ?? [])
     .map((a) => boundedText('a criterion', sanitizeProse(a.trim())))
     .filter(Boolean);

@@ -1,8 +1,10 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { placeOf } from '../core/place.js';
 import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
 import { EXIT, LazyError } from '../core/errors.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
+import { runGone } from '../reconcile/dead-run.js';
 import type { TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
 import { readRun } from '../agents/runs.js';
@@ -15,20 +17,24 @@ import { HELD, type Pass } from './doctor-pass.js';
 // forever, and `wait` would wait on it.
 
 /**
- * Gone for good: dead here, or recorded under another host name (markers
+ * Gone for good: dead here, or recorded under another host name with no boot to compare (markers
  * are this clone's, so that was this machine under an old name).
  */
-const gone = (p: ProcIdentity | null | undefined) => !p || p.host !== thisHost() || liveness(p) === 'dead';
+const gone = (p: ProcIdentity | null | undefined) => {
+  const l = p ? liveness(p) : 'dead';
+  return l === 'dead' || (l === 'unknown' && p!.host !== thisHost());
+};
 
 /** Why nothing will ever finish this marker, or null while something still may. */
 export function deadMarkerReason(lazyDir: string, m: ActiveMarker, v: TaskView | undefined): string | null {
   if (!v) return `its task ${m.task} does not exist here`;
   const rec = m.kind === 'turn' ? readRun(lazyDir, m.run) : undefined;
-  if (![m.owner, rec?.supervisor, rec?.launcher].every(gone)) return null; // a live process will finish it
+  // The judgement every command's reconcile makes (lib/reconcile/dead-run.ts), by doctor's standard of proof.
+  if (m.kind === 'turn' ? !runGone(m, rec, gone) : !gone(m.owner)) return null; // a live process will finish it
   const state = `the task is ${v.status}`;
   if (m.kind === 'turn') {
     if (!rec) return `the record of its run ${m.run} is gone and no process of the run is alive`;
-    if (v.current_run === m.run && willAutoResume(v)) return null; // a crash the next command resumes
+    if (v.current_run === m.run && willAutoResume(v, placeOf({ lazyDir }))) return null; // a crash the next command resumes
     if (v.status !== 'working' || v.current_run !== m.run) {
       const other = v.current_run ? `run ${v.current_run}` : 'no run';
       return `${state}${v.current_run !== m.run ? ` with ${other}` : ''}, and no process of run ${m.run} is alive`;

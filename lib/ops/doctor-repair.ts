@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { git } from '../core/git.js';
+import { placeOf } from '../core/place.js';
 import { LazyError } from '../core/errors.js';
 import { processesIn, thisHost } from '../core/proc.js';
 import { lastChange, type TaskView } from '../model/fold.js';
@@ -229,9 +230,12 @@ export async function repairStuckTurns(p: Pass, views: TaskView[]): Promise<void
 /** An open task whose branch was deleted outside lazy: its next turn would refuse to start. */
 export async function reportLostBranches(p: Pass, views: TaskView[]): Promise<void> {
   // Only a branch made here can have been lost here: a task worked on elsewhere has none.
-  for (const v of views.filter((x) => x.session?.ended_at === null && !isTerminal(x.status) && sessionRanHere(x))) {
+  const here = placeOf(p.app.repo);
+  for (const v of views.filter(
+    (x) => x.session?.ended_at === null && !isTerminal(x.status) && sessionRanHere(x, here),
+  )) {
     if (await branchExists(p.app.repo, taskBranch(v.id))) continue;
-    const e = branchGone(v, 'doctor');
+    const e = branchGone(v, 'doctor', here);
     p.findings.push({
       level: 'error',
       code: 'branch_missing',

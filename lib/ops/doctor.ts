@@ -1,5 +1,6 @@
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { reportPinnedClaims } from './doctor-leases.js';
 import { LazyError } from '../core/errors.js';
 import { git } from '../core/git.js';
 import { foldTask } from '../model/fold.js';
@@ -102,9 +103,9 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
 
   for (const l of listLocks(app.repo.lazyDir)) {
     if (l.state === 'stale') {
+      // Every command's reconcile clears these first (clearStaleLocks): one found here went stale since.
       if (opts.fix) {
-        removeLock(app.repo.lazyDir, l);
-        fixed.push(`removed stale lock ${l.path}`);
+        if (removeLock(app.repo.lazyDir, l)) fixed.push(`removed stale lock ${l.path}`);
         continue;
       }
       const owner = l.owner ? `pid ${l.owner.pid} on ${l.owner.host}` : 'unknown';
@@ -167,6 +168,7 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
       });
     }
   }
+  await reportPinnedClaims(pass, views, remotes);
 
   await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
   return { healthy: !findings.some((f) => f.level === 'error'), tasks: refs.length, findings, fixed };

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { selfIdentity, thisHost } from '../core/proc.js';
+import { selfIdentity } from '../core/proc.js';
+import { placeOf } from '../core/place.js';
 import { randomId } from '../core/ids.js';
 import { assertAllowed } from '../model/table.js';
 import { parkStatus } from '../model/park.js';
@@ -102,7 +103,7 @@ function interactiveCommand(app: App, view: TaskView, config: Awaited<ReturnType
     try {
       const spec = resolveAgent(config, name);
       // An agent session that ran on another host cannot be resumed here.
-      const sid = sessionHostElsewhere(view, thisHost()) ? null : view.agent_session_id;
+      const sid = sessionHostElsewhere(view, placeOf(app.repo)) ? null : view.agent_session_id;
       if (spec.interactive) return withSession(spec.interactive, sid);
     } catch {
       /* fall back to a shell */

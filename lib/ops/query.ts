@@ -1,4 +1,5 @@
 import type { BranchStanding } from '../workspace/branch-sync.js';
+import type { ReviewGap } from './accept-guard.js';
 import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
 import { lastChange, type TaskView } from '../model/fold.js';
@@ -35,7 +36,7 @@ export interface ListInput extends RowFilter {
   all?: boolean;
   status?: string[];
   parent?: string;
-  /** Only queued tasks, in queue order (the order a worker picks them in). */
+  /** Only queued tasks a worker will pick (schedule.held null), in queue order (the order a worker picks them in). */
   queued?: boolean;
   /** Only paused tasks. */
   paused?: boolean;
@@ -100,7 +101,8 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   let out: ListedTask[] = [];
   for (const r of rows) {
     if (!filter.keep(r) || (parent && r.parent !== parent)) continue;
-    if ((input.queued && !r.schedule.queued) || (input.paused && !r.schedule.paused)) continue;
+    // --queued: what the workers will take, in their order; a queued task none will pick says why in the table.
+    if ((input.queued && (!r.schedule.queued || r.schedule.held)) || (input.paused && !r.schedule.paused)) continue;
     out.push(Object.assign(r, { category: categoryOf(r.status as Status), substate: null }));
   }
   // The index keeps rows in creation order already, so that sort is a linear pass.
@@ -185,6 +187,12 @@ export interface ShownTask extends TaskView {
   branch_news: BranchNews | null;
   /** The task branch against the copy last pulled from a remote. */
   branch_sync: BranchStanding;
+  /**
+   * While accept or submit is an action: the task branch against the head its latest review recorded, when accept
+   * would refuse it (lib/ops/accept-guard.ts reviewGap, the fact its unreviewed_head refusal reads), with the remote
+   * a pull brought that head from; null when accept would land the branch as it stands.
+   */
+  review_gap: (ReviewGap & { pulled_from: string | null }) | null;
 }
 
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
@@ -227,6 +235,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const { worktreePath } = await import('../workspace/worktree.js');
   const { branchStanding } = await import('../workspace/branch-sync.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
+  const gap = await reviewGapOf(app, v);
   return {
     ...v,
     usage,
@@ -244,7 +253,21 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     substate,
     branch_news: news,
     branch_sync: await branchStanding(app.repo.cwd, id),
+    review_gap: gap,
   };
+}
+
+/** What show says of a branch accept would refuse as it stands (only while accept or submit is an action). */
+async function reviewGapOf(app: App, v: TaskView): Promise<ShownTask['review_gap']> {
+  if (!v.session || !(v.available_actions.includes('accept') || v.available_actions.includes('submit'))) return null;
+  const { revParse } = await import('../workspace/worktree.js');
+  if (!(await revParse(app.repo.cwd, `refs/heads/lazy/${v.id}`))) return null; // a lost branch is named on its own
+  const { reviewGap } = await import('./accept-guard.js');
+  const { targetOf } = await import('./accept.js');
+  const gap = await reviewGap(app, v, targetOf(v) ?? 'HEAD');
+  if (!gap) return null;
+  const { pulledFrom } = await import('../workspace/branch-sync.js');
+  return { ...gap, pulled_from: await pulledFrom(app.repo.cwd, v.id, gap.branch_head) };
 }
 
 /** The pull request body (the review package as Markdown), exactly as lazy submit writes LAZY_BODY_FILE. */

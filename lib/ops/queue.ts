@@ -1,5 +1,6 @@
 import { asLazyError, usageError, type LazyError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
+import { placeOf } from '../core/place.js';
 import type { TaskView } from '../model/fold.js';
 import { allowedTaskArg } from './resolve.js';
 import { reconcileNow, type App } from './app.js';
@@ -73,7 +74,7 @@ async function scheduleOne(app: App, action: QueueAction, arg: string, priority?
 async function releaseCrash(app: App, action: QueueAction, v: TaskView): Promise<TaskView> {
   if (action !== 'unpause') return v;
   const { maybeAutoResume, willAutoResume } = await import('../reconcile/reconcile.js');
-  if (!willAutoResume(v)) return v;
+  if (!willAutoResume(v, placeOf(app.repo))) return v;
   const actions: Parameters<typeof maybeAutoResume>[2] = [];
   await maybeAutoResume(
     { repo: app.repo, store: app.store, launcher: app.launcher, config: app.config },

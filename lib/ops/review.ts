@@ -1,5 +1,6 @@
 import { git } from '../core/git.js';
-import { notAllowed, usageError } from '../core/errors.js';
+import { notAllowed } from '../core/errors.js';
+import { placeOf } from '../core/place.js';
 import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
@@ -7,7 +8,7 @@ import { refreshIndex } from '../store/listing.js';
 import { liveness, type ProcIdentity } from '../core/proc.js';
 import { branchGone, taskBranch } from '../workspace/branch.js';
 import { branchExists } from '../workspace/worktree.js';
-import { boundedText, tagOf } from './create.js';
+import { agentName, boundedText, tagOf } from './create.js';
 import { targetOf } from './accept.js';
 import { allowedTaskArg, taskArg } from './resolve.js';
 import type { App } from './app.js';
@@ -39,7 +40,7 @@ export async function taskDiff(app: App, idArg: string, stat: boolean, color = f
     const r = await git(['show', '--format=', ...mode, accepted], { cwd: app.repo.cwd });
     return { task: view, branch: accepted, base, stat, text: r.stdout };
   }
-  if (view.sessions.length) throw branchGone(view, 'diff');
+  if (view.sessions.length) throw branchGone(view, 'diff', placeOf(app.repo));
   throw notAllowed('diff', view.status, view.available_actions, `task ${id} has no branch yet (start it first)`);
 }
 
@@ -61,22 +62,22 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<{
     assertAllowed('edit', d.view);
     const cur = d.task ?? d.docs.task;
     const patch: Parameters<typeof d.setTask>[0] = {};
-    if (e.goal !== undefined && e.goal.trim()) patch.goal = sanitizeLine(e.goal.trim());
+    if (e.goal !== undefined && e.goal.trim()) patch.goal = boundedText('the goal', sanitizeLine(e.goal.trim()));
     if (e.prompt !== undefined)
       patch.prompt = e.prompt.trim() ? boundedText('the prompt', sanitizeProse(e.prompt)) : null;
     if (e.accept?.length)
-      patch.acceptance = [...cur.acceptance, ...e.accept.map((a) => sanitizeProse(a.trim())).filter(Boolean)];
-    if (e.tags?.length) patch.tags = [...new Set([...cur.tags, ...e.tags.map(tagOf).filter(Boolean)])];
+      patch.acceptance = [
+        ...cur.acceptance,
+        ...e.accept.map((a) => boundedText('a criterion', sanitizeProse(a.trim()))).filter(Boolean),
+      ];
+    const tags = (list: string[]) => list.map((t) => boundedText('a tag', tagOf(t))).filter(Boolean);
+    if (e.tags?.length) patch.tags = [...new Set([...cur.tags, ...tags(e.tags)])];
     if (e.setAcceptance)
       patch.acceptance = e.setAcceptance
         .map((a) => boundedText('a criterion', sanitizeProse(a.trim())))
         .filter(Boolean);
-    if (e.setTags) patch.tags = [...new Set(e.setTags.map(tagOf).filter(Boolean))];
-    if (e.agent !== undefined) {
-      if (e.agent && !/^[A-Za-z0-9_.-]+$/.test(e.agent))
-        throw usageError(`agent name '${e.agent}' may only use letters, digits, '.', '_' and '-'`);
-      patch.agent = e.agent || null;
-    }
+    if (e.setTags) patch.tags = [...new Set(tags(e.setTags))];
+    if (e.agent !== undefined) patch.agent = e.agent ? agentName(e.agent) : null;
     if (Object.keys(patch).length) d.setTask(patch);
     d.summary = Object.keys(patch).join(', ');
   });

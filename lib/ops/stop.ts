@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { notAllowed } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
+import { madeHere, placeName, placeOf } from '../core/place.js';
 import { assertAllowed } from '../model/table.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
@@ -11,6 +12,8 @@ import { nowIso } from '../core/clock.js';
 
 export interface Stopped extends Terminated {
   task: TaskView;
+  /** --force broke a claim held elsewhere: the remote's lease it deleted (null when there was none). */
+  broken?: { remote: string | null; lease: string | null };
   /** A stopped ask: the task went back to its status before the ask; `set_aside` says where what it left went. */
   ask?: { set_aside: string | null };
 }
@@ -20,15 +23,26 @@ export interface Stopped extends Terminated {
  * agent's process group and SIGKILLs it after the grace period. Only a verified agent
  * process is signalled. A stopped ask is not interrupted: the task returns to where it was.
  */
-export async function stopTask(app: App, idArg: string): Promise<Stopped> {
+export async function stopTask(app: App, idArg: string, o: { force?: boolean } = {}): Promise<Stopped> {
   const { id, view } = await allowedTaskArg(app, idArg, 'stop');
   const run = view.current_run ? readRun(app.repo.lazyDir, view.current_run) : undefined;
   const last = lastChange(view);
-  const host = last?.host;
-  if (!run && host && host !== thisHost()) {
-    throw notAllowed('stop', view.status, view.available_actions, `task ${id} is running on ${host}; stop it there`, {
-      host,
-    });
+  const here = placeOf(app.repo);
+  // A turn of another clone (on this machine or another) is that clone's to stop; --force breaks its claim.
+  if (!run && last?.host && !madeHere(last, here)) {
+    if (!o.force) {
+      const where = placeName(last, here);
+      throw notAllowed(
+        'stop',
+        view.status,
+        view.available_actions,
+        `task ${id} is running on ${where}; stop it there, or break its claim with lazy stop ${id} --force`,
+        { host: last.host },
+      );
+    }
+    const { breakClaim } = await import('./stop-force.js');
+    const b = await breakClaim(app, id);
+    return { task: b.task, signal: 'none', waited_ms: 0, broken: { remote: b.remote, lease: b.lease } };
   }
   if (last?.trigger === 'ask' && (last.from === 'blocked' || last.from === 'conflict')) {
     const { stopAsk } = await import('./stop-ask.js');

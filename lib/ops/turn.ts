@@ -1,5 +1,6 @@
 import { sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed, availableActions, statusActions } from '../model/table.js';
+import { placeOf } from '../core/place.js';
 import { notAllowed } from '../core/errors.js';
 import { pendingQuestion } from '../model/attention.js';
 import type { TaskView } from '../model/fold.js';
@@ -35,7 +36,7 @@ export async function unblockTask(
   flags: DecisionFlags = {},
 ): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
-  assertNotWorkingElsewhere(view, 'unblock');
+  assertNotWorkingElsewhere(view, 'unblock', placeOf(app.repo));
   assertAllowed('unblock', view);
   // A pending decision (answer's guard holds): the feedback is the answer.
   if (view.available_actions.includes('answer')) return answerTask(app, id, text);
@@ -85,7 +86,7 @@ async function queueFeedback(app: App, id: string, content: string, flags: Decis
   let queued: TurnStarted['queued'];
   const { view } = await app.store.mutate(id, 'unblock', (d) => {
     if (d.status !== 'working') return;
-    assertNotWorkingElsewhere(d.view, 'unblock');
+    assertNotWorkingElsewhere(d.view, 'unblock', placeOf(app.repo));
     const t = d.turn({ role: 'human', kind: 'feedback', content, feedback: 'pending' });
     d.summary = `feedback queued: ${firstLine(content)}`;
     queued = { turn: t.id, sequence: 0, behind_run: d.view.current_run };

@@ -1,5 +1,6 @@
 import { notAllowed, timeout } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
+import { placeOf } from '../core/place.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
 import { willAutoResume } from '../reconcile/reconcile.js';
@@ -35,7 +36,7 @@ export async function waitFor(
  */
 export const inProgress = (app: App, v: TaskView) =>
   v.status === 'working' ||
-  ((willAutoResume(v) || (v.status === 'blocked' && queuedFeedback(v).length > 0)) &&
+  ((willAutoResume(v, placeOf(app.repo)) || (v.status === 'blocked' && queuedFeedback(v).length > 0)) &&
     !!readActive(app.repo.lazyDir, v.id));
 
 /** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */

@@ -3,7 +3,7 @@ import { LazyError } from '../core/errors.js';
 import { listTaskRefs } from '../store/refs.js';
 import { TASKS_NS, taskRef } from '../store/layout.js';
 import type { Store } from '../store/store.js';
-import { LEASES_NS, readLease, type Lease } from '../fleet/lease.js';
+import { readLeases, type Lease } from '../fleet/lease.js';
 import { branchRef } from '../sync/submit-push.js';
 
 // What a worker knows between pulls: every local task's view (re-read only when its tip
@@ -36,12 +36,7 @@ export class Known {
     const stale = refs.filter((r) => this.views.get(r.id)?.tip !== r.tip);
     const read = await this.store.reader.readMany(stale);
     for (const [id, r] of read) if (!(r instanceof LazyError)) this.views.set(id, foldTask(r.docs));
-    this.leases = new Map();
-    for (const [ref, oid] of tips) {
-      if (!ref.startsWith(LEASES_NS)) continue;
-      if (!this.leaseDocs.has(oid)) this.leaseDocs.set(oid, await readLease(this.store.reader.objects, oid));
-      this.leases.set(ref.slice(LEASES_NS.length), { oid, doc: this.leaseDocs.get(oid)! });
-    }
+    this.leases = await readLeases(this.store.reader.objects, tips, this.leaseDocs);
   }
 
   private skips = new Map<string, string>();

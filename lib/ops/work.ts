@@ -4,11 +4,11 @@ import { pickable, queueLabel } from '../model/schedule.js';
 import { readOutcome } from '../agents/runs.js';
 import { pull } from '../sync/sync.js';
 import { defaultRemote } from '../sync/remote.js';
-import { candidates } from '../fleet/pick.js';
+import { candidates, pinnedTasks } from '../fleet/pick.js';
 import { claimTask } from '../fleet/claim-turn.js';
 import { leaseMsOf, type FleetDeps } from '../fleet/deps.js';
-import { listClaims, type ClaimState } from '../fleet/claims.js';
-import { endAbandoned, endLost, release, renew } from '../fleet/running.js';
+import { listClaims, readClaim, saveClaim, type ClaimState } from '../fleet/claims.js';
+import { endAbandoned, endLost, release, renewDue } from '../fleet/running.js';
 import { leaseRef } from '../fleet/lease.js';
 import { EXIT, LazyError, pushRejected, usageError } from '../core/errors.js';
 import { syncDeps } from './sync.js';
@@ -49,11 +49,14 @@ export interface WorkResult {
   stopped_by: string | null;
 }
 
+/** A claim this worker runs: the claim itself is read from disk (lib/fleet/claims.ts), where its supervisor renews it. */
 interface Running {
-  claim: ClaimState;
-  renewAt: number;
+  task: string;
+  run: string;
   behind: number;
   stopping: boolean;
+  /** Its release push is in flight: a pull that sees the lease gone meanwhile has not found a lost claim. */
+  releasing: boolean;
 }
 
 const TICK_MS = 200;
@@ -90,6 +93,14 @@ class Worker {
   private stopping: 'finish' | 'now' | null = null;
   private nextPull = 0;
   private readonly pollMs: number;
+  /** Set when picking work is over: the keeper loop then ends once nothing runs. */
+  private over = false;
+  /** What stopped the keeper loop, for the main loop to throw. */
+  private keeperFailed: unknown;
+  /** One pull at a time: the keeper loop (a release behind the remote) and picking both pull. */
+  private pulling: Promise<void> | null = null;
+  /** Tasks named once as pinned by a lease nobody can renew (lazy stop --force breaks it). */
+  private pinned = new Set<string>();
 
   constructor(
     private readonly app: App,
@@ -117,33 +128,73 @@ class Worker {
     this.emit(kind, e);
   }
 
+  /**
+   * Two loops: picking work (pull, claim) and keeping it (renew, release, lose), each on its own schedule, so
+   * a slow pull or a claim race never delays a renewal or a release.
+   */
   async loop(): Promise<WorkResult> {
-    // Claims a killed worker of this clone left: renewing them at once finds out whether they are still ours.
+    // Claims a killed worker of this clone left: the keeper finds out at once whether they are still ours.
     for (const claim of listClaims(this.app.repo.lazyDir))
-      if (claim.remote === this.deps.remote)
-        this.running.set(claim.task, { claim, renewAt: 0, behind: 0, stopping: false });
+      if (claim.remote === this.deps.remote) this.track(claim.task, claim.run);
     const off = this.app.io.onSignal((sig) => {
       this.result.stopped_by ??= sig;
       this.stopping = this.o.now || this.stopping ? 'now' : 'finish';
     });
+    const keeping = this.keepLoop();
     try {
-      for (let failures = 0; ;) {
-        let idle = false;
-        try {
-          idle = await this.step();
-          failures = 0;
-        } catch (e) {
-          // The remote unreachable, a push that failed in transit: the claims are kept (on disk too), try again.
-          if (!(e instanceof LazyError) || !TRANSIENT.includes(e.code) || ++failures > MAX_FAILURES) throw e;
-          this.app.io.warn(`${e.message}; trying again (${failures} of ${MAX_FAILURES})`);
-          await this.app.io.clock.sleep(this.pollMs); // lazy's own pause before a retry: a test's clock moves past it
-          continue;
-        }
-        if (this.running.size === 0 && (this.stopping || (this.o.drain && idle))) return this.finalResult();
+      return await this.pickLoop();
+    } finally {
+      this.over = true;
+      await keeping;
+      off();
+    }
+  }
+
+  private track(task: string, run: string): void {
+    this.running.set(task, { task, run, behind: 0, stopping: false, releasing: false });
+  }
+
+  private async pickLoop(): Promise<WorkResult> {
+    const failures = { n: 0 };
+    for (;;) {
+      if (this.keeperFailed) throw this.keeperFailed;
+      const idle = await this.guarded(failures, () => this.pickStep());
+      if (idle === undefined) continue;
+      if (this.running.size === 0 && (this.stopping || (this.o.drain && idle))) {
+        if (this.keeperFailed) throw this.keeperFailed;
+        return this.finalResult();
+      }
+      await this.app.io.clock.poll(TICK_MS);
+    }
+  }
+
+  private async keepLoop(): Promise<void> {
+    const failures = { n: 0 };
+    try {
+      while (!(this.over && this.running.size === 0) && !this.keeperFailed) {
+        await this.guarded(failures, () => this.tick());
+        if (this.over && this.running.size === 0) return;
         await this.app.io.clock.poll(TICK_MS);
       }
-    } finally {
-      off();
+    } catch (e) {
+      this.keeperFailed = e;
+    }
+  }
+
+  /**
+   * One step, with the remote's passing troubles (unreachable, a push that failed in transit) tried again after a
+   * pause: the claims are kept (on disk too). undefined after such a failure.
+   */
+  private async guarded<T>(failures: { n: number }, step: () => Promise<T>): Promise<T | undefined> {
+    try {
+      const r = await step();
+      failures.n = 0;
+      return r;
+    } catch (e) {
+      if (!(e instanceof LazyError) || !TRANSIENT.includes(e.code) || ++failures.n > MAX_FAILURES) throw e;
+      this.app.io.warn(`${e.message}; trying again (${failures.n} of ${MAX_FAILURES})`);
+      await this.app.io.clock.sleep(this.pollMs); // lazy's own pause before a retry: a test's clock moves past it
+      return undefined;
     }
   }
 
@@ -158,9 +209,8 @@ class Worker {
     return this.result;
   }
 
-  /** One round: the running claims, then new ones when there is room; true when a pull found nothing to take. */
-  private async step(): Promise<boolean> {
-    await this.tick();
+  /** New claims when there is room; true when a pull found nothing to take. */
+  private async pickStep(): Promise<boolean> {
     if (this.stopping || this.running.size >= this.o.max || this.deps.now() < this.nextPull) return false;
     const idle = !(await this.fill());
     if (idle) this.nextPull = this.deps.now() + this.pollMs;
@@ -174,7 +224,7 @@ class Worker {
     for (let races = 0; races < 20 && !this.stopping && this.running.size < this.o.max;) {
       const now = this.deps.now();
       const busy = new Set([...this.running.keys(), ...this.known.skipped()]);
-      const pick = candidates(this.known.claimable(), this.known.leases, now, busy)[0];
+      const pick = candidates(this.known.claimable(), this.known.leases, now, busy, this.deps.leaseMs)[0];
       if (!pick) return took;
       const seen = { task: this.known.remoteTask(pick.id), branch: this.known.remoteBranch(pick.id) };
       const r = await claimTask(this.deps, pick, seen, this.o.agent).catch((e: unknown) => this.skip(pick.id, e));
@@ -183,8 +233,7 @@ class Worker {
         took = true;
         this.known.set(r.view);
         this.known.tips.set(leaseRef(pick.id), r.claim.lease);
-        const renewAt = now + this.deps.leaseMs / 3;
-        this.running.set(pick.id, { claim: r.claim, renewAt, behind: 0, stopping: false });
+        this.track(pick.id, r.claim.run);
         this.event('claimed', { task: pick.id, run: r.claim.run, detail: pick.kind, ms: r.ms, push_ms: r.push_ms });
       } else {
         if (r.kind === 'released')
@@ -208,20 +257,41 @@ class Worker {
     return null;
   }
 
-  private async pull(): Promise<void> {
+  private pull(): Promise<void> {
+    // A pull already under way serves both loops: its tips are as fresh as a second one's.
+    this.pulling ??= this.pullOnce().finally(() => (this.pulling = null));
+    return this.pulling;
+  }
+
+  private async pullOnce(): Promise<void> {
     const { tips, rejected } = await pull(syncDeps(this.app, false), this.deps.remote);
     await this.known.refresh(
       tips,
       rejected.map((x) => x.id),
     );
+    this.namePinned();
     for (const r of [...this.running.values()]) {
-      const lease = tips.get(leaseRef(r.claim.task));
-      if (lease !== r.claim.lease) {
-        await this.lose(r, true);
+      const c = readClaim(this.app.repo.lazyDir, r.task);
+      if (r.releasing || !c) continue;
+      // Still ours while the remote's lease names this run (its supervisor may have renewed it since the fetch).
+      if (this.known.leases.get(r.task)?.doc?.run !== r.run) {
+        await this.lose(r, c, true);
         continue;
       }
-      r.claim.task_tip = this.known.remoteTask(r.claim.task) ?? r.claim.task_tip;
-      r.claim.branch_tip = this.known.remoteBranch(r.claim.task);
+      c.task_tip = this.known.remoteTask(r.task) ?? c.task_tip;
+      c.branch_tip = this.known.remoteBranch(r.task);
+      saveClaim(this.app.repo.lazyDir, c);
+    }
+  }
+
+  /** Names, once each, the working tasks whose lease no worker can renew or take over: only a person can. */
+  private namePinned(): void {
+    for (const p of pinnedTasks(this.known.all(), this.known.leases, this.deps.now(), this.deps.leaseMs)) {
+      if (this.pinned.has(p.id)) continue;
+      this.pinned.add(p.id);
+      this.app.io.warn(
+        `task ${p.id} is held by a lease no worker can take over (${p.why}); lazy stop ${p.id} --force breaks it`,
+      );
     }
   }
 
@@ -230,13 +300,14 @@ class Worker {
     if (this.running.size === 0) return;
     await reconcileNow(this.app);
     for (const r of [...this.running.values()]) {
-      if (this.stopping === 'now' && !r.stopping) await this.stopTurn(r);
-      if (await this.ended(r.claim)) await this.finish(r);
-      else if (this.deps.now() >= r.renewAt) {
-        const renewed = await renew(this.deps, r.claim);
-        if (renewed === 'renewed') r.renewAt = this.deps.now() + this.deps.leaseMs / 3;
-        else if (renewed === 'lost') await this.lose(r);
+      const c = readClaim(this.app.repo.lazyDir, r.task);
+      if (!c || c.run !== r.run) {
+        this.running.delete(r.task); // released or lost already (a pull found it)
+        continue;
       }
+      if (this.stopping === 'now' && !r.stopping) await this.stopTurn(r);
+      if (await this.ended(c)) await this.finish(r, c);
+      else if ((await renewDue(this.deps, r.task, r.run)) === 'lost') await this.lose(r, c);
     }
   }
 
@@ -246,43 +317,48 @@ class Worker {
     return v.current_run !== c.run || v.turns.some((t) => t.run === c.run && t.role === 'agent');
   }
 
-  private async finish(r: Running): Promise<void> {
-    const out = await release(this.deps, r.claim);
-    if (out.kind === 'lost') return this.lose(r);
+  private async finish(r: Running, c: ClaimState): Promise<void> {
+    r.releasing = true;
+    let out;
+    try {
+      out = await release(this.deps, c);
+    } finally {
+      r.releasing = false;
+    }
+    if (out.kind === 'lost') return this.lose(r, c);
     if (out.kind === 'behind') {
       if (++r.behind > MAX_BEHIND)
-        throw pushRejected(`task ${r.claim.task}: the remote kept moving (${out.refs.join(', ')}); its claim is kept`, {
-          task: r.claim.task,
+        throw pushRejected(`task ${r.task}: the remote kept moving (${out.refs.join(', ')}); its claim is kept`, {
+          task: r.task,
           refs: out.refs,
         });
       return this.pull();
     }
-    this.running.delete(r.claim.task);
-    const v = await this.app.store.view(r.claim.task);
+    this.running.delete(r.task);
+    const v = await this.app.store.view(r.task);
     const note = out.branch_skipped ? ` (${out.branch_skipped})` : '';
-    this.event('finished', { task: r.claim.task, run: r.claim.run, detail: `${v.status}${note}` });
+    this.event('finished', { task: r.task, run: r.run, detail: `${v.status}${note}` });
   }
 
   /** A refused push or a lease the remote no longer holds: the turn stops here without an outcome. */
-  private async lose(r: Running, pulled = false): Promise<void> {
-    this.running.delete(r.claim.task);
-    await endLost(this.deps, r.claim);
+  private async lose(r: Running, c: ClaimState, pulled = false): Promise<void> {
+    if (!this.running.delete(r.task)) return; // the other loop got there first
+    await endLost(this.deps, c);
     if (!pulled) await this.pull();
-    const by = takenBy(await this.app.store.view(r.claim.task), r.claim.run) ?? 'another worker';
-    const detail = `claim of ${r.claim.task} lost: lease taken over by ${by}`;
-    this.event('lost', { task: r.claim.task, run: r.claim.run, detail });
+    const by = takenBy(await this.app.store.view(r.task), r.run) ?? 'another worker';
+    const detail = `claim of ${r.task} lost: lease taken over by ${by}`;
+    this.event('lost', { task: r.task, run: r.run, detail });
   }
 
   /** --now (or a second signal): stop the turn as lazy stop does; its outcome is then released like any other. */
   private async stopTurn(r: Running): Promise<void> {
     r.stopping = true;
-    const v = await this.app.store.view(r.claim.task);
-    if (v.status !== 'working' || v.current_run !== r.claim.run) return;
+    const v = await this.app.store.view(r.task);
+    if (v.status !== 'working' || v.current_run !== r.run) return;
     const { stopTask } = await import('./stop.js');
-    await stopTask(this.app, r.claim.task);
+    await stopTask(this.app, r.task);
   }
 }
-
 /** The worker that took the task over from `run`: the host of the first claim after the takeover entry. */
 function takenBy(v: TaskView, run: string): string | null {
   const at = v.changelog.findIndex((c) => (c.details?.lease_expired as { run?: string } | undefined)?.run === run);

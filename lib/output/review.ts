@@ -6,6 +6,7 @@ import { isReviewTurn } from '../model/review.js';
 import { indent } from './format.js';
 import { keepColors, paintResult } from './color.js';
 import type { Diff } from '../ops/review.js';
+import type { ShownTask } from '../ops/query.js';
 
 // The review package: what a reviewer needs to judge a completed turn.
 
@@ -63,6 +64,28 @@ export function renderAccepted(r: AcceptReport): string {
   if (r.stash?.restored) lines.push(`  your uncommitted changes in ${r.checkout} were stashed and restored`);
   for (const w of r.warnings) lines.push(`  warning: ${w}`);
   return lines.join('\n');
+}
+
+/** show's line for a branch accept would refuse as it stands (ShownTask.review_gap, accept's own judgement). */
+export function renderReviewGap(id: string, g: NonNullable<ShownTask['review_gap']>): string {
+  const branch = g.branch;
+  if (g.kind === 'behind')
+    return (
+      `review:    ${branch} here is behind the head its review recorded ` +
+      `(${g.reviewed_head?.slice(0, 10)}, made on ${g.host}); accept refuses it until lazy pull fetches that head`
+    );
+  const from = g.pulled_from ? ` (pulled from ${g.pulled_from})` : '';
+  const what = !g.reviewed_head
+    ? `${branch} has ${g.count} commit(s) no review covers${from}`
+    : g.count
+      ? `${branch} has ${g.count} commit(s) after the last review${from}`
+      : `${branch} moved since its review (${g.reviewed_head.slice(0, 10)} → ${g.branch_head.slice(0, 10)})${from}`;
+  const agent = g.agent_accepted.length ? `, subtask ${g.agent_accepted.join(', ')} accepted by an agent` : '';
+  const them = g.count ? 'them' : 'it';
+  return (
+    `review:    ${what}${agent}; accept refuses ${them} until a review covers ${them} ` +
+    `(lazy diff ${id} shows ${them}, lazy unblock ${id} -m "…" reviews ${them})`
+  );
 }
 
 /** show's line for a task handed to a forge: the pull request, or why the PR command failed. */

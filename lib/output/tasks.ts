@@ -2,7 +2,7 @@ import { lastChange, type TaskView, type TurnView, type ChangeView } from '../mo
 import type { ListedTask, ListItem, ShownTask } from '../ops/query.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { substateLabel, type Substate } from '../agents/substate.js';
-import { renderReview, renderSubmission } from './review.js';
+import { renderReview, renderReviewGap, renderSubmission } from './review.js';
 import { renderLog } from './stream.js';
 import { ADAPTERS } from '../agents/adapters/registry.js';
 import type { Closed } from '../ops/close.js';
@@ -112,6 +112,7 @@ export function renderShow(v: ShownTask): string {
         `${v.waiting.reset_named ? '' : ' (no reset time named: a recheck)'} — ${v.waiting.reason}`,
     );
   if (v.submission) lines.push(renderSubmission(v.submission));
+  if (v.review_gap) lines.push(renderReviewGap(v.id, v.review_gap));
   // A task waiting on review (or on a forge's) shows its review package first.
   const review =
     v.attention?.kind === 'review' || v.status === 'conflict' || v.status === 'submitted' ? renderReview(v) : '';

@@ -1,6 +1,7 @@
 import type { Repo } from '../core/repo.js';
 import type { Launcher } from '../core/launcher.js';
-import { liveness, thisHost, type ProcIdentity } from '../core/proc.js';
+import { liveness, type ProcIdentity } from '../core/proc.js';
+import { madeHere, placeOf, type Place } from '../core/place.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 import type { TaskView } from '../model/fold.js';
@@ -35,6 +36,9 @@ import type { ReconcileAction } from './action.js';
 import { terminateVerified } from '../agents/supervisor/kill.js';
 import type { Outcome } from '../agents/supervisor/outcome-types.js';
 import { now } from '../core/clock.js';
+import { clearStaleLocks } from '../core/lock.js';
+import { isTaskId } from '../core/ids.js';
+import { LAUNCH_GRACE_MS, runGone, tookRun } from './dead-run.js';
 
 // Reconcile runs at the start of every command. There is no daemon: this is where a
 // finished turn is recorded if its supervisor could not, a dead supervisor is noticed,
@@ -73,6 +77,13 @@ export async function reconcile(
       actions.push({ task: '-', action: 'skipped', detail: `upstream check: ${e.message}`, warn: true });
     }
   }
+  // Locks whose holders are gone (a command SIGKILLed mid-write, a worker mid-claim): doctor's judgement too.
+  for (const l of clearStaleLocks(deps.repo.lazyDir))
+    actions.push({
+      task: isTaskId(l.name) ? l.name : '-',
+      action: 'unlocked',
+      detail: `removed the stale ${l.name} lock`,
+    });
   const markers = listActive(deps.repo.lazyDir);
   if (markers.length === 0) return actions;
   for (const m of markers) {
@@ -94,19 +105,17 @@ const dead = (id: ProcIdentity | null | undefined) => !!id && liveness(id) === '
 async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
   const { lazyDir } = deps.repo;
   const rec = readRun(lazyDir, m.run);
-  if (!rec) {
-    // The launcher died before it wrote the run: nothing was committed for it.
-    if (dead(m.owner)) {
+  let outcome = rec ? readOutcome(lazyDir, m.run) : undefined;
+  if (!rec || !outcome) {
+    // Alive, a supervisor still starting, or another machine's (a claim mid-push lives): not ours to judge.
+    if (!runGone(m, rec)) return;
+    // A launch killed before its commit (or before it wrote the run): nothing ran, and there is nothing to record.
+    if (!rec || (!rec.supervisor && !tookRun(await deps.store.view(m.task), m.run))) {
+      if (rec && now() - Date.parse(rec.created_at) < LAUNCH_GRACE_MS) return; // its commit may still land
       clearActive(lazyDir, m.task, m.run);
-      actions.push({ task: m.task, action: 'cleared', detail: 'abandoned launch' });
+      actions.push({ task: m.task, action: 'cleared', detail: `abandoned launch of run ${m.run}` });
+      return;
     }
-    return;
-  }
-  let outcome = readOutcome(lazyDir, m.run);
-  if (!outcome) {
-    const owner = rec.supervisor ?? rec.launcher;
-    if (!dead(owner)) return; // alive, or on another machine: not ours to judge
-    if (!rec.supervisor && now() - Date.parse(rec.created_at) < 5000) return; // a supervisor may still be starting
     outcome = (await writeOutcomeOnce(lazyDir, m.run, () => settleDeadRun(deps, m, rec, actions))).outcome;
   }
   await recordOutcome(deps.store, rec, outcome);
@@ -143,7 +152,9 @@ async function settleDeadRun(
 }
 
 async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<Outcome> {
-  const reason = 'the supervisor died before the turn ended (no outcome was recorded)';
+  const reason = rec.supervisor
+    ? 'the supervisor died before the turn ended (no outcome was recorded)'
+    : 'the process that launched the turn died before it started the supervisor (the agent never ran)';
   // A supervisor that died during merge-and-fix leaves the merge in progress: held, like any merge-and-fix crash.
   const upstream = rec.merge_upstream
     ? await mergeInProgress(rec.worktree, rec.merge_upstream).catch(() => null)
@@ -152,21 +163,21 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
 }
 
 /**
- * A crashed turn on this machine (`host`) that the next reconcile will resume (not stopped, breaker intact, nothing
+ * A crashed turn in this clone (`here`) that the next reconcile will resume (not stopped, breaker intact, nothing
  * to decide).
  */
-export function willAutoResume(v: TaskView, host: string = thisHost()): boolean {
+export function willAutoResume(v: TaskView, here: Place): boolean {
   // A queued task's crash is the fleet's to resume (a worker claims it); a paused one waits for a person.
   if (v.schedule.queued || v.schedule.paused) return false;
   const last = unattendedResume(v);
   // Only a crash here: a fleet run's usage limit (usage_limit) waits for a worker or a person, before its reset and after.
-  return !!last && last.trigger === 'turn_crashed' && (!last.host || last.host === host);
+  return !!last && last.trigger === 'turn_crashed' && madeHere(last, here);
 }
 
 /** Resumes a crashed task unless a human stopped it, the breaker tripped, or files await a decision. */
 export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: ReconcileAction[]): Promise<boolean> {
   const v = await deps.store.view(id);
-  if (!willAutoResume(v)) {
+  if (!willAutoResume(v, placeOf(deps.repo))) {
     if (v.status === 'interrupted' && v.consecutive_interruptions >= MAX_CONSECUTIVE_INTERRUPTIONS)
       actions.push({
         task: id,
@@ -190,7 +201,8 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
     return true;
   } catch (e) {
     // Refused by the table because someone else moved it first; any other refusal (a deleted branch) blocks it.
-    if (e instanceof LazyError && e.exitCode === 4 && !willAutoResume(await deps.store.view(id))) return false;
+    if (e instanceof LazyError && e.exitCode === 4 && !willAutoResume(await deps.store.view(id), placeOf(deps.repo)))
+      return false;
     const cls = launchFailureClass(e);
     if (!cls) throw e;
     await blockUnlaunchable(deps.store, id, cls, (e as LazyError).message, actions);

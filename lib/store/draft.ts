@@ -21,6 +21,8 @@ export interface Ctx {
   actor: Actor;
   person: Person;
   host: string;
+  /** This clone's id: stamped beside every host a move records (lib/core/place.ts). */
+  clone: string;
   now: string;
 }
 
@@ -100,7 +102,9 @@ export class Draft {
         `cannot ${trigger.replace(/_/g, ' ')} a task that is ${this.current} (→ ${to} is not a valid transition)`,
       );
     }
-    const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...extra };
+    // A move that names its host is made here, in this clone.
+    const place = extra.host !== undefined ? { clone: this.ctx.clone } : {};
+    const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...extra, ...place };
     this.changes.push(e);
     this.current = to;
     return e;

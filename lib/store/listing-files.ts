@@ -10,7 +10,8 @@ import { fromTuple, type BadRow, type Detail, type LeanRow, type Tuple } from '.
 export type StatusTest = (status: string) => boolean;
 
 // available_actions are stored as a bit mask derived under this table: another table, another index.
-export const VERSION = `11.${tableSignature()}`;
+// 12: a row's schedule carries `held` (why no worker will pick a queued task).
+export const VERSION = `12.${tableSignature()}`;
 
 /** The base file's first line; each further line is one row's Tuple, in creation order. */
 export interface Header {

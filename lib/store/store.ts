@@ -1,5 +1,6 @@
 import { gitPerson, envActor, type Actor, type Signature } from '../core/actor.js';
 import { thisHost } from '../core/proc.js';
+import { cloneId } from '../core/place.js';
 import { randomId } from '../core/ids.js';
 import { contention, idExhausted, taskFull } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
@@ -111,6 +112,7 @@ export class Store {
         actor: actor ?? this.actor,
         person: { name: sig.name, email: sig.email },
         host: thisHost(),
+        clone: cloneId(this.repo.lazyDir),
         now: at.toISOString(),
       },
       sig: { ...sig, timestamp: Math.floor(at.getTime() / 1000) },

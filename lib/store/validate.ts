@@ -1,7 +1,7 @@
 import * as validators from '#validators';
 import type { Validator } from '#validators';
-import { invalidData, LazyError } from '../core/errors.js';
-import { decodeYaml, encodeYaml, YamlError } from './yaml.js';
+import { invalidData, LazyError, usageError } from '../core/errors.js';
+import { decodeYaml, encodeYaml, MAX_DOCUMENT_BYTES, YamlError } from './yaml.js';
 import type { EntryKind } from '../model/docs.js';
 import type { Json } from '../core/json.js';
 
@@ -78,9 +78,35 @@ function compact(v: unknown): unknown {
   return v;
 }
 
-/** Validate + serialise a document about to be written. */
+/** The UTF-8 bytes of every key and string in a value: the encoding holds each of them at least once. */
+export function textBytes(v: unknown): number {
+  if (typeof v === 'string') return Buffer.byteLength(v, 'utf8');
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + textBytes(x), 0);
+  if (v && typeof v === 'object')
+    return Object.entries(v).reduce((n, [k, x]) => n + Buffer.byteLength(k, 'utf8') + textBytes(x), 0);
+  return 0;
+}
+
+/** A document no clone could read back (decodeYaml refuses it) is refused before it is written. */
+function tooLarge(where: Where, bytes: number, atLeast: boolean): LazyError {
+  return usageError(
+    `${where.ref}:${where.file} would be ${atLeast ? 'at least ' : ''}${bytes} bytes; a stored document holds at ` +
+      `most ${MAX_DOCUMENT_BYTES}, so nothing was written. Shorten the longest texts: put long material in a file ` +
+      'in the repository and refer to it',
+    { ref: where.ref, file: where.file, bytes, limit: MAX_DOCUMENT_BYTES },
+  );
+}
+
+/** Validate + serialise a document about to be written; one that could not be read back is a usage error. */
 export function writeDoc(kind: DocKind, doc: object, where: Where): string {
   const clean = compact(doc);
   checkDoc(kind, clean, where);
-  return encodeYaml(clean as { [k: string]: Json });
+  // Counted before encoding too: the encoder is never handed megabytes (one line of several MB
+  // overflows the stack in its scalar rules), and the writer gets a usage error either way.
+  const least = textBytes(clean);
+  if (least > MAX_DOCUMENT_BYTES) throw tooLarge(where, least, true);
+  const text = encodeYaml(clean as { [k: string]: Json });
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_DOCUMENT_BYTES) throw tooLarge(where, bytes, false);
+  return text;
 }

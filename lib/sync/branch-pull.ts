@@ -1,5 +1,6 @@
 import { git } from '../core/git.js';
 import type { Repo } from '../core/repo.js';
+import { placeOf } from '../core/place.js';
 import type { TaskView } from '../model/fold.js';
 import { isActive, isTerminal } from '../model/status.js';
 import type { TaskReader } from '../store/read.js';
@@ -92,7 +93,7 @@ export async function settleBranches(s: Settle): Promise<BranchPull> {
       continue;
     }
     if (!tip) continue;
-    const here = isActive(v.status) && sessionRanHere(v);
+    const here = isActive(v.status) && sessionRanHere(v, placeOf(s.repo));
     if (!mine) {
       if (isTerminal(v.status)) continue;
       if (here) out.kept.push({ id, reason: 'the task is working on this host; its branch is not created' });

@@ -1,5 +1,6 @@
 import { git } from '../core/git.js';
 import { isTaskId } from '../core/ids.js';
+import type { Place } from '../core/place.js';
 import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import { isTerminal } from '../model/status.js';
@@ -130,6 +131,7 @@ export interface BranchPlan {
  */
 export async function planBranchPush(
   cwd: string,
+  here: Place,
   reader: TaskReader,
   tips: Map<string, string>,
   tasks: { here: Set<string>; skipped: Set<string>; read: Map<string, TaskRead>; state: BranchState },
@@ -176,7 +178,7 @@ export async function planBranchPush(
   for (const id of gone) {
     const v = views.get(id);
     const seen = state.tracking.get(id)!;
-    if (!v || !(await removedHere(cwd, v, seen))) continue;
+    if (!v || !(await removedHere(cwd, v, seen, here))) continue;
     extra.options.push(`--force-with-lease=${BRANCH_NS}${id}:${seen}`);
     extra.specs.push(`:${BRANCH_NS}${id}`);
   }
@@ -193,11 +195,11 @@ export async function planBranchPush(
  * is the work that landed (the accepted head, or inside the recorded commit), or the abandoned task ran here (its
  * close removed the branch), or every commit of it is on another local branch.
  */
-async function removedHere(cwd: string, v: TaskView, seen: string): Promise<boolean> {
+async function removedHere(cwd: string, v: TaskView, seen: string, here: Place): Promise<boolean> {
   if (!isTerminal(v.status)) return false;
   const end = v.changelog.filter((c) => !c.set_aside && c.status === v.status).at(-1);
   if (!end) return false;
-  if (v.status === 'abandoned') return sessionRanHere(v) || (await onAnotherBranch(cwd, seen));
+  if (v.status === 'abandoned') return sessionRanHere(v, here) || (await onAnotherBranch(cwd, seen));
   if (lastReviewHead(v) === seen || end.details?.head === seen) return true;
   const commit = end.details?.commit;
   return typeof commit === 'string' && /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(cwd, seen, commit));

@@ -1,5 +1,6 @@
 import type { Repo } from '../core/repo.js';
 import type { TaskRead, TaskReader } from '../store/read.js';
+import { placeOf } from '../core/place.js';
 import { git } from '../core/git.js';
 import { fetchObjects, isBehind, pushLazy, remoteTips, type PushLine } from './remote.js';
 import {
@@ -189,7 +190,14 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
   const read = new Map<string, TaskRead>();
   const refs = await outgoing(d, tips, out, here, read, listing.stdout);
   const skipped = new Set(out.skipped.map((s) => s.id));
-  const plan = await planBranchPush(d.repo.cwd, d.reader, tips, { here, skipped, read, state }, branches);
+  const plan = await planBranchPush(
+    d.repo.cwd,
+    placeOf(d.repo),
+    d.reader,
+    tips,
+    { here, skipped, read, state },
+    branches,
+  );
   if (refs.length === 0 && plan.sends === 0) return out;
   d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ and ${plan.sends} branch(es) to ${remote}`);
   // Up-to-date refs cost git nothing; what differs was checked, and what failed is left out.

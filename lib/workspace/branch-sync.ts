@@ -35,3 +35,25 @@ export async function branchStanding(cwd: string, id: string): Promise<BranchSta
   const state = ahead && behind ? 'diverged' : ahead ? 'ahead' : 'behind';
   return { state, remote: remote.name, ahead, behind };
 }
+
+/**
+ * The remote a pull brought the branch's head from, or null: the latest move of `lazy/<id>` set it to `head` as
+ * lazy pull does (its update-ref, or its fast-forward in the task worktree to that remote's copy).
+ */
+export async function pulledFrom(cwd: string, id: string, head: string): Promise<string | null> {
+  const r = await git(['log', '-g', '-1', '--format=%H%x00%gs', `refs/heads/lazy/${id}`], { cwd, allowFail: true });
+  const [sha, subject = ''] = r.stdout.trim().split('\0');
+  if (!head || sha !== head) return null;
+  const pulled = /^lazy: pull from (\S+)$/.exec(subject)?.[1];
+  if (pulled) return pulled;
+  if (!/^merge [^\s:]+: Fast-forward$/.test(subject)) return null;
+  const copies = await git(['for-each-ref', '--format=%(objectname) %(refname)', `refs/remotes/*/lazy/${id}`], {
+    cwd,
+    allowFail: true,
+  });
+  for (const line of copies.stdout.split('\n')) {
+    const [tip, ref] = line.split(' ');
+    if (tip === head && ref) return ref.slice('refs/remotes/'.length, -`/lazy/${id}`.length);
+  }
+  return null;
+}

@@ -5,7 +5,7 @@ import { branchExists } from './worktree.js';
 import { notAllowed, type LazyError } from '../core/errors.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
-import { thisHost } from '../core/proc.js';
+import { madeHere, placeName, placeOf, type Place } from '../core/place.js';
 
 // Branch names lazy derives, and the checkout's current branch read straight from HEAD.
 
@@ -41,23 +41,23 @@ export const lastReviewHead = (v: Pick<TaskView, 'turns'>): string | null => {
 };
 
 /**
- * Whether the open session ran a turn on this machine: only then was lazy/<id> made here.
+ * Whether the open session ran a turn in this clone: only then was lazy/<id> made here.
  * A task pulled from a clone that works on it has its branch here only once a pull fetched it.
  */
-export const sessionRanHere = (v: Pick<TaskView, 'session' | 'changelog'>): boolean =>
+export const sessionRanHere = (v: Pick<TaskView, 'session' | 'changelog'>, here: Place): boolean =>
   v.changelog.some(
-    (c) => c.status === 'working' && c.host === thisHost() && c.timestamp >= (v.session?.started_at ?? ''),
+    (c) => c.status === 'working' && !!c.host && madeHere(c, here) && c.timestamp >= (v.session?.started_at ?? ''),
   );
 
-/** The host the latest turn ran on, when it was not this one (null: here, or no host recorded). */
-export function workedElsewhere(v: Pick<TaskView, 'changelog'>): string | null {
-  const host = lastChange(v, 'working')?.host;
-  return host && host !== thisHost() ? host : null;
+/** Where the latest turn ran, when it was not in this clone: its host, or "another clone on <host>" (null: here). */
+export function workedElsewhere(v: Pick<TaskView, 'changelog'>, here: Place): string | null {
+  const last = lastChange(v, 'working');
+  return last?.host && !madeHere(last, here) ? placeName(last, here) : null;
 }
 
-/** A task whose turn runs on another host stays off limits here (comment and edit aside). The error names the host. */
-export function assertNotWorkingElsewhere(v: TaskView, action: string): void {
-  const host = v.status === 'working' ? workedElsewhere(v) : null;
+/** A task whose turn runs in another clone stays off limits here (comment and edit aside). The error names where. */
+export function assertNotWorkingElsewhere(v: TaskView, action: string, here: Place): void {
+  const host = v.status === 'working' ? workedElsewhere(v, here) : null;
   if (!host) return;
   throw notAllowed(
     action,
@@ -75,14 +75,15 @@ export function assertNotWorkingElsewhere(v: TaskView, action: string): void {
  * the base would silently drop the earlier work from the review.
  */
 export async function assertBranchKept(repo: Repo, v: TaskView, action: string): Promise<void> {
-  if (v.session?.ended_at === null && !(await branchExists(repo, taskBranch(v.id)))) throw branchGone(v, action);
+  if (v.session?.ended_at === null && !(await branchExists(repo, taskBranch(v.id))))
+    throw branchGone(v, action, placeOf(repo));
 }
 
 /** Why lazy/<id> is missing, for a task with a session: lost here, or not fetched from where it was worked. */
-export function branchGone(v: TaskView, action: string): LazyError {
+export function branchGone(v: TaskView, action: string, here: Place): LazyError {
   const branch = taskBranch(v.id);
-  if (!sessionRanHere(v)) {
-    const host = workedElsewhere(v) ?? 'another machine';
+  if (!sessionRanHere(v, here)) {
+    const host = workedElsewhere(v, here) ?? 'another machine';
     return notAllowed(
       action,
       v.status,

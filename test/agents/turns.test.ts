@@ -17,6 +17,7 @@ const ctx = {
   actor: 'system' as const,
   person: { name: 'L', email: 'l@x' },
   host: 'here',
+  clone: 'clone0001',
   now: '2026-01-02T00:00:00.000Z',
 };
 

@@ -22,6 +22,7 @@ import { launchTurn } from '../../lib/agents/launch.js';
 import { planResume, planStart, type RunRef } from '../../lib/agents/turns.js';
 import { pickable } from '../../lib/model/schedule.js';
 import { willAutoResume } from '../../lib/reconcile/reconcile.js';
+import { placeOf } from '../../lib/core/place.js';
 
 t.jobs = 4;
 
@@ -133,7 +134,7 @@ for (const adapter of ['command', 'claude'] as const) {
     t.equal(last.details?.not_before, reset, 'details.not_before is the named reset');
     t.equal(v.consecutive_interruptions, 0, 'no crash is counted');
     t.equal(v.attention, null, 'nothing asks for a person');
-    t.same(v.schedule, { queued: true, priority: 0, paused: false, not_before: reset, claim: null });
+    t.same(v.schedule, { queued: true, priority: 0, paused: false, not_before: reset, claim: null, held: null });
     t.equal(pickable(v.schedule, Date.parse(reset) - 1), false, 'not pickable before the reset');
     t.equal(pickable(v.schedule, Date.parse(reset)), true, 'pickable from the reset on');
     t.same(v.pending_feedback, [v.turns[0]!.id], 'the task prompt is still pending');
@@ -144,7 +145,11 @@ for (const adapter of ['command', 'claude'] as const) {
     t.equal(f.box.invocations().length, 1, 'no attempt after the limit');
     t.notOk(existsSync(join(f.box.sb.dir, '.git', 'lazy', 'waits', `${f.id}.json`)), 'no in-process wait recorded');
     t.notOk(activeMarkers(f.box.sb.dir).includes(`${f.id}.json`), 'the run holds nothing on this machine');
-    t.equal(willAutoResume(v, run.host), false, 'reconcile leaves it to the queue');
+    t.equal(
+      willAutoResume(v, placeOf({ lazyDir: join(f.box.sb.dir, '.git', 'lazy') })),
+      false,
+      'reconcile leaves it to the queue',
+    );
     const shown = (await f.l.json('show', f.id)).value;
     t.match(shown.interrupt, { trigger: 'usage_limit', not_before: reset }, 'show --json carries the entry');
     t.match(shown.schedule, { not_before: reset });
@@ -178,7 +183,11 @@ t.test('an unqueued usage-limited task is not auto-resumed: a person resumes or 
   );
   const v = await view(f);
   t.equal(v.schedule.queued, false);
-  t.equal(willAutoResume(v, run.host), false, 'not before its reset, nor after');
+  t.equal(
+    willAutoResume(v, placeOf({ lazyDir: join(f.box.sb.dir, '.git', 'lazy') })),
+    false,
+    'not before its reset, nor after',
+  );
   t.ok(v.available_actions.includes('resume'), 'lazy resume continues it');
   t.ok(v.available_actions.includes('queue'), 'lazy queue sends it back to the fleet');
   f.box.clock.advance(6000); // past the reset

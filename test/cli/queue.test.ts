@@ -19,7 +19,11 @@ t.test(
     const tasks = JSON.parse(q.stdout).map((r: any) => r.task); // one {task} per id named
     t.same(
       tasks.map((v: any) => [v.id, v.status, v.schedule]),
-      [a, b].map((id) => [id, 'backlog', { queued: true, priority: 2, paused: false, not_before: null, claim: null }]),
+      [a, b].map((id) => [
+        id,
+        'backlog',
+        { queued: true, priority: 2, paused: false, not_before: null, claim: null, held: null },
+      ]),
       'one document: the updated tasks, in the order named',
     );
     for (const [action, code] of [

@@ -157,7 +157,7 @@ t.test('a supervisor killed during merge-and-fix is held too (the merge is still
 });
 
 t.test(
-  'doctor reports a working turn whose processes are gone under an old host name; --fix ends it and it waits in the inbox',
+  'a turn whose processes are gone under an old host name (a recreated container): the next command in its clone records the crash and resumes it (issue 27)',
   async (t) => {
     const { sb, l, invocations } = await agentSandbox({ detached: true });
     t.teardown(sb.cleanup);
@@ -178,24 +178,20 @@ t.test(
     process.kill(-invocations()[0]!.pid, 'SIGKILL'); // the agent leads its process group
     await eventually(() => liveness({ ...rec.supervisor, host: thisHost() }) === 'dead', 5000, 'the supervisor to die');
 
-    t.equal((await l.spawn('wait', id, '--timeout', '2')).code, 5, 'before: wait spins on it until its timeout');
-    const d = await l.json('doctor');
-    t.equal(d.run.code, 6);
-    const f = d.value.findings.find((x: any) => x.code === 'dead_marker');
-    t.match(f?.message, /no process of that run is alive here \(it ran under the host name old-box\)/);
-    const fix = await l.json('doctor', '--fix');
-    t.equal(fix.run.code, 0);
+    // Before, nothing judged it (another host name: "unknown") and wait spun until its timeout; the clone is what counts.
+    const w = await l.json('wait', id, '--timeout', '40');
+    t.equal(w.run.code, 0, 'the crash is recorded and the task resumed here; the resumed turn ends');
     const v = (await l.json('show', id)).value;
-    t.equal(v.status, 'interrupted', 'the lost turn is ended');
-    t.equal(v.attention.kind, 'interrupted');
-    t.match(v.attention.reason, /lazy resume continues it/);
+    t.equal(v.status, 'blocked');
+    const crash = v.changelog.find((c: any) => c.trigger === 'turn_crashed');
+    t.match(crash?.reason, /supervisor died/);
+    t.equal(crash?.host, 'old-box', 'recorded under the host name the run had');
     t.ok(
-      (await l.json('inbox')).value.some((x: any) => x.id === id),
-      'in the inbox',
+      v.changelog.some((c: any) => c.trigger === 'auto_resume'),
+      'and resumed in this clone, under its new host name',
     );
-    t.equal((await l.json('wait', id, '--timeout', '5')).run.code, 4, 'wait returns');
+    t.equal(invocations().length, 2, 'one more agent run');
     t.same(activeMarkers(sb.dir), []);
-    t.equal((await l('resume', id)).code, 0, 'resume continues it');
-    t.equal((await l.json('wait', id, '--timeout', '40')).run.code, 0);
+    t.equal((await l.json('doctor')).run.code, 0, 'doctor finds nothing left');
   },
 );

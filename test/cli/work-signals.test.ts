@@ -1,51 +1,16 @@
 import t from 'tap';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LAZY, type Run, type Sandbox } from '../helpers/env.js';
 import { eventually, readJson, runDirOf } from '../helpers/agent.js';
-import { background, exited } from '../helpers/procs.js';
-import { machines as fleetMachines, queueTasks, refs, runsPerTask } from '../helpers/fleet.js';
+import { machines as fleetMachines, refs, runsPerTask } from '../helpers/fleet.js';
+import { agentAlive, drainUntilFinished, killMachine, procStat, seeded, startWorker } from '../helpers/workers.js';
 
 // lazy work and signals: SIGTERM stops taking work and finishes (or with --now stops) the running
-// turn, pushes its outcome and releases the claim; a worker frozen past its lease finds its claim
-// lost at its next renewal and stops that turn without an outcome.
+// turn, pushes its outcome and releases the claim; a machine frozen past its lease finds its claim
+// lost and stops that turn without an outcome; a killed worker's supervisor keeps its lease, so no
+// second agent runs beside its agent; identity is the clone's, not the host name's (issue 27).
 
 const machines = (n: number, extra: NodeJS.ProcessEnv = {}) => fleetMachines(n, extra, 'lazy-worksig');
-
-function startWorker(sb: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = background(process.execPath, [LAZY, 'work', ...args, '--json'], {
-    cwd: sb.dir,
-    env: { ...sb.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return {
-    child,
-    done: async () => ({ ...(await exited(child)), stdout, stderr }),
-    stderr: () => stderr,
-  };
-}
-
-/** /proc/<pid>/stat of a process, or '' when it is gone. */
-function procStat(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-async function seeded(boxes: Awaited<ReturnType<typeof machines>>['boxes'], n: number) {
-  const seed = boxes[0]!;
-  const ids: string[] = [];
-  for (let i = 0; i < n; i++) ids.push(await seed.l.create(`task ${i}`, '--accept', 'done'));
-  await queueTasks(seed.sb, ids);
-  if ((await seed.l('push')).code !== 0) throw new Error('push failed');
-  return ids;
-}
 
 t.test('SIGTERM: the running turn finishes, its outcome is pushed, no new work is taken', async (t) => {
   const { tm, boxes } = await machines(2);
@@ -98,7 +63,7 @@ t.test('SIGTERM with --now: the running turn is stopped as lazy stop does, and t
   t.equal(v.changelog.at(-1).trigger, 'stop', 'stopped as lazy stop does: never auto-resumed');
 });
 
-t.test('a worker frozen past its lease loses its claim at the next renewal and stops that turn', async (t) => {
+t.test('a machine frozen past its lease (worker, supervisor, agent) loses its claim and stops that turn', async (t) => {
   const { tm, boxes } = await machines(3);
   t.teardown(tm.cleanup);
   const [id] = await seeded(boxes, 1);
@@ -108,19 +73,14 @@ t.test('a worker frozen past its lease loses its claim at the next renewal and s
   await eventually(() => runsPerTask([a!.log!]).size === 1, 120_000, 'the turn on A to start');
   const [run] = readdirSync(join(a!.sb.dir, '.git', 'lazy', 'runs'));
   const agentPid = readJson(join(runDirOf(a!.sb, run!), 'agent.json')).pid as number;
-  worker.child.kill('SIGSTOP');
+  // The whole machine freezes (a laptop's lid): its supervisor renews the lease otherwise (issue 27).
+  const supervisorPid = readJson(join(runDirOf(a!.sb, run!), 'run.json')).supervisor.pid as number;
+  const frozen = [worker.child.pid!, supervisorPid, -agentPid];
+  for (const pid of frozen) process.kill(pid, 'SIGSTOP');
   // Long enough for the lease (3 s) to run out with no renewal; B then takes the task over.
-  let taken: Run | undefined;
-  await eventually(
-    async () => {
-      taken = await b!.l.spawn('work', 'origin', '--drain', '--json');
-      return JSON.parse(taken.stdout).finished?.length === 1;
-    },
-    120_000,
-    'B to take the task over',
-  );
-  t.equal(taken!.code, 0);
-  worker.child.kill('SIGCONT');
+  const taken = await drainUntilFinished(b!.l, 'B to take the task over');
+  t.equal(taken.code, 0);
+  for (const pid of frozen) process.kill(pid, 'SIGCONT');
   const r = await worker.done();
   t.equal(r.code, 5, r.stdout + r.stderr);
   const s = JSON.parse(r.stdout);
@@ -170,6 +130,112 @@ t.test(
       v.turns.some((x: { content: string }) => x.content === 'a note while it works'),
       'the comment and the outcome both landed',
     );
+    t.same(refs(tm.remote, 'refs/lazy/leases/'), []);
+  },
+);
+
+t.test(
+  'a killed worker: its supervisor keeps the lease while the agent runs, so no second agent ever runs beside it (issue 27)',
+  async (t) => {
+    const { tm, boxes } = await machines(3);
+    t.teardown(tm.cleanup);
+    const [id] = await seeded(boxes, 1);
+    const [seed, a, b] = boxes;
+    for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '2', '--local')).code, 0);
+    const gate = join(a!.sb.home, 'gate');
+    const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_GATE: gate });
+    await eventually(() => agentAlive(a!.sb), 120_000, 'the turn on A to start');
+    worker.child.kill('SIGKILL'); // only the worker: its supervisor and agent live on
+    await worker.done();
+
+    // Both clones' agents, sampled every 20 ms from here to the end: how long both ever ran at once.
+    let overlapMs = 0;
+    let both: number | null = null;
+    const sample = setInterval(() => {
+      const now = Date.now();
+      if (agentAlive(a!.sb) && agentAlive(b!.sb)) both ??= now;
+      else if (both !== null) {
+        overlapMs = Math.max(overlapMs, now - both);
+        both = null;
+      }
+    }, 20);
+    t.teardown(() => clearInterval(sample));
+
+    // Three leases' worth of B looking for work while A's agent runs: the lease stays A's.
+    const until = Date.now() + 6000;
+    while (Date.now() < until) {
+      const r = await b!.l.spawn('work', 'origin', '--drain', '--json');
+      t.equal(r.code, 0, r.stderr);
+      if (JSON.parse(r.stdout).claimed.length) break;
+    }
+    t.same(runsPerTask([b!.log!]), new Map(), 'B started no agent while A ran one');
+    t.ok(agentAlive(a!.sb), "A's agent still runs, under a lease its supervisor renews");
+
+    // A's turn ends; with no worker to release it, its lease lapses and B takes the task over.
+    writeFileSync(gate, '');
+    await drainUntilFinished(b!.l, 'B to take the task over once the lease lapsed');
+    clearInterval(sample);
+    t.equal(overlapMs, 0, 'two agents never ran on the task at once');
+    t.equal(both, null);
+    t.equal((await seed!.l('pull')).code, 0);
+    const v = (await seed!.l.json('show', id!)).value;
+    t.equal(v.status, 'blocked');
+    t.equal(v.turns.filter((x: { role: string }) => x.role === 'agent').length, 1, 'exactly one outcome');
+    t.same(refs(tm.remote, 'refs/lazy/leases/'), [], 'no lease left');
+  },
+);
+
+t.test('two clones on one machine under one host name: a takeover from the dead one runs (issue 27)', async (t) => {
+  const { tm, boxes } = await machines(3, { LAZY_HOST: 'same-box' });
+  t.teardown(tm.cleanup);
+  const [id] = await seeded(boxes, 1);
+  const [seed, a, b] = boxes;
+  for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '2', '--local')).code, 0);
+  const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'hang' });
+  await eventually(() => agentAlive(a!.sb), 120_000, 'the turn on A to start');
+  await killMachine(a!.sb, worker);
+  const taken = await drainUntilFinished(b!.l, 'B to take the task over');
+  t.notMatch(taken.stderr, /skipped/, 'not skipped as a branch deleted outside lazy');
+  t.same(
+    JSON.parse(taken.stdout).claimed.map((c: { detail: string }) => c.detail),
+    ['takeover'],
+  );
+  t.equal((await seed!.l('pull')).code, 0);
+  const v = (await seed!.l.json('show', id!)).value;
+  t.equal(v.status, 'blocked', "B's turn ran to its end");
+  t.match(
+    v.changelog.find((c: { trigger: string }) => c.trigger === 'turn_crashed')?.reason,
+    /lease of same-box expired/,
+  );
+});
+
+t.test(
+  "a worker restarted under a new host name settles its clone's dead claims instead of renewing them (issue 27)",
+  async (t) => {
+    const { tm, boxes } = await machines(2);
+    t.teardown(tm.cleanup);
+    const [id] = await seeded(boxes, 1);
+    const [seed, a] = boxes;
+    const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'hang', LAZY_HOST: 'container-1' });
+    await eventually(() => agentAlive(a!.sb), 120_000, 'the turn to start');
+    await killMachine(a!.sb, worker);
+    // The container comes back under a new name, with the same clone.
+    const again = startWorker(a!.sb, ['origin', '--drain'], { LAZY_HOST: 'container-2' });
+    const stop = setTimeout(() => again.child.kill('SIGKILL'), 90_000);
+    const r = await again.done();
+    clearTimeout(stop);
+    t.equal(r.code, 0, `--drain exits (${r.signal ?? ''}) ${r.stderr}`);
+    const s = JSON.parse(r.stdout);
+    t.same(
+      s.finished.map((f: { task: string; detail: string }) => [f.task, f.detail]),
+      [
+        [id, 'interrupted'],
+        [id, 'blocked'],
+      ],
+      'the dead turn is released as a crash, then the task is resumed and runs to its end',
+    );
+    t.equal((await seed!.l('pull')).code, 0);
+    t.equal((await seed!.l.json('show', id!)).value.status, 'blocked');
     t.same(refs(tm.remote, 'refs/lazy/leases/'), []);
   },
 );

@@ -2,7 +2,7 @@ import t from 'tap';
 import { change, docs } from '../helpers/docs.js';
 import { foldTask, type TaskView } from '../../lib/model/fold.js';
 import type { StatusEntry } from '../../lib/model/docs.js';
-import { candidates } from '../../lib/fleet/pick.js';
+import { candidates, leaseFault, pinnedTasks, SKEW_MS } from '../../lib/fleet/pick.js';
 import type { Lease } from '../../lib/fleet/lease.js';
 
 // The pick rule: what a worker may take (start, auto-resume, takeover of an expired lease) and in
@@ -33,7 +33,7 @@ const lease = (id: string, until: number, run = 'run00001'): Lease => ({
   doc: { task: id, run, host: 'box-a', until: iso(until), renewed_at: iso(until - 300_000) },
 });
 const pick = (views: TaskView[], leases = new Map<string, Lease>(), busy = new Set<string>()) =>
-  candidates(views, leases, NOW, busy).map((p) => `${p.id}:${p.kind}`);
+  candidates(views, leases, NOW, busy, 300_000).map((p) => `${p.id}:${p.kind}`);
 
 t.test('queue order: higher priority first, equal priorities oldest first, then by id', async (t) => {
   const views = [
@@ -103,7 +103,11 @@ t.test('a working task is taken over only when its lease has expired', async (t)
     ['dddd0003', { oid: 'b'.repeat(40), doc: null }],
   ]);
   t.same(pick(views, leases), ['dddd0001:takeover'], 'expired: taken; live, unreadable or no lease: left alone');
-  t.same(candidates(views, leases, NOW, new Set())[0]!.lease, leases.get('dddd0001'), 'the pick carries the lease');
+  t.same(
+    candidates(views, leases, NOW, new Set(), 300_000)[0]!.lease,
+    leases.get('dddd0001'),
+    'the pick carries the lease',
+  );
 });
 
 t.test(
@@ -138,3 +142,45 @@ t.test(
     );
   },
 );
+
+t.test('a lease no worker can renew or take over pins its task: named, never taken (issue 27)', async (t) => {
+  const working = (id: string) => task(id, created(1), [...backlogQueued(), claimed(3, 'backlog', 'run00001')]);
+  const LEASE = 300_000;
+  const rows: [string, Lease | undefined, string | null][] = [
+    ['eeee0001', lease('eeee0001', NOW + LEASE), null],
+    ['eeee0002', lease('eeee0002', NOW + LEASE + SKEW_MS), null],
+    [
+      'eeee0003',
+      lease('eeee0003', NOW + LEASE + SKEW_MS + 1),
+      'its lease runs until 2026-06-01T12:06:00.001Z, past any renewal',
+    ],
+    [
+      'eeee0004',
+      lease('eeee0004', Date.parse('2999-01-01T00:00:00Z')),
+      'its lease runs until 2999-01-01T00:00:00.000Z, past any renewal',
+    ],
+    ['eeee0005', { oid: 'b'.repeat(40), doc: null }, 'its lease is unreadable'],
+    ['eeee0006', lease('ffff0001', NOW - 1), 'its lease names task ffff0001'],
+    ['eeee0007', undefined, 'its lease is gone'],
+  ];
+  for (const [id, l, why] of rows) if (l) t.equal(leaseFault(id, l, NOW, LEASE), why, `${id}: ${why ?? 'sound'}`);
+  const views = rows.map(([id]) => working(id));
+  const leases = new Map(rows.filter((r) => r[1]).map(([id, l]) => [id, l!]));
+  t.same(
+    pinnedTasks(views, leases, NOW, LEASE),
+    rows.filter((r) => r[2]).map(([id, , why]) => ({ id, why })),
+    'pinned: every faulty lease, and a claim whose lease is gone',
+  );
+  // An expired copy of each: only a sound lease is ever taken over.
+  const later = NOW + LEASE * 10_000;
+  t.same(
+    candidates(views, leases, later, new Set(), LEASE).map((p) => p.id),
+    ['eeee0001', 'eeee0002', 'eeee0003'],
+    "the 2999 lease, the unreadable one and another task's are never taken over",
+  );
+  t.same(
+    pinnedTasks([task('eeee0008', created(1), backlogQueued())], new Map(), NOW, LEASE),
+    [],
+    'a task not working pins nothing',
+  );
+});

@@ -9,6 +9,7 @@ import {
   type Schedule,
 } from '../../lib/model/schedule.js';
 import { lastChange } from '../../lib/model/fold.js';
+import { heldFromWorkers } from '../../lib/model/pickup.js';
 import type { StatusEntry } from '../../lib/model/docs.js';
 import type { Status } from '../../lib/model/status.js';
 import type { Trigger } from '../../lib/model/table.js';
@@ -34,7 +35,8 @@ const claim = (clock: number, from: Status, trigger: Trigger, host = 'box-2') =>
 
 t.test('the fold carries scheduleOf its changelog', async (t) => {
   const v = view({ changelog: [...walk(), n(2, 'backlog', 'queue', { priority: 2 })] });
-  t.same(v.schedule, scheduleOf(v.changelog));
+  t.same({ ...v.schedule, held: null }, scheduleOf(v.changelog));
+  t.equal(v.schedule.held, heldFromWorkers(v), 'and why no worker will pick it (lib/model/pickup.ts)');
   t.equal(v.schedule.priority, 2);
 });
 

@@ -49,7 +49,14 @@ test('queue --priority, unqueue, pause, unpause: one status-neutral entry each, 
   t.match(shown.stdout, /^status: {4}backlog$/m, 'the status is untouched');
   t.equal((await l.json('unpause', a)).value[0].task.schedule.paused, false);
   const u = await l.json('unqueue', b);
-  t.same(u.value[0].task.schedule, { queued: false, priority: 3, paused: false, not_before: null, claim: null });
+  t.same(u.value[0].task.schedule, {
+    queued: false,
+    priority: 3,
+    paused: false,
+    not_before: null,
+    claim: null,
+    held: null,
+  });
   t.notMatch((await l('show', b)).stdout, /^queue:/m, 'an unqueued task has no queue line');
   t.same(triggers((await l.json('show', a)).value), [
     '∅>backlog:create',
@@ -180,7 +187,14 @@ test('list: --queued in queue order, --paused, combined filters, labels and the 
     [high, mid, waiting, low],
     'priority first (5, 5, 1, -1), then oldest: the order a worker picks in',
   );
-  t.same(queued.value[0].schedule, { queued: true, priority: 5, paused: true, not_before: null, claim: null });
+  t.same(queued.value[0].schedule, {
+    queued: true,
+    priority: 5,
+    paused: true,
+    not_before: null,
+    claim: null,
+    held: null,
+  });
   t.same(
     (await l.json('list')).value.map((r: any) => r.id),
     [low, high, mid, plain, waiting],
@@ -232,7 +246,7 @@ test('list: --queued in queue order, --paused, combined filters, labels and the 
 
   const [first, ...lines] = readFileSync(join(sb.dir, '.git', 'lazy', 'index.ndjson'), 'utf8').split('\n');
   const index = JSON.parse(first!);
-  t.match(index.version, /^11\./, 'the index format carrying the schedule and usage has its own version');
+  t.match(index.version, /^12\./, 'the index format carrying the schedule (and why it is held) has its own version');
   // A cache is rebuildable: one from before the schedule was carried (or any other version) is ignored.
   const old = [JSON.stringify({ ...index, version: '5.old' }), ...lines].join('\n');
   writeFileSync(join(sb.dir, '.git', 'lazy', 'index.ndjson'), old);
@@ -266,7 +280,11 @@ test('queue entries travel with sync and merge like any change', async (t) => {
     ['B', b!],
   ] as const) {
     const vx = (await l.json('show', x)).value;
-    t.same(vx.schedule, { queued: true, priority: 5, paused: false, not_before: null, claim: null }, `${name}: x`);
+    t.same(
+      vx.schedule,
+      { queued: true, priority: 5, paused: false, not_before: null, claim: null, held: null },
+      `${name}: x`,
+    );
     t.equal(vx.turns.at(-1).content, 'meanwhile', `${name}: x keeps B's comment too`);
     t.same(vx.concurrent_changes, [], `${name}: nothing set aside`);
     const vy = (await l.json('show', y)).value;

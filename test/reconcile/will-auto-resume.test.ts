@@ -23,11 +23,27 @@ const onHost = (log: StatusEntry[], host: string | undefined, details?: StatusEn
   return log;
 };
 
+const HERE_CLONE = 'cloneofhere';
+const inClone = (log: StatusEntry[], host: string, clone: string) => {
+  Object.assign(log.at(-1)!, { host, clone });
+  return log;
+};
+
 t.test('willAutoResume: one row per reason to resume or hold', async (t) => {
   const rows: [pins: string, v: ReturnType<typeof view>, expected: boolean][] = [
     ['a crash on this machine resumes', view({ changelog: onHost(walk(S, crash), HERE) }), true],
     ['a crash with no host recorded resumes', view({ changelog: walk(S, crash) }), true],
     ["a crash on another machine is that machine's", view({ changelog: onHost(walk(S, crash), 'elsewhere') }), false],
+    [
+      "a crash in another clone on this machine is that clone's (issue 27)",
+      view({ changelog: inClone(walk(S, crash), HERE, 'cloneofthere') }),
+      false,
+    ],
+    [
+      'a crash in this clone under an old host name (a recreated container) resumes here',
+      view({ changelog: inClone(walk(S, crash), 'old-name', HERE_CLONE) }),
+      true,
+    ],
     ['a stop is held for the person who stopped it', view({ changelog: walk(S, ['interrupted', 'stop']) }), false],
     ['a working task is not interrupted', view({ changelog: walk(S) }), false],
     ['a blocked task is not interrupted', view({ changelog: walk(S, ['blocked', 'turn_complete']) }), false],
@@ -67,5 +83,5 @@ t.test('willAutoResume: one row per reason to resume or hold', async (t) => {
       false,
     ],
   ];
-  for (const [pins, v, expected] of rows) t.equal(willAutoResume(v, HERE), expected, pins);
+  for (const [pins, v, expected] of rows) t.equal(willAutoResume(v, { host: HERE, clone: HERE_CLONE }), expected, pins);
 });

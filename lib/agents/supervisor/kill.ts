@@ -1,12 +1,4 @@
-import {
-  bootId,
-  environHas,
-  groupMembers,
-  liveness,
-  signalGroup,
-  thisHost,
-  type ProcIdentity,
-} from '../../core/proc.js';
+import { environHas, groupMembers, liveness, sameBoot, signalGroup, type ProcIdentity } from '../../core/proc.js';
 import { now, pollUntil } from '../../core/clock.js';
 
 // Ending an agent's processes. The agent runs as the leader of its own process group, and
@@ -51,8 +43,7 @@ export async function endGroup(
  */
 export function ownsGroup(id: AgentIdentity): boolean {
   if (liveness(id) === 'alive') return true;
-  if (id.host !== thisHost() || !id.run || id.start_ticks === null || (id.boot_id && id.boot_id !== bootId()))
-    return false;
+  if (!id.run || id.start_ticks === null || !sameBoot(id)) return false;
   return groupMembers(id.pid).some((p) => p.start >= id.start_ticks! && environHas(p.pid, `LAZY_RUN=${id.run}`));
 }
 

@@ -35,6 +35,8 @@ export interface Outcome {
     logs: string[];
     at: string;
     user_stopped?: boolean;
+    /** A fleet run whose claim could not be kept (its lease not renewed in time): resumable, and no crash. */
+    claim_unkept?: boolean;
     /** A fleet run's usage limit: the turn ended so the task waits in the queue until this reset (ISO). */
     not_before?: string;
   };

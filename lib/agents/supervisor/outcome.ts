@@ -6,6 +6,7 @@ import type { Outcome } from './outcome-types.js';
 import type { RunRecord } from '../runs.js';
 import type { TurnView } from '../../model/fold.js';
 import { lastCumulative, usageSince } from '../../model/usage.js';
+import { fitOutcome } from './fit.js';
 
 // Records a run's outcome in the task ref. The supervisor calls this when the agent
 // ends; reconcile calls it for a supervisor that died after writing outcome.json.
@@ -62,6 +63,7 @@ function details(o: Outcome, run: RunRecord, turns: readonly TurnView[]): { [k: 
 /** Applies the outcome to a draft of the task; a no-op when it is already recorded. */
 export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   if (d.view.turns.some((t) => t.run === run.id && t.role === 'agent')) return;
+  o = fitOutcome(o, outcomeText); // an agent's report is cut to fit, never refused: the turn must be recorded
   const normal = o.kind === 'completed' || o.kind === 'decision_required' || o.kind === 'blocked';
   const pending = new Set(d.view.pending_feedback);
   const consumes = normal ? run.consumes.filter((id) => pending.has(id)) : [];
@@ -125,6 +127,7 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
           logs: i.logs,
           at: i.at,
           ...(i.user_stopped ? { user_stopped: true } : {}),
+          ...(i.claim_unkept ? { claim_unkept: true } : {}),
           ...(o.upstream?.status === 'conflict' ? { upstream_conflict: o.upstream.files } : {}),
         },
       },

@@ -21,6 +21,7 @@ import { settleSuperseded } from './superseded.js';
 import {
   heartbeat,
   logTail,
+  readAgentIdentity,
   readRun,
   runDir,
   runFiles,
@@ -33,6 +34,8 @@ import { clearActive } from '../../store/markers.js';
 import { resultPathOf } from '../launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
 import { finishWork, withViolations, type Finished } from './finish.js';
+import { readClaimStop, writeClaimStop } from './claim-stop.js';
+import { terminateVerified } from './kill.js';
 import { mcpEnv, wireMcp } from '../mcp-wiring.js';
 import { now, nowIso } from '../../core/clock.js';
 
@@ -48,6 +51,19 @@ export interface SuperviseContext {
   launcher: Launcher;
   /** Where a supervisor that cannot start says why (its log file, through the port). */
   warn(message: string): void;
+  /** A fleet run's claim, held while its agent runs (lib/fleet/keeper.ts, wired by the command). */
+  keepClaim?(
+    rec: RunRecord,
+    onUnkept: (u: Unkept) => Promise<void>,
+    note: (m: string) => void,
+  ): { end(): Promise<void> };
+}
+
+/** Why a claim could not be kept (lib/fleet/keeper.ts): `graceMs` is how long its agent may take to go. */
+export interface Unkept {
+  reason: string;
+  lost: boolean;
+  graceMs: number;
 }
 
 export async function supervise(ctx: SuperviseContext, runId: string): Promise<number> {
@@ -72,13 +88,17 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
   }
   const beating = new AbortController();
   void heartbeat(files.heartbeat, beating.signal);
+  const keeping = rec.fleet ? ctx.keepClaim?.(rec, (u) => claimUnkept(ctx, rec, u, note), note) : undefined;
   try {
-    const outcome = await setAsideAskLeftovers(
-      ctx.store,
-      rec,
-      await withViolations(ctx, rec, await runTurn(ctx, rec, note), note),
-      note,
-    );
+    const ended = await runTurn(ctx, rec, note).finally(() => keeping?.end());
+    const lost = readClaimStop(files.stop);
+    if (lost?.lost) {
+      // Another worker holds the task: this run records nothing (its worker drops what it committed).
+      note(`claim lost (${lost.claim}): no outcome recorded`);
+      clearActive(ctx.lazyDir, rec.task, rec.id);
+      return 0;
+    }
+    const outcome = await setAsideAskLeftovers(ctx.store, rec, await withViolations(ctx, rec, ended, note), note);
     writeOutcome(ctx.lazyDir, outcome);
     note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
     await recordOutcome(ctx.store, rec, outcome);
@@ -93,6 +113,15 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
   } finally {
     beating.abort();
   }
+}
+
+/** The claim cannot be kept: the agent is told to stop, and its group is ended before the lease could lapse. */
+async function claimUnkept(ctx: SuperviseContext, rec: RunRecord, u: Unkept, note: (m: string) => void) {
+  note(`the claim cannot be kept: ${u.reason}; stopping the agent`);
+  const stop = runFiles(runDir(ctx.lazyDir, rec.id)).stop;
+  writeClaimStop(stop, { claim: u.reason, lost: u.lost });
+  const grace = Math.min(ctx.config.stop_grace_ms ?? 10_000, u.graceMs);
+  await terminateVerified(readAgentIdentity(ctx.lazyDir, rec.id), grace);
 }
 
 function retryConfig(c: Config): RetryConfig {
@@ -218,7 +247,7 @@ async function launchAttempt(
 /** The decision per attempt result, in the order they are checked. */
 async function judgeAttempt(t: Turn, { r, state }: Launched, common: Common, history: Attempt[]): Promise<Step> {
   const interrupt = (reason: string, userStopped?: true) => interruptedOutcome(t, common, r, reason, userStopped);
-  if (r.stopped) return { end: interrupt('stopped by the user', true) };
+  if (r.stopped) return { end: stoppedEnd(t, interrupt) };
   if (r.watchdog) {
     const s = Math.round((t.ctx.config.watchdog_ms ?? 1_800_000) / 1000);
     return { end: interrupt(`no progress for ${s} s: the watchdog killed the agent`) };
@@ -242,7 +271,7 @@ async function judgeAttempt(t: Turn, { r, state }: Launched, common: Common, his
   if (d.action === 'retry') {
     const s = Math.round(d.delayMs / 100) / 10;
     t.note(`attempt ${common.attempts} failed (${c.cls}): ${c.reason}; retrying in ${s} s`);
-    if (await sleepUnlessStopped(d.delayMs, t.files.stop)) return { end: interrupt('stopped by the user', true) };
+    if (await sleepUnlessStopped(d.delayMs, t.files.stop)) return { end: stoppedEnd(t, interrupt) };
     return { again: 'retry', failed };
   }
   if (d.outcome === 'failed') return { end: failedOutcome(common, c.cls, c.reason, `${c.reason} (${d.why})`) };
@@ -271,9 +300,16 @@ async function usageLimited(
     reset_named: u.named,
     reason: c.reason,
   };
-  if (await waitForUsage(t.ctx.lazyDir, t.rec.task, w, t.files.stop))
-    return { end: interrupt('stopped by the user', true) };
+  if (await waitForUsage(t.ctx.lazyDir, t.rec.task, w, t.files.stop)) return { end: stoppedEnd(t, interrupt) };
   return { again: 'usage_reset' };
+}
+
+/** A stop: a person's (lazy stop), or the run's claim's, which could not be kept (no crash, no person's stop). */
+function stoppedEnd(t: Turn, interrupt: (reason: string, userStopped?: true) => Outcome): Outcome {
+  const claim = readClaimStop(t.files.stop);
+  if (!claim) return interrupt('stopped by the user', true);
+  const o = interrupt(`the worker's claim could not be kept: ${claim.claim}`);
+  return { ...o, interrupt: { ...o.interrupt!, claim_unkept: true } };
 }
 
 /**

@@ -1,0 +1,91 @@
+import { now, sleep } from '../core/clock.js';
+import { readClaim } from './claims.js';
+import { renewalDue, renewDue } from './running.js';
+import { leaseMsOf, type FleetDeps } from './deps.js';
+import type { Repo } from '../core/repo.js';
+import type { Store } from '../store/store.js';
+import type { Config } from '../store/config.js';
+import type { Launcher } from '../core/launcher.js';
+import type { RunRecord } from '../agents/runs.js';
+import type { Unkept as SupervisorUnkept } from '../agents/supervisor/supervisor.js';
+
+// The supervisor's hold on a fleet run's claim. The lease is renewed on the supervisor's own
+// schedule, beside its agent, so a worker busy pulling and claiming (or killed outright) never
+// lets a live turn's lease lapse; and a lease the supervisor cannot renew in time ends its agent
+// before it runs out. Invariant: at most one agent per task: an agent runs only under a lease its
+// own supervisor could renew, and stops a third of a lease before that lease could be taken over.
+
+export interface Keeping {
+  /** Stops renewing (the turn is over); resolves once no renewal of this keeper is in flight. */
+  end(): Promise<void>;
+}
+
+/** How long to wait before trying a renewal the remote could not take again. */
+const retryMs = (leaseMs: number) => Math.max(50, Math.min(2000, leaseMs / 30));
+
+export function keepClaim(
+  deps: FleetDeps,
+  task: string,
+  run: string,
+  onUnkept: (u: SupervisorUnkept) => Promise<void>,
+  note: (m: string) => void,
+): Keeping {
+  const over = new AbortController();
+  // The agent is gone well before the lease could lapse: the stop comes a third of a lease early.
+  const graceMs = deps.leaseMs / 6;
+  const pause = (ms: number) =>
+    sleep(Math.max(0, ms), over.signal).then(
+      () => true,
+      () => false,
+    );
+  const kept = (async () => {
+    for (;;) {
+      const c = readClaim(deps.repo.lazyDir, task);
+      if (!c || c.run !== run) return; // not this run's claim (released, or no claim was made)
+      const until = c.until ? Date.parse(c.until) : deps.now() + deps.leaseMs;
+      const due = renewalDue(c, deps.leaseMs);
+      if (deps.now() < due) {
+        if (!(await pause(due - deps.now()))) return;
+        continue;
+      }
+      // Past two thirds of the lease with no renewal (a frozen machine, an unreachable remote): stop now.
+      if (deps.now() >= until - deps.leaseMs / 3)
+        return onUnkept({ reason: `its lease (until ${c.until}) could not be renewed in time`, lost: false, graceMs });
+      let r: string;
+      try {
+        r = await renewDue(deps, task, run);
+      } catch (e) {
+        note(`lease renewal failed: ${(e as Error).message}; trying again`);
+        r = 'retry';
+      }
+      if (r === 'lost') return onUnkept({ reason: 'another worker took the task over', lost: true, graceMs });
+      if (r === 'gone') return;
+      if (r === 'retry' && !(await pause(retryMs(deps.leaseMs)))) return;
+      if (over.signal.aborted) return;
+    }
+  })();
+  return {
+    end: async () => {
+      over.abort();
+      await kept;
+    },
+  };
+}
+
+/** The supervisor's keeper, over the clone its command opened: the claim file names the remote. */
+export function claimKeeper(app: { repo: Repo; store: Store; launcher: Launcher }, config: Config) {
+  return (rec: RunRecord, onUnkept: (u: SupervisorUnkept) => Promise<void>, note: (m: string) => void): Keeping => {
+    const c = readClaim(app.repo.lazyDir, rec.task);
+    if (!c || c.run !== rec.id) return { end: async () => {} };
+    const deps: FleetDeps = {
+      repo: app.repo,
+      store: app.store,
+      launcher: app.launcher,
+      config,
+      remote: c.remote,
+      leaseMs: c.lease_ms ?? leaseMsOf(config),
+      now,
+    };
+    return keepClaim(deps, rec.task, rec.id, onUnkept, note);
+  };
+}

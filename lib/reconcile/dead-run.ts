@@ -1,0 +1,40 @@
+import { liveness, type ProcIdentity } from '../core/proc.js';
+import { now } from '../core/clock.js';
+import type { ActiveMarker } from '../store/markers.js';
+import type { ChangeView } from '../model/views.js';
+import type { RunRecord } from '../agents/runs.js';
+
+// Whether a turn marker's run can still be finished by a process of its own: one judgement, so every command's
+// reconcile and lazy doctor (lib/ops/doctor-markers.ts) agree on which turns are dead. A live process is never
+// judged: a claim or a launch in progress is left to finish, whatever a concurrent command finds.
+
+/** Whether a process is gone for good, by the caller's standard of proof. */
+export type Gone = (p: ProcIdentity) => boolean;
+
+/** Reconcile's standard: dead by this machine's own check of its identity ('unknown', another host: leave it). */
+export const deadHere: Gone = (p) => liveness(p) === 'dead';
+
+/**
+ * A launch's own steps finish within this: a supervisor it spawned records itself (its first act), and the commit
+ * that moves the task into working lands (a git the killed launcher started may still be writing it).
+ */
+export const LAUNCH_GRACE_MS = 5000;
+
+/** The process that answers for a run: its supervisor once one is recorded, else the process that launched it. */
+export const runOwner = (m: ActiveMarker, rec: RunRecord | undefined): ProcIdentity =>
+  rec ? (rec.supervisor ?? rec.launcher) : m.owner;
+
+/**
+ * Whether nothing of a turn marker's run can act any more: the process that answers for it is gone, and no
+ * supervisor its launcher spawned may still be starting. A launch records when it spawns one (`spawned_at`), so
+ * a launcher killed before that (in its claim push, say) left none.
+ */
+export function runGone(m: ActiveMarker, rec: RunRecord | undefined, gone: Gone = deadHere): boolean {
+  if (!gone(runOwner(m, rec))) return false;
+  const starting = !!rec && !rec.supervisor && !!rec.spawned_at && now() - Date.parse(rec.spawned_at) < LAUNCH_GRACE_MS;
+  return !starting;
+}
+
+/** Whether the task took the run: a move into working names it (a launch killed before its commit made none). */
+export const tookRun = (v: { changelog: readonly ChangeView[] }, run: string): boolean =>
+  v.changelog.some((c) => c.run === run && c.status === 'working');
