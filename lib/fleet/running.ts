@@ -54,7 +54,11 @@ export type Renewal = 'renewed' | 'fresh' | 'retry' | 'lost' | 'gone';
  * Renews the run's claim if it is due, under the lease's lock: the supervisor and the worker both call this,
  * and whoever comes second finds it fresh. 'gone': the claim is no longer this run's (released, or never made).
  */
-export function renewDue(deps: FleetDeps, task: string, run: string): Promise<Renewal> {
+export async function renewDue(deps: FleetDeps, task: string, run: string): Promise<Renewal> {
+  // Read first without the lock: most calls (the worker's every tick) find it fresh and take no lock.
+  const seen = readClaim(deps.repo.lazyDir, task);
+  if (!seen || seen.run !== run) return 'gone';
+  if (deps.now() < renewalDue(seen, deps.leaseMs)) return 'fresh';
   return withLock(deps.repo.lazyDir, `lease-${task}`, async () => {
     const c = readClaim(deps.repo.lazyDir, task);
     if (!c || c.run !== run) return 'gone';

@@ -49,6 +49,14 @@ export function renderStopped(r: Stopped): string {
     ? `\n  ${n} feedback message${n > 1 ? 's' : ''} not acted on yet (queued or interrupted) ` +
       `stay${n > 1 ? '' : 's'} pending: lazy resume delivers ${n > 1 ? 'them' : 'it'}`
     : '';
+  if (r.broken) {
+    const where = r.broken.remote
+      ? r.broken.lease
+        ? `; its lease ${r.broken.lease.slice(0, 12)} is deleted on ${r.broken.remote}`
+        : `; ${r.broken.remote} held no lease for it`
+      : '';
+    return `${r.task.id}: interrupted (its claim broken by you${where}; the branch is kept)${pending}`;
+  }
   return `${r.task.id}: interrupted (stopped by you; it will not auto-resume) — ${how}${pending}`;
 }
 

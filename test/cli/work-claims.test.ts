@@ -119,6 +119,18 @@ t.test('two clones on one machine under one host name are two places: stop and u
   }
   t.equal((await b!.l.json('show', id)).value.status, 'working', 'B changed nothing');
   t.equal((await b!.l.json('show', id)).value.turns.length, 1, 'no feedback was queued');
+  // A person may still break it from here: said so in words, and pushed.
+  const forced = await b!.l('stop', id, '--force');
+  t.equal(forced.code, 0, forced.stderr);
+  t.match(
+    forced.stdout,
+    new RegExp(`^${id}: interrupted \\(its claim broken by you; origin held no lease for it; the branch is kept\\)`),
+  );
+  t.equal(
+    remoteTip(tm.remote, taskRef(id)),
+    (await b!.l.json('show', id)).value.tip,
+    'the interruption is on the remote',
+  );
   const stopped = await a!.l.json('stop', id);
   t.equal(stopped.value.task.status, 'interrupted', 'A stops its own turn');
 });

@@ -68,7 +68,7 @@ t.test('a machine frozen past its lease (worker, supervisor, agent) loses its cl
   t.teardown(tm.cleanup);
   const [id] = await seeded(boxes, 1);
   const [, a, b] = boxes;
-  for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '3', '--local')).code, 0);
+  for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '4', '--local')).code, 0);
   const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'hang' });
   await eventually(() => runsPerTask([a!.log!]).size === 1, 120_000, 'the turn on A to start');
   const [run] = readdirSync(join(a!.sb.dir, '.git', 'lazy', 'runs'));
@@ -77,7 +77,7 @@ t.test('a machine frozen past its lease (worker, supervisor, agent) loses its cl
   const supervisorPid = readJson(join(runDirOf(a!.sb, run!), 'run.json')).supervisor.pid as number;
   const frozen = [worker.child.pid!, supervisorPid, -agentPid];
   for (const pid of frozen) process.kill(pid, 'SIGSTOP');
-  // Long enough for the lease (3 s) to run out with no renewal; B then takes the task over.
+  // Long enough for the lease (4 s) to run out with no renewal; B then takes the task over.
   const taken = await drainUntilFinished(b!.l, 'B to take the task over');
   t.equal(taken.code, 0);
   for (const pid of frozen) process.kill(pid, 'SIGCONT');
@@ -141,7 +141,7 @@ t.test(
     t.teardown(tm.cleanup);
     const [id] = await seeded(boxes, 1);
     const [seed, a, b] = boxes;
-    for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '2', '--local')).code, 0);
+    for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '6', '--local')).code, 0);
     const gate = join(a!.sb.home, 'gate');
     const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'slow-succeed', FAKE_GATE: gate });
     await eventually(() => agentAlive(a!.sb), 120_000, 'the turn on A to start');
@@ -161,8 +161,9 @@ t.test(
     }, 20);
     t.teardown(() => clearInterval(sample));
 
-    // Three leases' worth of B looking for work while A's agent runs: the lease stays A's.
-    const until = Date.now() + 6000;
+    // A lease and a half of B looking for work while A's agent runs: the lease stays A's. (6 s: a renewal's
+    // push must land within a third of a lease, or the supervisor stops its agent, and CI's machine is busy.)
+    const until = Date.now() + 9000;
     while (Date.now() < until) {
       const r = await b!.l.spawn('work', 'origin', '--drain', '--json');
       t.equal(r.code, 0, r.stderr);
@@ -190,7 +191,7 @@ t.test('two clones on one machine under one host name: a takeover from the dead 
   t.teardown(tm.cleanup);
   const [id] = await seeded(boxes, 1);
   const [seed, a, b] = boxes;
-  for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '2', '--local')).code, 0);
+  for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '4', '--local')).code, 0);
   const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'hang' });
   await eventually(() => agentAlive(a!.sb), 120_000, 'the turn on A to start');
   await killMachine(a!.sb, worker);

@@ -73,7 +73,7 @@ t.test(
     const { tm, boxes } = await machines(3);
     t.teardown(tm.cleanup);
     const [seed, a, b] = boxes;
-    for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '3', '--local')).code, 0);
+    for (const x of [a!, b!]) t.equal((await x.l('config', 'set', 'work.lease_seconds', '5', '--local')).code, 0);
     const id = await seed!.l.create('the task a dead machine held', '--accept', 'done');
     await queueTasks(seed!.sb, [id]);
     t.equal((await seed!.l('push')).code, 0);
