@@ -1,4 +1,5 @@
 import { placeOf } from '../core/place.js';
+import { selfIdentity } from '../core/proc.js';
 import type { TaskView } from '../model/fold.js';
 import { taskRef } from '../store/layout.js';
 import { casRef } from '../store/refs.js';
@@ -121,6 +122,7 @@ export async function claimTask(
           lease,
           until,
           lease_ms: deps.leaseMs,
+          worker: selfIdentity(),
           task_tip: v.tip,
           branch_tip: branch ?? seen.branch,
         };

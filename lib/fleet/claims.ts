@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRecords, readStateFile, writeFileAtomicSync } from '../core/fsutil.js';
+import type { ProcIdentity } from '../core/proc.js';
 
 // What this clone's worker holds on the remote, one file per claimed task in .git/lazy/claims/
 // (local, never pushed): the run, and what it last saw of the task ref and work branch there.
@@ -22,6 +23,8 @@ export interface ClaimState {
   lease: string;
   /** When that lease runs out (ISO). */
   until?: string;
+  /** The worker process that made the claim: while it lives it releases the claim; once it is gone, the run's supervisor does. */
+  worker?: ProcIdentity;
   /** The lease's length the worker claimed with (work.lease_seconds): its supervisor renews by the same. */
   lease_ms?: number;
   /** The task ref's tip on the remote, as last pushed or pulled. */

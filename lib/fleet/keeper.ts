@@ -1,6 +1,7 @@
 import { now, sleep } from '../core/clock.js';
 import { readClaim } from './claims.js';
-import { renewalDue, renewDue } from './running.js';
+import { releaseHeld, renewalDue, renewDue } from './running.js';
+import { liveness } from '../core/proc.js';
 import { leaseMsOf, type FleetDeps } from './deps.js';
 import type { Repo } from '../core/repo.js';
 import type { Store } from '../store/store.js';
@@ -18,6 +19,11 @@ import type { Unkept as SupervisorUnkept } from '../agents/supervisor/supervisor
 export interface Keeping {
   /** Stops renewing (the turn is over); resolves once no renewal of this keeper is in flight. */
   end(): Promise<void>;
+  /**
+   * Once the outcome is recorded: if the worker that claimed the run is gone, releases the claim itself (outcome
+   * and branch pushed, lease deleted), so the turn's work is not lost with its worker; what it did, or null.
+   */
+  release(): Promise<string | null>;
 }
 
 /** How long to wait before trying a renewal the remote could not take again. */
@@ -69,14 +75,31 @@ export function keepClaim(
       over.abort();
       await kept;
     },
+    release: () => releaseOrphan(deps, task, run),
   };
+}
+
+async function releaseOrphan(deps: FleetDeps, task: string, run: string): Promise<string | null> {
+  const c = readClaim(deps.repo.lazyDir, task);
+  // While its worker lives, the worker releases (it pulls and pushes again when the remote moved).
+  if (!c || c.run !== run || !c.worker || liveness(c.worker) !== 'dead') return null;
+  try {
+    const out = await releaseHeld(deps, task, run);
+    if (out.kind === 'released')
+      return `its worker is gone: the claim is released here (the outcome pushed to ${c.remote})`;
+    if (out.kind === 'gone') return null;
+    if (out.kind === 'lost') return 'its worker is gone, and the claim was lost meanwhile: nothing pushed';
+    return `its worker is gone and ${c.remote} moved meanwhile: the claim is left for its lease to lapse`;
+  } catch (e) {
+    return `its worker is gone, and the release failed: ${(e as Error).message}`;
+  }
 }
 
 /** The supervisor's keeper, over the clone its command opened: the claim file names the remote. */
 export function claimKeeper(app: { repo: Repo; store: Store; launcher: Launcher }, config: Config) {
   return (rec: RunRecord, onUnkept: (u: SupervisorUnkept) => Promise<void>, note: (m: string) => void): Keeping => {
     const c = readClaim(app.repo.lazyDir, rec.task);
-    if (!c || c.run !== rec.id) return { end: async () => {} };
+    if (!c || c.run !== rec.id) return { end: async () => {}, release: async () => null };
     const deps: FleetDeps = {
       repo: app.repo,
       store: app.store,

@@ -92,6 +92,17 @@ export type Released =
   | { kind: 'behind'; refs: string[] }
   | { kind: 'lost' };
 
+/**
+ * The release of the run's claim as it stands on disk, under the lease's lock: the worker and (when the worker is
+ * gone) the run's supervisor both release, and whoever comes second finds it gone.
+ */
+export function releaseHeld(deps: FleetDeps, task: string, run: string): Promise<Released | { kind: 'gone' }> {
+  return withLock(deps.repo.lazyDir, `lease-${task}`, async () => {
+    const c = readClaim(deps.repo.lazyDir, task);
+    return c && c.run === run ? release(deps, c) : { kind: 'gone' as const };
+  });
+}
+
 /** The release push: what the task holds here now, its work branch, and the lease deleted. */
 export async function release(deps: FleetDeps, c: ClaimState): Promise<Released> {
   const { repo } = deps;

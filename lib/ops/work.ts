@@ -8,7 +8,7 @@ import { candidates, pinnedTasks } from '../fleet/pick.js';
 import { claimTask } from '../fleet/claim-turn.js';
 import { leaseMsOf, type FleetDeps } from '../fleet/deps.js';
 import { listClaims, readClaim, saveClaim, type ClaimState } from '../fleet/claims.js';
-import { endAbandoned, endLost, release, renewDue } from '../fleet/running.js';
+import { endAbandoned, endLost, releaseHeld, renewDue } from '../fleet/running.js';
 import { leaseRef } from '../fleet/lease.js';
 import { EXIT, LazyError, pushRejected, usageError } from '../core/errors.js';
 import { syncDeps } from './sync.js';
@@ -321,9 +321,15 @@ class Worker {
     r.releasing = true;
     let out;
     try {
-      out = await release(this.deps, c);
+      out = await releaseHeld(this.deps, c.task, c.run);
     } finally {
       r.releasing = false;
+    }
+    // Released already, by the run's supervisor while this worker was gone (a worker started again).
+    if (out.kind === 'gone') {
+      this.running.delete(r.task);
+      const v = await this.app.store.view(r.task);
+      return this.event('finished', { task: r.task, run: r.run, detail: `${v.status} (released by its supervisor)` });
     }
     if (out.kind === 'lost') return this.lose(r, c);
     if (out.kind === 'behind') {

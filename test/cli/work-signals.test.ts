@@ -135,7 +135,7 @@ t.test(
 );
 
 t.test(
-  'a killed worker: its supervisor keeps the lease while the agent runs, so no second agent ever runs beside it (issue 27)',
+  'a killed worker: its supervisor keeps the lease while the agent runs (no second agent beside it), then releases it (issue 27)',
   async (t) => {
     const { tm, boxes } = await machines(3);
     t.teardown(tm.cleanup);
@@ -172,17 +172,27 @@ t.test(
     t.same(runsPerTask([b!.log!]), new Map(), 'B started no agent while A ran one');
     t.ok(agentAlive(a!.sb), "A's agent still runs, under a lease its supervisor renews");
 
-    // A's turn ends; with no worker to release it, its lease lapses and B takes the task over.
+    // A's turn ends; its worker is gone, so its supervisor pushes the outcome and deletes the lease itself.
     writeFileSync(gate, '');
-    await drainUntilFinished(b!.l, 'B to take the task over once the lease lapsed');
+    await eventually(() => refs(tm.remote, 'refs/lazy/leases/').length === 0, 60_000, "A's supervisor to release");
     clearInterval(sample);
     t.equal(overlapMs, 0, 'two agents never ran on the task at once');
     t.equal(both, null);
     t.equal((await seed!.l('pull')).code, 0);
     const v = (await seed!.l.json('show', id!)).value;
-    t.equal(v.status, 'blocked');
+    t.equal(v.status, 'blocked', "A's turn's outcome is on the remote: its work is not lost with its worker");
     t.equal(v.turns.filter((x: { role: string }) => x.role === 'agent').length, 1, 'exactly one outcome');
-    t.same(refs(tm.remote, 'refs/lazy/leases/'), [], 'no lease left');
+    t.notOk(
+      v.changelog.some((c: { trigger: string }) => c.trigger === 'turn_crashed'),
+      'and no crash',
+    );
+    const after = await b!.l.spawn('work', 'origin', '--drain', '--json');
+    t.same(JSON.parse(after.stdout).claimed, [], 'nothing left for B');
+    t.same(runsPerTask([b!.log!]), new Map(), 'B never ran an agent on it');
+    // A worker started again in A's clone finds the claim released, and nothing to do.
+    const again = await a!.l.spawn('work', 'origin', '--drain', '--json');
+    t.equal(again.code, 0, again.stderr);
+    t.same(JSON.parse(again.stdout).lost, []);
   },
 );
 

@@ -56,7 +56,7 @@ export interface SuperviseContext {
     rec: RunRecord,
     onUnkept: (u: Unkept) => Promise<void>,
     note: (m: string) => void,
-  ): { end(): Promise<void> };
+  ): { end(): Promise<void>; release(): Promise<string | null> };
 }
 
 /** Why a claim could not be kept (lib/fleet/keeper.ts): `graceMs` is how long its agent may take to go. */
@@ -102,6 +102,9 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     writeOutcome(ctx.lazyDir, outcome);
     note(`outcome: ${outcome.kind}${outcome.failure ? ` (${outcome.failure.class})` : ''}`);
     await recordOutcome(ctx.store, rec, outcome);
+    // A fleet run whose worker is gone: pushed from here, or the turn's work would be lost with its worker.
+    const released = await keeping?.release();
+    if (released) note(released);
     // A crash keeps the marker: the next command's reconcile decides on auto-resume (never for an ask).
     // Feedback queued during this turn starts the next one (only once the task is parked
     // blocked), while the marker still stands: wait sees one piece of work throughout.
