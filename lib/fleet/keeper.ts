@@ -39,8 +39,8 @@ export function keepClaim(
   const over = new AbortController();
   // The agent is gone well before the lease could lapse: the stop comes a third of a lease early.
   const graceMs = deps.leaseMs / 6;
-  const pause = (ms: number) =>
-    sleep(Math.max(0, ms), over.signal).then(
+  const pause = (ms: number, also?: AbortSignal) =>
+    sleep(Math.max(0, ms), also ? AbortSignal.any([over.signal, also]) : over.signal).then(
       () => true,
       () => false,
     );
@@ -55,14 +55,26 @@ export function keepClaim(
         continue;
       }
       // Past two thirds of the lease with no renewal (a frozen machine, an unreachable remote): stop now.
-      if (deps.now() >= until - deps.leaseMs / 3)
-        return onUnkept({ reason: `its lease (until ${c.until}) could not be renewed in time`, lost: false, graceMs });
-      let r: string;
-      try {
-        r = await renewDue(deps, task, run);
-      } catch (e) {
+      const deadline = until - deps.leaseMs / 3;
+      const unkept = () =>
+        onUnkept({ reason: `its lease (until ${c.until}) could not be renewed in time`, lost: false, graceMs });
+      if (deps.now() >= deadline) return unkept();
+      // A push that hangs (a remote gone silent) must not outlast the deadline either.
+      const attempt = renewDue(deps, task, run).catch((e: unknown) => {
         note(`lease renewal failed: ${(e as Error).message}; trying again`);
-        r = 'retry';
+        return 'retry' as const;
+      });
+      const cut = new AbortController();
+      const r = await Promise.race([
+        attempt,
+        pause(deadline - deps.now(), cut.signal).then((due) => (due ? ('late' as const) : ('ended' as const))),
+      ]);
+      cut.abort();
+      if (r === 'late') return unkept();
+      if (r === 'ended') {
+        if (over.signal.aborted) await attempt; // end() waits for no renewal in flight
+        if (over.signal.aborted) return;
+        continue;
       }
       if (r === 'lost') return onUnkept({ reason: 'another worker took the task over', lost: true, graceMs });
       if (r === 'gone') return;

@@ -273,8 +273,10 @@ class Worker {
     for (const r of [...this.running.values()]) {
       const c = readClaim(this.app.repo.lazyDir, r.task);
       if (r.releasing || !c) continue;
-      // Still ours while the remote's lease names this run (its supervisor may have renewed it since the fetch).
-      if (this.known.leases.get(r.task)?.doc?.run !== r.run) {
+      // Still ours while the remote holds the lease we last pushed, or a later one naming this run (its
+      // supervisor renewed it since the fetch); a lease gone or naming another run was taken over.
+      const tip = this.known.tips.get(leaseRef(r.task));
+      if (tip !== c.lease && this.known.leases.get(r.task)?.doc?.run !== r.run) {
         await this.lose(r, c, true);
         continue;
       }

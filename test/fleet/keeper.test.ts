@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap';
-import { renameSync } from 'node:fs';
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gitSync } from '../helpers/env.js';
 import { team } from '../helpers/team.js';
 import { eventually } from '../helpers/agent.js';
@@ -107,4 +108,24 @@ t.test('a remote it cannot reach: the agent is stopped a third of a lease before
   t.equal(h.unkept.length, 1);
   t.match(h.unkept[0], { lost: false, reason: /could not be renewed in time/ });
   t.ok(h.clock.now() < Date.parse(readClaim(h.deps.repo.lazyDir, TASK)!.until!), 'before the lease ran out');
+});
+
+t.test('a renewal push that hangs does not outlast the deadline: the agent is stopped on time', async (t) => {
+  const h = await held(t);
+  // The remote takes the push and then says nothing (a hook that waits for the test's gate).
+  const gate = join(h.tm.root, 'gate');
+  const hook = join(h.tm.remote, 'hooks', 'pre-receive');
+  writeFileSync(hook, `#!/bin/sh\nwhile [ ! -e "${gate}" ]; do sleep 0.05; done\n`);
+  chmodSync(hook, 0o755);
+  t.teardown(() => writeFileSync(gate, ''));
+  const k = await h.keep();
+  await eventually(() => h.clock.sleeping() > 0, 10_000, 'the keeper to wait');
+  h.clock.advance(LEASE / 3 + 1);
+  await eventually(() => h.clock.sleeping() > 0, 20_000, 'the renewal to be under way, its deadline set');
+  t.same(h.unkept, [], 'not yet');
+  h.clock.advance(LEASE / 3);
+  await eventually(() => h.unkept.length > 0, 20_000, 'the keeper to stop the agent while the push hangs');
+  t.match(h.unkept[0], { lost: false, reason: /could not be renewed in time/ });
+  writeFileSync(gate, '');
+  await k.end();
 });
