@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileAtomicSync } from './fsutil.js';
 import { join } from 'node:path';
 import { randomId } from './ids.js';
 import { thisHost } from './proc.js';
@@ -14,6 +15,7 @@ export interface Place {
 }
 
 const ids = new Map<string, string>();
+const VALID = /^[a-z0-9]{8,64}$/;
 
 /** This clone's id, drawn on first use; linked worktrees share it (it lives in the common git dir). */
 export function cloneId(lazyDir: string): string {
@@ -26,15 +28,25 @@ export function cloneId(lazyDir: string): string {
   } catch {
     /* not drawn yet */
   }
-  if (!/^[a-z0-9]{8,64}$/.test(id)) {
+  if (!VALID.test(id)) {
     mkdirSync(lazyDir, { recursive: true });
+    // Written whole, then linked into place: two first commands racing agree on the first id, and neither
+    // ever reads a half-written one.
+    const temp = `${file}.${process.pid}.${randomId(8)}`;
+    writeFileSync(temp, `${randomId(16)}\n`);
     try {
-      // 'wx': two first commands racing agree on the first id written.
-      writeFileSync(file, `${randomId(16)}\n`, { flag: 'wx' });
+      linkSync(temp, file);
     } catch {
-      /* drawn meanwhile */
+      /* drawn meanwhile (or a bad one is there: it is replaced below) */
+    } finally {
+      rmSync(temp, { force: true });
     }
     id = readFileSync(file, 'utf8').trim();
+    if (!VALID.test(id)) {
+      // Not an id (a file broken by hand): drawn again, in place.
+      id = randomId(16);
+      writeFileAtomicSync(file, `${id}\n`);
+    }
   }
   ids.set(lazyDir, id);
   return id;

@@ -11,7 +11,20 @@ export interface ProcIdentity {
   pid: number;
   /** Start time in clock ticks since boot (field 22 of /proc/<pid>/stat). */
   start_ticks: number | null;
+  /** The pid namespace the pid belongs to (/proc/<pid>/ns/pid): a container's pids mean nothing outside it. */
+  pid_ns?: string | null;
 }
+
+/** The pid namespace of a process (`pid:[4026531836]`), or null where /proc does not say. */
+function pidNs(pid: number | 'self'): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return null;
+  }
+}
+let selfNsCache: string | null | undefined;
+const selfNs = () => (selfNsCache === undefined ? (selfNsCache = pidNs('self')) : selfNsCache);
 
 let bootIdCache: string | null | undefined;
 export function bootId(): string | null {
@@ -65,29 +78,32 @@ export const isThisProcess = (id: ProcIdentity) => id.pid === process.pid && sam
 export const selfIdentity = (): ProcIdentity => identityOf(process.pid);
 
 export function identityOf(pid: number): ProcIdentity {
-  return { host: thisHost(), boot_id: bootId(), pid, start_ticks: procStat(pid)?.start ?? null };
+  return { host: thisHost(), boot_id: bootId(), pid, start_ticks: procStat(pid)?.start ?? null, pid_ns: pidNs(pid) };
 }
 
-/** Whether an identity was recorded under this very boot of this machine (then its pid and start time mean something here). */
+/**
+ * Whether an identity's pid and start time mean something here: recorded under this very boot of this kernel, in
+ * this pid namespace (a container beside us, or the host around us, shares the boot but not the pids).
+ */
 export function sameBoot(id: ProcIdentity): boolean {
   const boot = bootId();
-  return boot && id.boot_id ? boot === id.boot_id : id.host === thisHost();
+  const kernel = boot && id.boot_id ? boot === id.boot_id : id.host === thisHost();
+  return kernel && (!id.pid_ns || !selfNs() || id.pid_ns === selfNs());
 }
 
 export type Liveness = 'alive' | 'dead' | 'unknown';
 
 /**
- * 'unknown' means this machine cannot judge: no /proc to prove identity, or another host with no boot
- * id to compare. Callers must treat 'unknown' as "leave it alone". Identities live only in a clone's
- * own files, so with boot ids on both sides the host name plays no part: a container recreated under
- * a new name still judges what its clone's dead processes left (a same-boot pid is checked by its
- * start time, another boot's is gone).
+ * 'unknown' means this process cannot judge: no /proc to prove identity, another pid namespace (a container
+ * beside this one, or the host around it, on the same clone), or another host under another boot. Callers must
+ * treat 'unknown' as "leave it alone" (a run's supervisor is then judged by its heartbeat: lib/reconcile/dead-run.ts).
+ * Within one kernel and pid namespace the host name plays no part: an identity recorded under an older name
+ * (LAZY_HOST changed) is checked by its pid and start time.
  */
 export function liveness(id: ProcIdentity): Liveness {
   const boot = bootId();
-  if (boot && id.boot_id) {
-    if (boot !== id.boot_id) return 'dead';
-  } else if (id.host !== thisHost()) return 'unknown';
+  if (boot && id.boot_id && boot !== id.boot_id) return id.host === thisHost() ? 'dead' : 'unknown';
+  if (!sameBoot(id)) return 'unknown';
   if (id.start_ticks === null || boot === null) {
     try {
       process.kill(id.pid, 0);

@@ -96,6 +96,7 @@ export async function claimTask(
           run: rec.id,
           host,
           clone,
+          lease_ms: deps.leaseMs,
           until,
           renewed_at: new Date(deps.now()).toISOString(),
         };
@@ -127,7 +128,7 @@ export async function claimTask(
           branch_tip: branch ?? seen.branch,
         };
         saveClaim(repo.lazyDir, state);
-        saveLease(repo.lazyDir, pick.id, { lease, until });
+        saveLease(repo.lazyDir, pick.id, { run: rec.id, lease, until });
       },
     });
     return { kind: 'claimed', claim: state!, view, ms: won - t0, push_ms: won - pushed };
@@ -154,6 +155,7 @@ async function recordTakeover(deps: FleetDeps, pick: Pick): Promise<TaskView> {
         {
           run: dead.run,
           host: dead.host,
+          clone: dead.clone,
           details: { lease_expired: { host: dead.host, run: dead.run, until: dead.until } },
         },
         'system',

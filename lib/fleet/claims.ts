@@ -35,6 +35,8 @@ export interface ClaimState {
 
 /** The lease file: the last lease pushed for the claim, and when it runs out. */
 export interface HeldLease {
+  /** The run the lease is for: a file another claim of the task left behind is never taken for this one's. */
+  run: string;
   lease: string;
   until: string;
 }
@@ -79,7 +81,7 @@ export function readClaim(lazyDir: string, id: string): ClaimState | null {
 
 function withLease(lazyDir: string, c: ClaimState): ClaimState {
   const held = readLeaseFile(lazyDir, c.task);
-  return held ? { ...c, lease: held.lease, until: held.until } : c;
+  return held && held.run === c.run ? { ...c, lease: held.lease, until: held.until } : c;
 }
 
 /** Every claim this clone's worker holds (or held when it was killed). */

@@ -1,5 +1,8 @@
 import { now, sleep } from '../core/clock.js';
-import { readClaim } from './claims.js';
+import { readClaim, saveClaim } from './claims.js';
+import { pull } from '../sync/sync.js';
+import { branchRef } from '../sync/submit-push.js';
+import { taskRef } from '../store/layout.js';
 import { releaseHeld, renewalDue, renewDue } from './running.js';
 import { liveness } from '../core/proc.js';
 import { leaseMsOf, type FleetDeps } from './deps.js';
@@ -25,6 +28,9 @@ export interface Keeping {
    */
   release(): Promise<string | null>;
 }
+
+/** How often a release the remote turned away (it moved meanwhile) is pulled and pushed again. */
+const MAX_BEHIND = 5;
 
 /** How long to wait before trying a renewal the remote could not take again. */
 const retryMs = (leaseMs: number) => Math.max(50, Math.min(2000, leaseMs / 30));
@@ -96,12 +102,23 @@ async function releaseOrphan(deps: FleetDeps, task: string, run: string): Promis
   // While its worker lives, the worker releases (it pulls and pushes again when the remote moved).
   if (!c || c.run !== run || !c.worker || liveness(c.worker) !== 'dead') return null;
   try {
-    const out = await releaseHeld(deps, task, run);
-    if (out.kind === 'released')
-      return `its worker is gone: the claim is released here (the outcome pushed to ${c.remote})`;
-    if (out.kind === 'gone') return null;
-    if (out.kind === 'lost') return 'its worker is gone, and the claim was lost meanwhile: nothing pushed';
-    return `its worker is gone and ${c.remote} moved meanwhile: the claim is left for its lease to lapse`;
+    for (let tries = 0; tries < MAX_BEHIND; tries++) {
+      const out = await releaseHeld(deps, task, run);
+      if (out.kind === 'released')
+        return `its worker is gone: the claim is released here (the outcome pushed to ${c.remote})`;
+      if (out.kind === 'gone') return null;
+      if (out.kind === 'lost') return 'its worker is gone, and the claim was lost meanwhile: nothing pushed';
+      // The remote moved (a teammate's comment): pulled in and merged, as the worker would, then pushed again.
+      const { tips } = await pull({ repo: deps.repo, reader: deps.store.reader }, c.remote);
+      const cur = readClaim(deps.repo.lazyDir, task);
+      if (!cur || cur.run !== run) return null;
+      saveClaim(deps.repo.lazyDir, {
+        ...cur,
+        task_tip: tips.get(taskRef(task)) ?? cur.task_tip,
+        branch_tip: tips.get(branchRef(task)) ?? null,
+      });
+    }
+    return `its worker is gone and ${c.remote} kept moving: the claim is left for its lease to lapse`;
   } catch (e) {
     return `its worker is gone, and the release failed: ${(e as Error).message}`;
   }

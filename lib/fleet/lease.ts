@@ -18,6 +18,8 @@ export interface LeaseDoc {
   host: string;
   /** The clone the claiming worker runs in (lib/core/place.ts): with the host, who holds the claim. */
   clone?: string;
+  /** The length its worker renews it by: a worker with a shorter work.lease_seconds still judges it by this. */
+  lease_ms?: number;
   /** When the lease expires: a claim whose lease is past belongs to a dead worker. */
   until: string;
   renewed_at: string;

@@ -22,6 +22,9 @@ export { startable, resumable };
 /** How far past a fresh lease's end another machine's clock may put a sound lease's `until`. */
 export const SKEW_MS = 60_000;
 
+/** The longest lease length a lease may claim for itself (a day): beyond it, only this worker's own counts. */
+export const MAX_LEASE_MS = 24 * 3600_000;
+
 /**
  * Why a lease can be neither renewed nor taken over by any worker (a person breaks it: lazy stop --force), or null
  * for a sound one: unreadable, naming another task, or running out later than any renewal could have set.
@@ -30,7 +33,9 @@ export function leaseFault(id: string, lease: Lease, nowMs: number, leaseMs: num
   if (!lease.doc) return 'its lease is unreadable';
   if (lease.doc.task !== id) return `its lease names task ${lease.doc.task}`;
   const until = Date.parse(lease.doc.until);
-  if (!(until <= nowMs + leaseMs + SKEW_MS)) return `its lease runs until ${lease.doc.until}, past any renewal`;
+  // Judged by the longer of this worker's lease and the one the lease says it is renewed by (up to a day).
+  const span = Math.max(leaseMs, Math.min(lease.doc.lease_ms ?? 0, MAX_LEASE_MS));
+  if (!(until <= nowMs + span + SKEW_MS)) return `its lease runs until ${lease.doc.until}, past any renewal`;
   return null;
 }
 

@@ -10,7 +10,8 @@ import { revParse } from '../workspace/worktree.js';
 import { taskBranch } from '../workspace/branch.js';
 import { isAncestor } from '../workspace/target-tips.js';
 import { branchRef } from '../sync/submit-push.js';
-import { leaseRef, writeLease } from './lease.js';
+import { leaseRef, readLease, writeLease } from './lease.js';
+import { git } from '../core/git.js';
 import { casPush, type RefUpdate } from './claim.js';
 import { dropClaim, readClaim, saveLease, type ClaimState } from './claims.js';
 import { withLock } from '../core/lock.js';
@@ -32,17 +33,36 @@ export async function renew(deps: FleetDeps, c: ClaimState): Promise<'renewed' |
     run: c.run,
     host: c.host,
     ...(c.clone ? { clone: c.clone } : {}),
+    lease_ms: deps.leaseMs,
     until,
     renewed_at: new Date(now).toISOString(),
   };
   const lease = await writeLease(deps.repo, doc, c.lease, await deps.store.person());
   const v = await casPush(deps.repo, deps.remote, [{ ref: leaseRef(c.task), next: lease, expected: c.lease }]);
   if (v.raced) return 'retry';
-  if (!v.ok) return 'lost';
+  if (!v.ok) return (await adoptOwnLease(deps, c)) ? 'retry' : 'lost';
   c.lease = lease;
   c.until = until;
-  saveLease(deps.repo.lazyDir, c.task, { lease, until });
+  saveLease(deps.repo.lazyDir, c.task, { run: c.run, lease, until });
   return 'renewed';
+}
+
+/**
+ * A refused push whose lease on the remote is still this run's: an earlier renewal landed but was never
+ * acknowledged (the connection dropped, the process died before it saved it). It is taken as the claim's lease
+ * (true); anything else on the remote (another run's lease, none) means the claim is lost (false).
+ */
+async function adoptOwnLease(deps: FleetDeps, c: ClaimState): Promise<boolean> {
+  const r = await git(['ls-remote', deps.remote, leaseRef(c.task)], { cwd: deps.repo.cwd, allowFail: true });
+  const oid = r.code === 0 ? r.stdout.split('\t')[0]?.trim() : '';
+  if (!oid || oid === c.lease) return false;
+  // Only a lease this clone wrote can be read here without a fetch: another machine's is not ours anyway.
+  const doc = await readLease(deps.store.reader.objects, oid);
+  if (!doc || doc.task !== c.task || doc.run !== c.run) return false;
+  c.lease = oid;
+  c.until = doc.until;
+  saveLease(deps.repo.lazyDir, c.task, { run: c.run, lease: oid, until: doc.until });
+  return true;
 }
 
 /** When a claim's lease is renewed: once a third of it has passed. */
@@ -124,7 +144,8 @@ export async function release(deps: FleetDeps, c: ClaimState): Promise<Released>
     return { kind: 'released', tip, branch, ...(skipped ? { branch_skipped: skipped } : {}) };
   }
   if (v.raced) return { kind: 'behind', refs: [] };
-  return v.stale.includes(leaseRef(c.task)) ? { kind: 'lost' } : { kind: 'behind', refs: v.stale };
+  if (v.stale.includes(leaseRef(c.task)) && !(await adoptOwnLease(deps, c))) return { kind: 'lost' };
+  return { kind: 'behind', refs: v.stale };
 }
 
 /**

@@ -67,17 +67,22 @@ function lostRuns(changelog: readonly StatusEntry[]): Set<string> {
 /** Crashes in a row since the last completed turn or human intervention (the circuit breaker's input). */
 export function consecutiveInterruptions(applied: readonly StatusEntry[]): number {
   let n = 0;
+  let unkept = 0;
   for (const e of applied) {
-    // A claim its live worker could not keep is no crash of the task's (lib/fleet/keeper.ts).
-    if (e.to === 'interrupted' && e.trigger === 'turn_crashed' && !e.details?.claim_unkept) n++;
-    else if (
+    // A claim its live worker could not keep (lib/fleet/keeper.ts) is no crash of the task's, once: one that keeps
+    // happening (a remote that refuses every renewal) counts from the second, so the breaker still ends the cycle.
+    if (e.to === 'interrupted' && e.trigger === 'turn_crashed') {
+      if (!e.details?.claim_unkept || ++unkept > 1) n++;
+    } else if (
       e.trigger === 'turn_complete' ||
       e.trigger === 'resume' ||
       e.trigger === 'unblock' ||
       e.trigger === 'answer' ||
       e.trigger === 'queue' // a person sending a crashed task back to the fleet, as resume does here
-    )
+    ) {
       n = 0;
+      unkept = 0;
+    }
   }
   return n;
 }

@@ -22,8 +22,9 @@ export async function reportPinnedClaims(p: Pass, views: TaskView[], remotes: st
   const leaseMs = leaseMsOf(await p.app.config());
   for (const remote of remotes) {
     let leases;
+    let tips: Map<string, string>;
     try {
-      const tips = await remoteTips(p.app.repo, remote);
+      tips = await remoteTips(p.app.repo, remote);
       if (!claimed.some((v) => tips.has(taskRef(v.id)))) continue;
       await fetchObjects(p.app.repo, remote, false);
       leases = await readLeases(p.app.store.reader.objects, tips);
@@ -36,7 +37,9 @@ export async function reportPinnedClaims(p: Pass, views: TaskView[], remotes: st
       });
       continue;
     }
-    for (const pin of pinnedTasks(claimed, leases, now(), leaseMs))
+    // Judged only where this clone's view is the remote's (a task finished there and not pulled yet is not pinned).
+    const current = claimed.filter((v) => tips.get(taskRef(v.id)) === v.tip);
+    for (const pin of pinnedTasks(current, leases, now(), leaseMs))
       p.findings.push({
         level: 'error',
         code: 'pinned_claim',

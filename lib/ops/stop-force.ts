@@ -1,4 +1,4 @@
-import { pushRejected } from '../core/errors.js';
+import { notAllowed, pushRejected } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
 import { assertAllowed } from '../model/table.js';
 import { lastChange, type TaskView } from '../model/fold.js';
@@ -24,7 +24,7 @@ export interface BrokenClaim {
   lease: string | null;
 }
 
-export async function breakClaim(app: App, id: string): Promise<BrokenClaim> {
+export async function breakClaim(app: App, id: string, run: string | null): Promise<BrokenClaim> {
   const remote = await defaultRemote(app.repo).catch(() => null);
   const tips = remote ? (await pull(syncDeps(app, false), remote)).tips : new Map<string, string>();
   const lease = tips.get(leaseRef(id)) ?? null;
@@ -32,6 +32,15 @@ export async function breakClaim(app: App, id: string): Promise<BrokenClaim> {
   const before = (await app.store.view(id)).tip;
   const { view } = await app.store.mutate(id, 'stop', (d) => {
     assertAllowed('stop', d.view);
+    // The pull may have brought a fresh claim (a live worker took the task over): that one is not the person's to break.
+    if (d.view.current_run !== run)
+      throw notAllowed(
+        'stop',
+        d.view.status,
+        d.view.available_actions,
+        `task ${id} moved on while its claim was being broken (now run ${d.view.current_run ?? 'none'}); nothing changed: look again (lazy show ${id})`,
+        { task: id, run: d.view.current_run },
+      );
     const last = lastChange(d.view, 'working');
     d.transition('interrupted', 'stop', 'stopped by the user, breaking its claim', {
       ...(d.view.current_run ? { run: d.view.current_run } : {}),
@@ -49,9 +58,16 @@ export async function breakClaim(app: App, id: string): Promise<BrokenClaim> {
   if (!remote || !tips.has(taskRef(id))) return { task: view, remote, lease: null };
   const updates: RefUpdate[] = [{ ref: taskRef(id), next: view.tip, expected: tips.get(taskRef(id))! }];
   if (lease) updates.push({ ref: leaseRef(id), next: null, expected: lease });
-  const v = await casPush(app.repo, remote, updates);
+  const undo = () => casRef(app.repo.cwd, taskRef(id), before, view.tip, `lazy: stop ${id}: not pushed`);
+  let v;
+  try {
+    v = await casPush(app.repo, remote, updates);
+  } catch (e) {
+    await undo(); // unreachable: nothing changes here either
+    throw e;
+  }
   if (!v.ok) {
-    await casRef(app.repo.cwd, taskRef(id), before, view.tip, `lazy: stop ${id}: the remote moved`);
+    await undo();
     throw pushRejected(
       `task ${id}: the remote moved while its claim was broken (${v.stale.join(', ') || 'busy'}); nothing changed, ` +
         `run lazy stop ${id} --force again`,

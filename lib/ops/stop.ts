@@ -28,9 +28,10 @@ export async function stopTask(app: App, idArg: string, o: { force?: boolean } =
   const run = view.current_run ? readRun(app.repo.lazyDir, view.current_run) : undefined;
   const last = lastChange(view);
   const here = placeOf(app.repo);
-  // A turn of another clone (on this machine or another) is that clone's to stop; --force breaks its claim.
-  if (!run && last?.host && !madeHere(last, here)) {
-    if (!o.force) {
+  // A turn of another clone (on this machine or another) is that clone's to stop; --force breaks its claim,
+  // and so it does for a turn of this clone whose run is gone while the remote still holds its lease.
+  if (!run && ((last?.host && !madeHere(last, here)) || o.force)) {
+    if (!o.force && last?.host) {
       const where = placeName(last, here);
       throw notAllowed(
         'stop',
@@ -41,7 +42,7 @@ export async function stopTask(app: App, idArg: string, o: { force?: boolean } =
       );
     }
     const { breakClaim } = await import('./stop-force.js');
-    const b = await breakClaim(app, id);
+    const b = await breakClaim(app, id, view.current_run);
     return { task: b.task, signal: 'none', waited_ms: 0, broken: { remote: b.remote, lease: b.lease } };
   }
   if (last?.trigger === 'ask' && (last.from === 'blocked' || last.from === 'conflict')) {

@@ -264,6 +264,8 @@ class Worker {
   }
 
   private async pullOnce(): Promise<void> {
+    // Only claims made before the fetch are judged by it: one pushed meanwhile is not in its tips.
+    const before = new Set([...this.running.values()].map((r) => r.run));
     const { tips, rejected } = await pull(syncDeps(this.app, false), this.deps.remote);
     await this.known.refresh(
       tips,
@@ -272,7 +274,7 @@ class Worker {
     this.namePinned();
     for (const r of [...this.running.values()]) {
       const c = readClaim(this.app.repo.lazyDir, r.task);
-      if (r.releasing || !c) continue;
+      if (r.releasing || !c || !before.has(r.run)) continue;
       // Still ours while the remote holds the lease we last pushed, or a later one naming this run (its
       // supervisor renewed it since the fetch); a lease gone or naming another run was taken over.
       const tip = this.known.tips.get(leaseRef(r.task));
@@ -308,8 +310,13 @@ class Worker {
         continue;
       }
       if (this.stopping === 'now' && !r.stopping) await this.stopTurn(r);
-      if (await this.ended(c)) await this.finish(r, c);
-      else if ((await renewDue(this.deps, r.task, r.run)) === 'lost') await this.lose(r, c);
+      try {
+        if (await this.ended(c)) await this.finish(r, c);
+        else if ((await renewDue(this.deps, r.task, r.run)) === 'lost') await this.lose(r, c);
+      } catch (e) {
+        // The lease's lock held long (its supervisor's renewal push hanging): the next tick tries again.
+        if (!(e instanceof LazyError) || e.code !== 'busy') throw e;
+      }
     }
   }
 

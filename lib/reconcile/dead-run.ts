@@ -1,8 +1,9 @@
 import { liveness, type ProcIdentity } from '../core/proc.js';
-import { now } from '../core/clock.js';
+import { fileSystemNow, now } from '../core/clock.js';
 import type { ActiveMarker } from '../store/markers.js';
 import type { ChangeView } from '../model/views.js';
-import type { RunRecord } from '../agents/runs.js';
+import { runDir, runFiles, type RunRecord } from '../agents/runs.js';
+import { statSync } from 'node:fs';
 
 // Whether a turn marker's run can still be finished by a process of its own: one judgement, so every command's
 // reconcile and lazy doctor (lib/ops/doctor-markers.ts) agree on which turns are dead. A live process is never
@@ -13,6 +14,27 @@ export type Gone = (p: ProcIdentity) => boolean;
 
 /** Reconcile's standard: dead by this machine's own check of its identity ('unknown', another host: leave it). */
 export const deadHere: Gone = (p) => liveness(p) === 'dead';
+
+/** How long a supervisor's heartbeat (touched every 2 s) may be silent before one nobody can check is gone. */
+export const SILENT_MS = 60_000;
+
+/**
+ * Reconcile's standard for a run: dead here, or a supervisor this process cannot check (another pid namespace:
+ * a container recreated with its clone, or one beside this one) whose heartbeat has been silent for SILENT_MS by
+ * the file system's clock. A live supervisor anywhere on this clone's disk keeps its heartbeat fresh.
+ */
+export const deadOrSilent =
+  (lazyDir: string, rec: RunRecord | undefined): Gone =>
+  (p) => {
+    const l = liveness(p);
+    if (l !== 'unknown') return l === 'dead';
+    if (!rec?.supervisor || p !== rec.supervisor) return false;
+    try {
+      return fileSystemNow() - statSync(runFiles(runDir(lazyDir, rec.id)).heartbeat).mtimeMs > SILENT_MS;
+    } catch {
+      return false;
+    }
+  };
 
 /**
  * A launch's own steps finish within this: a supervisor it spawned records itself (its first act), and the commit

@@ -38,7 +38,7 @@ import type { Outcome } from '../agents/supervisor/outcome-types.js';
 import { now } from '../core/clock.js';
 import { clearStaleLocks } from '../core/lock.js';
 import { isTaskId } from '../core/ids.js';
-import { LAUNCH_GRACE_MS, runGone, tookRun } from './dead-run.js';
+import { deadOrSilent, LAUNCH_GRACE_MS, runGone, tookRun } from './dead-run.js';
 
 // Reconcile runs at the start of every command. There is no daemon: this is where a
 // finished turn is recorded if its supervisor could not, a dead supervisor is noticed,
@@ -108,7 +108,7 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   let outcome = rec ? readOutcome(lazyDir, m.run) : undefined;
   if (!rec || !outcome) {
     // Alive, a supervisor still starting, or another machine's (a claim mid-push lives): not ours to judge.
-    if (!runGone(m, rec)) return;
+    if (!runGone(m, rec, deadOrSilent(lazyDir, rec))) return;
     // A launch killed before its commit (or before it wrote the run): nothing ran, and there is nothing to record.
     if (!rec || (!rec.supervisor && !tookRun(await deps.store.view(m.task), m.run))) {
       if (rec && now() - Date.parse(rec.created_at) < LAUNCH_GRACE_MS) return; // its commit may still land

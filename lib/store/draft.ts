@@ -90,7 +90,7 @@ export class Draft {
     to: Status,
     trigger: Trigger,
     reason: string,
-    extra: Partial<Pick<StatusEntry, 'run' | 'host' | 'details'>> = {},
+    extra: Partial<Pick<StatusEntry, 'run' | 'host' | 'clone' | 'details'>> = {},
     actor?: Actor,
   ): StatusEntry {
     const who = actor ?? this.ctx.actor;
@@ -102,9 +102,12 @@ export class Draft {
         `cannot ${trigger.replace(/_/g, ' ')} a task that is ${this.current} (→ ${to} is not a valid transition)`,
       );
     }
-    // A move that names its host is made here, in this clone.
-    const place = extra.host !== undefined ? { clone: this.ctx.clone } : {};
-    const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...extra, ...place };
+    // A move that names its host names its clone: this one, unless the caller names another's (a takeover
+    // records the dead worker's run where it ran).
+    const { clone, ...rest } = extra;
+    const place =
+      'clone' in extra ? (clone ? { clone } : {}) : extra.host !== undefined ? { clone: this.ctx.clone } : {};
+    const e: StatusEntry = { ...this.stamp(who), from: this.current, to, trigger, reason, ...rest, ...place };
     this.changes.push(e);
     this.current = to;
     return e;

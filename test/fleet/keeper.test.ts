@@ -37,7 +37,7 @@ async function held(t: Test) {
   t.ok((await m.as(() => casPush(deps.repo, 'origin', [{ ref: leaseRef(TASK), next: lease, expected: null }]))).ok);
   const claim = { task: TASK, run: RUN, remote: 'origin', host: 'box', lease, until, lease_ms: LEASE };
   saveClaim(deps.repo.lazyDir, { ...claim, task_tip: 'a'.repeat(40), branch_tip: null });
-  saveLease(deps.repo.lazyDir, TASK, { lease, until });
+  saveLease(deps.repo.lazyDir, TASK, { run: RUN, lease, until });
   const unkept: Unkept[] = [];
   const keep = () =>
     withClock(clock, () =>
@@ -128,4 +128,39 @@ t.test('a renewal push that hangs does not outlast the deadline: the agent is st
   t.match(h.unkept[0], { lost: false, reason: /could not be renewed in time/ });
   writeFileSync(gate, '');
   await k.end();
+});
+
+t.test("a renewal that landed unacknowledged is still this run's: adopted, not a lost claim", async (t) => {
+  const h = await held(t);
+  // A renewal pushed (its object written here) whose answer never came: the claim on disk still names the old lease.
+  const landed = await h.m.as(async () =>
+    writeLease(
+      h.deps.repo,
+      { task: TASK, run: RUN, host: 'box', until: iso(h.clock.now() + LEASE), renewed_at: iso(h.clock.now()) },
+      h.lease,
+      await h.deps.store.person(),
+    ),
+  );
+  t.ok(
+    (await h.m.as(() => casPush(h.deps.repo, 'origin', [{ ref: leaseRef(TASK), next: landed, expected: h.lease }]))).ok,
+  );
+  const k = await h.keep();
+  await eventually(() => h.clock.sleeping() > 0, 10_000, 'the keeper to wait');
+  h.clock.advance(LEASE / 3 + 1);
+  await eventually(() => readClaim(h.deps.repo.lazyDir, TASK)!.lease === landed, 20_000, 'the landed lease adopted');
+  t.same(h.unkept, [], 'not taken for a lost claim');
+  // Time runs again: the keeper's short pause before it tries again passes, two seconds before its deadline.
+  h.clock.resume();
+  await eventually(
+    () => ![h.lease, landed].includes(h.remoteLease()),
+    20_000,
+    'a renewal on top of the one that landed',
+  );
+  await k.end();
+  t.same(h.unkept, [], 'the claim was kept');
+  t.equal(
+    readClaim(h.deps.repo.lazyDir, TASK)!.lease,
+    h.remoteLease(),
+    'and the claim names the lease the remote holds',
+  );
 });

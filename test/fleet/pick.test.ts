@@ -164,6 +164,17 @@ t.test('a lease no worker can renew or take over pins its task: named, never tak
     ['eeee0007', undefined, 'its lease is gone'],
   ];
   for (const [id, l, why] of rows) if (l) t.equal(leaseFault(id, l, NOW, LEASE), why, `${id}: ${why ?? 'sound'}`);
+  // A worker renewing by a longer lease than this one's says so in its lease (up to a day): judged by that.
+  const longer = (until: number, lease_ms: number): Lease => ({
+    oid: 'c'.repeat(40),
+    doc: { ...lease('eeee0009', until).doc!, lease_ms },
+  });
+  t.equal(leaseFault('eeee0009', longer(NOW + 2 * LEASE, 2 * LEASE), NOW, LEASE), null, 'a longer lease, as it says');
+  t.match(
+    leaseFault('eeee0009', longer(NOW + 10 * 86_400_000, 10 * 86_400_000), NOW, LEASE),
+    /past any renewal/,
+    'a lease that claims ten days is judged by a day at most',
+  );
   const views = rows.map(([id]) => working(id));
   const leases = new Map(rows.filter((r) => r[1]).map(([id, l]) => [id, l!]));
   t.same(

@@ -188,6 +188,47 @@ t.test(
       t.equal(consecutiveInterruptions(replayStatus(log).applied), n, `${pins}: ${n}`);
       t.equal(view({ changelog: log }).consecutive_interruptions, n, `${pins}: the view carries ${n}`);
     }
+    // Issue 27: a claim its live worker could not keep (claim_unkept) is forgiven once in a row, then counts.
+    const unkept = (log: StatusEntry[], ...at: number[]) => {
+      for (const i of at) log[i]!.details = { claim_unkept: true };
+      return log;
+    };
+    const unkeptRows: [string, StatusEntry[], number][] = [
+      ['one unkept claim is no crash', unkept(walk(['working', 'start'], crash), 2), 0],
+      ['an unkept claim and a crash: one', unkept(walk(['working', 'start'], crash, auto, crash), 2), 1],
+      [
+        'unkept again and again: from the second',
+        unkept(walk(['working', 'start'], crash, auto, crash, auto, crash), 2, 4, 6),
+        2,
+      ],
+      [
+        'four unkept in a row trip the breaker',
+        unkept(walk(['working', 'start'], crash, auto, crash, auto, crash, auto, crash), 2, 4, 6, 8),
+        3,
+      ],
+      [
+        'a completed turn forgives the next one again',
+        unkept(
+          walk(
+            ['working', 'start'],
+            crash,
+            auto,
+            crash,
+            auto,
+            ['blocked', 'turn_complete'],
+            ['working', 'unblock'],
+            crash,
+          ),
+          2,
+          4,
+          8,
+        ),
+        0,
+      ],
+    ];
+    for (const [pins, log, n] of unkeptRows) {
+      t.equal(consecutiveInterruptions(replayStatus(log).applied), n, `${pins}: ${n}`);
+    }
   },
 );
 
