@@ -1,13 +1,11 @@
 import t from 'tap';
-import { sandbox, cli } from '../helpers/env.js';
-import { openRepo } from '../../lib/core/repo.js';
-import { Store } from '../../lib/store/store.js';
+import { sandbox } from '../helpers/env.js';
+import { runRecord, workingTask } from '../helpers/outcome-run.js';
 import { MAX_DOCUMENT_BYTES } from '../../lib/store/yaml.js';
 import { applyOutcome, outcomeText } from '../../lib/agents/supervisor/outcome.js';
 import { fitOutcome } from '../../lib/agents/supervisor/fit.js';
 import type { RunRecord } from '../../lib/agents/runs.js';
 import type { Outcome } from '../../lib/agents/supervisor/outcome-types.js';
-import { identityOf } from '../../lib/core/proc.js';
 
 // Issue 27: what an agent reports is stored in the turn that records its run. A person's text over
 // the limit is refused; an agent's cannot be (the turn must be recorded), so it is cut to fit, and
@@ -15,37 +13,8 @@ import { identityOf } from '../../lib/core/proc.js';
 
 const RUN = 'r0000001';
 
-async function working(sb: ReturnType<typeof sandbox>) {
-  process.env.GIT_AUTHOR_NAME = 'Ada Lovelace';
-  process.env.GIT_AUTHOR_EMAIL = 'ada@example.com';
-  const id = await cli(sb).create('a long report', '--accept', 'x');
-  const store = new Store(await openRepo(sb.dir), 'human');
-  t.teardown(() => store.close());
-  await store.mutate(id, 'start', (d) => {
-    d.turn({ role: 'human', kind: 'prompt', content: 'go', feedback: 'pending', run: RUN });
-    d.transition('working', 'start', 'started', { run: RUN, host: 'here' });
-  });
-  return { id, store };
-}
-
-const rec = (id: string): RunRecord => ({
-  id: RUN,
-  task: id,
-  kind: 'work',
-  turn: 1,
-  session: 's0000000',
-  agent: { name: 'fake', adapter: 'command', command: ['x'] },
-  agent_session_id: null,
-  worktree: '/nonexistent',
-  base: 'main',
-  merge_upstream: null,
-  consumes: [],
-  restore: null,
-  created_at: new Date().toISOString(),
-  host: 'here',
-  launcher: identityOf(process.pid),
-  supervisor: null,
-});
+const working = (sb: ReturnType<typeof sandbox>) => workingTask(sb, RUN, 'a long report', (f) => t.teardown(f));
+const rec = (id: string): RunRecord => runRecord(id, RUN);
 
 /** Short lines are what YAML grows most: each one of a block is indented. */
 const lines = (bytes: number) => 'ok\n'.repeat(Math.floor(bytes / 3));

@@ -1,47 +1,15 @@
 import t from 'tap';
-import { sandbox, cli } from '../helpers/env.js';
-import { openRepo } from '../../lib/core/repo.js';
-import { Store } from '../../lib/store/store.js';
+import { sandbox } from '../helpers/env.js';
+import { runRecord, workingTask } from '../helpers/outcome-run.js';
 import { applyOutcome } from '../../lib/agents/supervisor/outcome.js';
-import type { RunRecord } from '../../lib/agents/runs.js';
 import type { Outcome } from '../../lib/agents/supervisor/outcome-types.js';
-import { identityOf } from '../../lib/core/proc.js';
 
 t.jobs = 4;
 
 // Recording outcomes against real task refs, through the store's own write protocol.
 
-async function working(sb: ReturnType<typeof sandbox>, run: string) {
-  process.env.GIT_AUTHOR_NAME = 'Ada Lovelace';
-  process.env.GIT_AUTHOR_EMAIL = 'ada@example.com';
-  const id = await cli(sb).create('outcomes', '--accept', 'x');
-  const store = new Store(await openRepo(sb.dir), 'human');
-  t.teardown(() => store.close());
-  await store.mutate(id, 'start', (d) => {
-    d.turn({ role: 'human', kind: 'prompt', content: 'go', feedback: 'pending', run });
-    d.transition('working', 'start', 'started', { run, host: 'here' });
-  });
-  return { id, store };
-}
-
-const rec = (id: string, run: string): RunRecord => ({
-  id: run,
-  task: id,
-  kind: 'work',
-  turn: 1,
-  session: 's0000000',
-  agent: { name: 'fake', adapter: 'command', command: ['x'] },
-  agent_session_id: null,
-  worktree: '/nonexistent',
-  base: 'main',
-  merge_upstream: null,
-  consumes: [],
-  restore: null,
-  created_at: new Date().toISOString(),
-  host: 'here',
-  launcher: identityOf(process.pid),
-  supervisor: null,
-});
+const working = (sb: ReturnType<typeof sandbox>, run: string) => workingTask(sb, run, 'outcomes', (f) => t.teardown(f));
+const rec = runRecord;
 
 const done = (id: string, run: string): Outcome => ({
   run,
