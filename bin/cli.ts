@@ -7,6 +7,7 @@ import { usageError } from '../lib/core/errors.js';
 import { terminalColumns } from '../lib/core/env.js';
 import { COMMANDS, commandSpecs, globalOptions, HELP_DESCRIBE, valuedOptions, VERSION_DESCRIBE } from './registry.js';
 import { findSpec, positionalWords } from './spec.js';
+import { nearest } from '../lib/core/nearest.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
 // bin/lazy.cjs loads the bundle of this file and calls main().
@@ -54,13 +55,27 @@ async function completeWords(argv: string[], call: Call): Promise<number> {
 function helpArgv(argv: string[]): string[] {
   const words = positionalWords(argv, globalValued());
   if (!words.length) return argv.some((w) => /^--(help|version)$|^-h$/.test(w)) ? argv : [...argv, '--help'];
-  if (words[0] !== 'help') return argv;
-  const named = words[1];
-  if (named !== undefined && !findSpec(commandSpecs(), named)) {
-    throw usageError(`no such command: ${named}`, { hint: 'lazy --help lists the commands' });
+  if (words[0] !== 'help') {
+    if (!findSpec(commandSpecs(), words[0])) throw unknownCommand(words[0]!);
+    return argv;
   }
+  const named = words[1];
+  if (named !== undefined && !findSpec(commandSpecs(), named)) throw unknownCommand(named);
   const rest = argv.filter((w, i) => i !== argv.indexOf('help'));
   return [...rest, '--help'];
+}
+
+/** A word that names no command, said so with the nearest one (yargs' "Unknown argument" names neither). */
+function unknownCommand(word: string): Error {
+  const names = commandSpecs()
+    .filter((s) => s.describe !== false)
+    .flatMap((s) => [s.name, ...s.aliases]);
+  const near = nearest(word, names)!;
+  return usageError(`unknown command '${word}'; the nearest is '${near}'`, {
+    command: word,
+    nearest: near,
+    hint: 'lazy --help lists the commands',
+  });
 }
 
 /** Help fits the terminal: COLUMNS (as the shell exports it), else the terminal's width, else 80; never wider than 120. */

@@ -26,13 +26,61 @@ export interface WaitingOn {
   holder: ProcIdentity;
 }
 
+/** A retry in progress: the supervisor's sleep before its next attempt, or the agent CLI's own (api_retry). */
+export interface Retrying {
+  /** What is retried: "rate limit", "overloaded", … */
+  reason: string;
+  /** The attempt that comes next. */
+  attempt: number;
+  at: string;
+  /** When it is due; null when the agent did not say. */
+  until: string | null;
+}
+
 export type Substate =
-  { kind: 'agent'; message: string; at: string } | { kind: 'waiting_on'; task: string; since: string; seconds: number };
+  | { kind: 'agent'; message: string; at: string }
+  | { kind: 'waiting_on'; task: string; since: string; seconds: number }
+  | ({ kind: 'retrying' } & Retrying);
 
 const files = (lazyDir: string, run: string) => ({
   progress: join(runDir(lazyDir, run), 'progress.json'),
   waiting: join(runDir(lazyDir, run), 'waiting-on.json'),
+  retrying: join(runDir(lazyDir, run), 'retrying.json'),
 });
+
+const CLASS_WORDS: Record<string, string> = {
+  transient_overload: 'overloaded',
+  transient_network: 'network error',
+  transient_unreachable: 'endpoint unreachable',
+  unknown: 'unrecognised failure',
+};
+
+/** The few words a retry is shown with: the failure's text first (a 429 is a rate limit whatever its class), then its class. */
+export function retryReason(text: string, cls?: string): string {
+  if (/rate.?limit|\b429\b/i.test(text)) return 'rate limit';
+  if (/overload|\b529\b/i.test(text)) return 'overloaded';
+  return (cls && CLASS_WORDS[cls]) || progressLine(text).message.slice(0, 60) || 'error';
+}
+
+/**
+ * Records that the run is retrying; the retry's end (the next attempt, progress, the turn's end) clears it.
+ * Best effort, as a display: a file that cannot be written must not end the turn it describes.
+ */
+export function writeRetrying(lazyDir: string, run: string, r: Retrying): void {
+  try {
+    writeFileAtomicSync(files(lazyDir, run).retrying, JSON.stringify(r));
+  } catch {
+    /* shown as no substate */
+  }
+}
+
+export function clearRetrying(lazyDir: string, run: string): void {
+  try {
+    rmSync(files(lazyDir, run).retrying, { force: true });
+  } catch {
+    /* a record left behind is believed only while this run is the working task's current one */
+  }
+}
 
 /** One line: whitespace collapsed, controls escaped, at most PROGRESS_MAX characters (a cut is reported, never silent). */
 export function progressLine(raw: string): { message: string; truncated: boolean; length: number } {
@@ -61,7 +109,7 @@ export function beginWaitOn(lazyDir: string, run: string, task: string, at = now
   };
 }
 
-/** The substate of a task's running turn on this machine: a live wait first, then the last progress line. */
+/** The substate of a task's running turn on this machine: a retry first, then a live wait, then the last progress line. */
 export function substateOf(
   lazyDir: string,
   t: { status: string; current_run: string | null },
@@ -69,6 +117,9 @@ export function substateOf(
 ): Substate | null {
   if (t.status !== 'working' || !t.current_run) return null;
   const f = files(lazyDir, t.current_run);
+  const r = readJsonFile<Retrying>(f.retrying, 64 * 1024);
+  if (r && typeof r.reason === 'string' && typeof r.attempt === 'number')
+    return { kind: 'retrying', reason: r.reason, attempt: r.attempt, at: r.at, until: r.until ?? null };
   const w = readJsonFile<WaitingOn>(f.waiting, 64 * 1024);
   if (w && typeof w.task === 'string' && w.holder && liveness(w.holder) !== 'dead') {
     const seconds = Math.max(0, Math.round((at - Date.parse(w.since)) / 1000));
@@ -86,7 +137,10 @@ export function waitedFor(seconds: number): string {
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
-/** The words inside `working (…)`: "agent: running migration 3/7" or "waiting on ab12cd34 2m10s". */
-export function substateLabel(s: Substate): string {
-  return s.kind === 'agent' ? `agent: ${s.message}` : `waiting on ${s.task} ${waitedFor(s.seconds)}`;
+/** The words inside `working (…)`: "agent: running migration 3/7", "waiting on ab12cd34 2m10s" or "retrying: rate limit, attempt 2 in 20 s". */
+export function substateLabel(s: Substate, at = now()): string {
+  if (s.kind === 'agent') return `agent: ${s.message}`;
+  if (s.kind === 'waiting_on') return `waiting on ${s.task} ${waitedFor(s.seconds)}`;
+  const left = s.until === null ? null : Math.max(0, Math.ceil((Date.parse(s.until) - at) / 1000));
+  return `retrying: ${s.reason}, attempt ${s.attempt}${left === null ? '' : ` in ${left} s`}`;
 }

@@ -102,7 +102,16 @@ export function planResume(
   });
   const prev = previousEnd(d.view);
   const n = d.view.consecutive_interruptions;
-  d.transition('working', o.trigger, auto ? `auto-resume after crash ${n} of 3` : 'resumed', moveExtra(run), o.actor);
+  // What interrupted it: a usage limit, or an unkept fleet claim, is no crash and counts none (n is 0 then).
+  const why = lastChange(d.view, 'interrupted')?.trigger;
+  const reason = !auto
+    ? 'resumed'
+    : why === 'usage_limit'
+      ? "auto-resume after the agent's usage limit"
+      : n > 0
+        ? `auto-resume after crash ${n} of 3`
+        : 'auto-resume after an interruption';
+  d.transition('working', o.trigger, reason, moveExtra(run), o.actor);
   const pending = pendingTurns(d);
   const context = resumeContext(o.dirty, o.dirty ? null : o.upstream, prev);
   const body = pending.length

@@ -60,12 +60,12 @@ export function signalGroup(pgid: number, sig: NodeJS.Signals): void {
 }
 
 /** State letter, process group and start ticks from /proc/<pid>/stat, or undefined when the pid is gone. */
-function procStat(pid: number): { state: string; pgrp: number; start: number } | undefined {
+function procStat(pid: number | 'self'): { state: string; pgrp: number; sid: number; start: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) may contain spaces and parentheses; fields resume after the last ')'.
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: rest[0]!, pgrp: Number(rest[2]), start: Number(rest[19]) };
+    return { state: rest[0]!, pgrp: Number(rest[2]), sid: Number(rest[3]), start: Number(rest[19]) };
   } catch {
     return undefined;
   }
@@ -148,6 +148,32 @@ export function processesIn(dir: string): number[] {
       return false;
     }
   });
+}
+
+/** The session (setsid) this process belongs to: an interactive child started without detaching shares it. */
+export const ownSession = (): number | null => procStat('self')?.sid ?? null;
+
+/**
+ * Live processes of session `sid` started at or after `since` (clock ticks) that carry `entry` (NAME=value) in their
+ * environment: what one command started and its descendants inherited, however they regrouped (a shell's jobs).
+ * This process is never among them.
+ */
+export function sessionCarrying(sid: number, since: number, entry: string): number[] {
+  return allPids().filter((pid) => {
+    const st = procStat(pid);
+    if (pid === process.pid || !st || st.sid !== sid || st.start < since) return false; // never this process
+    return st.state !== 'Z' && st.state !== 'X' && environHas(pid, entry);
+  });
+}
+
+/** Signals one process (never this one); one already gone is no error. */
+export function signalProcess(pid: number, sig: NodeJS.Signals): void {
+  if (pid === process.pid) throw new Error(`refusing to send ${sig} to this very process (pid ${pid})`);
+  try {
+    process.kill(pid, sig);
+  } catch {
+    /* gone */
+  }
 }
 
 /** Whether process `pid` carries `entry` (NAME=value) in its environment. */

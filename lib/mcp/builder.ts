@@ -8,6 +8,7 @@ import { createTask } from '../ops/create.js';
 import { commentTask } from '../ops/comment.js';
 import { unblockTask, answerTask } from '../ops/turn.js';
 import { closeTask } from '../ops/close.js';
+import { lifecycleTools } from './lifecycle.js';
 import type { DecisionFlags } from '../ops/decisions.js';
 import type { Reply } from './port.js';
 import { SORTS } from '../ops/sorts.js';
@@ -184,4 +185,5 @@ export const builderTools: Tool[] = [
         }),
       ),
   },
+  ...lifecycleTools,
 ];

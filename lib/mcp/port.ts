@@ -11,6 +11,8 @@ import { errorJson, jsonText } from '../output/emit.js';
 export interface Reply {
   value: unknown;
   text?: string;
+  /** The CLI prints this value and exits non-zero (a submit whose PR command failed): a tool error carrying it. */
+  failed?: boolean;
 }
 
 /** The MCP result of one call (the SDK's CallToolResult shape). */
@@ -57,13 +59,28 @@ export function callIo(base: Io, actor: Actor, signal: AbortSignal): Io {
  * The reply as MCP carries it: the text is exactly what `lazy <command> --json` prints; the structured
  * copy is that document, or `{"items": […]}` when the CLI prints an array (MCP wants an object there).
  */
-export function okResult(r: Reply): ToolResult {
-  const doc = JSON.parse(JSON.stringify(r.value ?? null)) as unknown;
+export function okResult(r: Reply, served?: ReadonlySet<string>): ToolResult {
+  const doc = servedOnly(JSON.parse(JSON.stringify(r.value ?? null)) as unknown, served);
   const structured = doc && typeof doc === 'object' && !Array.isArray(doc) ? doc : { items: doc };
   return {
-    content: [{ type: 'text', text: r.text ?? jsonText(r.value) }],
+    content: [{ type: 'text', text: r.text ?? jsonText(doc) }],
     structuredContent: structured as Record<string, unknown>,
+    ...(r.failed ? { isError: true } : {}),
   };
+}
+
+/**
+ * Every task's available_actions as this surface serves them: only actions it has a tool for (pair needs a
+ * terminal). Invariant: an action listed over MCP is one its caller can call here.
+ */
+function servedOnly(doc: unknown, served: ReadonlySet<string> | undefined): unknown {
+  if (!served || !doc || typeof doc !== 'object') return doc;
+  if (Array.isArray(doc)) return doc.map((x) => servedOnly(x, served));
+  const o = doc as Record<string, unknown>;
+  for (const [k, v] of Object.entries(o))
+    o[k] =
+      k === 'available_actions' && Array.isArray(v) ? v.filter((a) => served.has(String(a))) : servedOnly(v, served);
+  return o;
 }
 
 /** A failure as the CLI's --json error document, flagged as a tool error. */

@@ -43,6 +43,8 @@ export interface Tool {
   name: string;
   description: string;
   inputSchema: ObjectSchema;
+  /** false: the operation reconciles after its own writes, as its CLI command does (queue and its kin). */
+  reconcile?: false;
   run(ctx: ToolContext, args: Args): Promise<Reply>;
 }
 

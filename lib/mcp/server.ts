@@ -5,6 +5,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { Actor } from '../core/actor.js';
 import { withEnv } from '../core/env.js';
 import { withClock } from '../core/clock.js';
+import { nearest } from '../core/nearest.js';
 import { unexpected, usageError } from '../core/errors.js';
 import type { Io } from '../core/io.js';
 import { readRun, type RunRecord } from '../agents/runs.js';
@@ -65,6 +66,21 @@ async function agentMode(o: ServeOptions, run: string): Promise<Mode> {
   };
 }
 
+/** The actions a mode serves: those it has a tool for (lazy_<action>). */
+const servedBy = (mode: Mode) => new Set(mode.tools.map((t) => t.name.replace(/^lazy_/, '')));
+
+/** As the CLI says of an unknown command: the name, and the nearest this surface serves. */
+function unknownTool(name: string, mode: Mode) {
+  const near = nearest(
+    name,
+    mode.tools.map((t) => t.name),
+  );
+  return usageError(`unknown tool '${name}'${near ? `; the nearest is '${near}'` : ''} (tools/list names them)`, {
+    tool: name,
+    ...(near ? { nearest: near } : {}),
+  });
+}
+
 /** One tool call, as one command: a fresh app under the mode's actor, the reply or the CLI's JSON error. */
 async function call(
   o: ServeOptions,
@@ -77,12 +93,12 @@ async function call(
   return withEnv(io.env, () =>
     withClock(io.clock, async () => {
       const tool = mode.tools.find((t) => t.name === name);
-      if (!tool) return errorResult(usageError(`no tool '${name}' here (tools/list names them)`, { tool: name }));
+      if (!tool) return errorResult(unknownTool(name, mode));
       let app;
       try {
         const checked = checkArgs(tool, args);
-        app = await openApp({ io, cwd: o.cwd, json: true });
-        return okResult(await tool.run({ app, signal }, checked));
+        app = await openApp({ io, cwd: o.cwd, json: true, ...(tool.reconcile === false ? { reconcile: false } : {}) });
+        return okResult(await tool.run({ app, signal }, checked), servedBy(mode));
       } catch (e) {
         return errorResult(e);
       } finally {

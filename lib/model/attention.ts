@@ -39,9 +39,12 @@ export function attentionOf(
       if (last.trigger === 'turn_failed') return { kind: 'failure', reason: firstLine(last.reason), since };
       if (last.trigger === 'clarify') return { kind: 'decision', reason: CLARIFY_QUESTION, since };
       if (last.trigger === 'pr_closed') return { kind: 'review', reason: firstLine(last.reason), since };
+      // A reopen's reason is what the person must look at until the next turn, not the accepted review.
+      if (last.trigger === 'reopen') return { kind: 'review', reason: reopenReason(last.reason), since };
       const q = pendingQuestion(turns);
       if (q) return { kind: 'decision', reason: firstLine(q.content), since };
-      const result = [...turns].reverse().find((t) => t.role === 'agent');
+      // The latest work speaks: an agent turn or a pairing session, whichever came last.
+      const result = [...turns].reverse().find((t) => t.role === 'agent' || t.kind === 'pair');
       return { kind: 'review', reason: result ? firstLine(result.content) : firstLine(last.reason), since };
     }
     case 'conflict':
@@ -55,6 +58,8 @@ export function attentionOf(
       return null;
   }
 }
+
+const reopenReason = (reason: string) => (reason === 'reopened' ? reason : `reopened: ${firstLine(reason)}`);
 
 /** Runs that were asks: each starts with the human's question turn (its reply carries the same run). */
 function askRuns(turns: readonly TurnView[]): Set<string> {

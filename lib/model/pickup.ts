@@ -22,6 +22,8 @@ export function heldFromWorkers(v: PickupFacts): string | null {
   if (!v.schedule.queued) return null;
   if (v.status === 'backlog')
     return v.acceptance.some((a) => a.trim()) ? null : 'no acceptance criterion: no worker starts it';
+  if (v.status === 'interrupted' && !v.acceptance.some((a) => a.trim()))
+    return 'no acceptance criterion: no worker resumes it';
   if (v.status !== 'interrupted' || unattendedResume(v)) return null;
   const last = lastChange(v);
   if (v.pending_violations.length)

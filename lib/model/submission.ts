@@ -46,3 +46,26 @@ export function lastUrl(text: string): string | null {
   const all = text.match(URL_RE);
   return all ? all.at(-1)!.replace(/[.,;:!?)\]}]+$/, '') : null;
 }
+
+/** What ends a pull request a submission opened: merged or closed upstream, or the task reopened. */
+const PR_ENDED = new Set(['pr_closed', 'merge_done', 'reopen']);
+
+/**
+ * The pull request a submission recorded that nothing has ended since, null when none: a submit
+ * again (a retry, or after unblock) pushes to its branch and keeps it instead of opening another.
+ */
+export function standingPr(
+  turns: readonly TurnView[],
+  changelog: readonly { clock: number; trigger: string }[],
+): string | null {
+  let ended = -Infinity;
+  for (const c of changelog) if (PR_ENDED.has(c.trigger) && c.clock > ended) ended = c.clock;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    if (t.clock <= ended) return null;
+    if (t.kind !== 'submission' || t.role !== 'system') continue;
+    const url = submissionOf([t])?.url;
+    if (url) return url;
+  }
+  return null;
+}

@@ -160,6 +160,54 @@ const GUARDS: Partial<Record<Action, Guard>> = {
   submit: reviewed('submit hands over'),
 };
 
+/**
+ * Guards that come before an action's own: a pending decision is answered (answer, or unblock, whose feedback is the
+ * answer) or the task is closed; nothing runs an agent, pairs or hands work on until the task has a criterion.
+ */
+const FIRST: Partial<Record<Action, readonly Guard[]>> = {
+  accept: [decided(), criterion(false)],
+  submit: [decided(), criterion(false)],
+  pair: [criterion(false)],
+  ask: [criterion(false)],
+  resume: [criterion(false)],
+  unblock: [criterion(true)],
+  answer: [criterion(true)],
+};
+
+/** The guards of one action, in the order they are asked. */
+function guardsOf(a: Action): readonly Guard[] {
+  const own = GUARDS[a];
+  return own ? [...(FIRST[a] ?? []), own] : (FIRST[a] ?? []);
+}
+
+/** The agent's pending question (or the criterion question start asked) holds accept and submit. */
+function decided(): Guard {
+  return {
+    name: 'no_pending_decision',
+    holds: (v) => v.attention?.kind !== 'decision',
+    reason: (v) =>
+      `a decision is pending ("${v.attention?.reason ?? ''}"): answer it with lazy answer (or unblock), or close the task`,
+    details: (v) => ({ decision: v.attention?.reason ?? '' }),
+  };
+}
+
+const hasCriterion = (v: Guarded): boolean => v.acceptance.some((a) => a.trim());
+
+/** `answering`: the action's text may be the answer to start's criterion question, which becomes the criterion. */
+function criterion(answering: boolean): Guard {
+  return {
+    name: 'criterion',
+    // merging: an accept already under way is finished or rolled back whatever the task holds.
+    holds: (v) =>
+      hasCriterion(v) ||
+      v.status === 'merging' ||
+      (answering && v.status === 'blocked' && lastChange(v)?.trigger === 'clarify'),
+    reason: () =>
+      'the task has no acceptance criterion, and nothing runs an agent, pairs or accepts without one: ' +
+      'answer its question with lazy answer, or add one with lazy edit --accept',
+  };
+}
+
 const NONE = { trigger: '', details: null };
 
 /**
@@ -167,10 +215,9 @@ const NONE = { trigger: '', details: null };
  * resume needs.
  */
 function runnableWhy(v: Guarded): string {
-  if (v.status !== 'interrupted')
-    return v.acceptance.some((a) => a.trim())
-      ? ''
-      : 'a worker runs a task only with an acceptance criterion to judge its turn by; add one with lazy edit --accept';
+  if (!hasCriterion(v))
+    return 'a worker runs a task only with an acceptance criterion to judge its turn by; add one with lazy edit --accept';
+  if (v.status !== 'interrupted') return '';
   if (v.pending_violations.length)
     return (
       `no worker resumes a task with protected files to decide (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
@@ -225,7 +272,7 @@ export function statusActions(status: Status): Action[] {
  */
 export function availableActions(v: Guarded): Action[] {
   const list = statusActions(v.status);
-  return list.some((a) => GUARDS[a]) ? list.filter((a) => GUARDS[a]?.holds(v) ?? true) : list;
+  return list.some((a) => guardsOf(a).length) ? list.filter((a) => guardsOf(a).every((g) => g.holds(v))) : list;
 }
 
 /**
@@ -235,8 +282,8 @@ export function availableActions(v: Guarded): Action[] {
  */
 export function assertAllowed(action: Action, v: Guarded, message?: string): void {
   if (!statusActions(v.status).includes(action)) throw notAllowed(action, v.status, availableActions(v), message);
-  const g = GUARDS[action];
-  if (g && !g.holds(v)) {
+  const g = guardsOf(action).find((x) => !x.holds(v));
+  if (g) {
     throw notAllowed(
       action,
       v.status,
@@ -247,11 +294,16 @@ export function assertAllowed(action: Action, v: Guarded, message?: string): voi
   }
 }
 
+/** Set by scripts/build.mjs: the one signature every bundle (cli.cjs, mcp.cjs) shares. */
+declare const LAZY_TABLE_SIGNATURE: string | undefined;
+
 /** Changes whenever the table or a guard does: caches of derived actions (the listing index) key on it. */
 export function tableSignature(): string {
+  // A bundle's guard text is minified its own way: hashing it would give each entry point its own index.
+  if (typeof LAZY_TABLE_SIGNATURE === 'string') return LAZY_TABLE_SIGNATURE;
   const text =
     JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF]) +
-    Object.entries(GUARDS)
+    ACTIONS.flatMap((a) => guardsOf(a).map((g) => [a, g] as const))
       // The reason too: a guard may decide in a named function its holds only calls (runnableWhy).
       .map(([a, g]) => `${a}:${g.name}:${String(g.holds)}:${String(g.reason)}`)
       .join();

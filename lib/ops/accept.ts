@@ -210,6 +210,7 @@ async function claim(a: Accepting, targetOld: string): Promise<void> {
 async function squashMerge(a: Accepting): Promise<void> {
   const { cwd } = a.app.repo;
   for (let attempt = 0; attempt < 3 && a.plan?.kind === 'ok'; attempt++) {
+    mark(a, { squash: a.plan.commit }); // a git child that outlives this process may still land it
     a.applied = await applySquash(cwd, a.target, a.plan, (stash) => mark(a, { stash }), a.v.id);
     if (a.applied.moved) return;
     a.plan = await planSquash(cwd, a.target, a.branch, squashMessage(a.v)); // the target moved meanwhile

@@ -17,6 +17,24 @@ import { trust } from '../store/trust.js';
 import type { Json } from '../core/json.js';
 import { usageError } from '../core/errors.js';
 import type { App } from './app.js';
+import { DEFAULT_RETRY } from '../agents/supervisor/retry.js';
+import { DEFAULT_AGENT } from '../agents/adapters/registry.js';
+import { DEFAULT_LEASE_SECONDS } from '../fleet/deps.js';
+
+/** What a setting no layer sets falls back to, where lazy has one (the values its readers use). */
+const DEFAULTS: Record<string, Json> = {
+  agent: DEFAULT_AGENT,
+  mcp: true,
+  watchdog_ms: 30 * 60_000,
+  stop_grace_ms: 10_000,
+  retry_base_ms: DEFAULT_RETRY.baseMs,
+  retry_transient_max: DEFAULT_RETRY.transientMax,
+  retry_unreachable_max: DEFAULT_RETRY.unreachableMax,
+  crash_window_ms: DEFAULT_RETRY.crashWindowMs,
+  usage_limit_recheck_ms: DEFAULT_RETRY.usageRecheckMs,
+  usage_limit_max_wait_ms: DEFAULT_RETRY.usageMaxWaitMs,
+  'work.lease_seconds': DEFAULT_LEASE_SECONDS,
+};
 
 /**
  * One setting and the layer it comes from (null: unset). held_back: a shared setting this clone does
@@ -26,7 +44,8 @@ import type { App } from './app.js';
 export interface ConfigValue {
   key: string;
   value: Json | null;
-  origin: Layer | null;
+  /** `default`: no layer sets it and lazy's own default is in effect (get only). */
+  origin: Layer | 'default' | null;
   untrusted?: boolean;
   held_back?: { reason: string; in_effect: Json | null };
   where?: string;
@@ -74,6 +93,8 @@ export async function configGet(app: App, key: string): Promise<ConfigValue> {
   const origin = above ?? (held ? 'shared' : below) ?? null;
   // get's text is the bare value: why it is not the shared one goes to stderr.
   if (held) app.io.warn(`${key} is held back: ${held.reason}`);
+  if (value === undefined && !held && Object.hasOwn(DEFAULTS, key))
+    return { key, value: DEFAULTS[key]!, origin: 'default' };
   return {
     key,
     value: value ?? null,
@@ -129,7 +150,7 @@ export async function configList(app: App, o: { showOrigin?: boolean } = {}): Pr
         held_back: { reason: h.reason, in_effect: h.in_effect },
         ...(o.showOrigin ? { where: CONFIG_REF } : {}),
       });
-  const order = (r: ConfigValue) => LAYERS.indexOf(r.origin!);
+  const order = (r: ConfigValue) => LAYERS.indexOf(r.origin as Layer);
   rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : order(a) - order(b)));
   const top = new Map(rows.map((r) => [r.key, r]));
   return rows

@@ -12,6 +12,7 @@ import type { App } from './app.js';
 import { missingRefspecs } from '../sync/remote.js';
 import type { TaskView } from '../model/fold.js';
 import { repairDeadMarkers } from './doctor-markers.js';
+import { repairLateAccepts } from './doctor-late.js';
 import {
   repairAcceptLeftovers,
   repairConfigRef,
@@ -97,6 +98,7 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   await repairConfigRef(pass);
   await repairStuckTurns(pass, views);
   await repairAcceptLeftovers(pass, views);
+  await repairLateAccepts(pass, views);
   await reportAcceptStashes(pass);
   await reportLostBranches(pass, views);
   await repairDeadMarkers(pass, views, new Set(bad.keys()));

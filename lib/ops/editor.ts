@@ -86,8 +86,10 @@ export async function readTemplate(verb: 'create' | 'edit', r: { text: string; f
   try {
     doc = await decodeYaml(r.text);
   } catch (e) {
-    const line = e instanceof YamlError && e.line ? ` (line ${e.line})` : '';
-    throw usageError(`the edited task is not valid YAML${line}: ${(e as Error).message.split('\n')[0]}${lost()}`, {
+    // The parser's first line ends `at line 2, column 1:` (its excerpt followed): the place without the colon.
+    const why = (e as Error).message.split('\n')[0]!.replace(/:\s*$/, '');
+    const line = e instanceof YamlError && e.line && !/\bat line \d/.test(why) ? ` (line ${e.line})` : '';
+    throw usageError(`the edited task is not valid YAML${line}: ${why}${lost()}`, {
       file: r.file,
     });
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { selfIdentity } from '../core/proc.js';
+import { ownSession, selfIdentity } from '../core/proc.js';
 import { placeOf } from '../core/place.js';
 import { randomId } from '../core/ids.js';
 import { assertAllowed } from '../model/table.js';
@@ -29,7 +29,8 @@ export interface Paired {
 /**
  * An interactive session in the task's worktree: the agent's configured interactive
  * command (resuming its session where it can), or $SHELL. The active marker is the
- * pairing lock; if this process dies, reconcile's stale-pairing sweep parks the task.
+ * pairing lock; if this process dies, reconcile's stale-pairing sweep ends the processes the
+ * session started and parks the task.
  */
 export async function pairTask(app: App, idArg: string): Promise<Paired> {
   const { id, view } = await allowedTaskArg(app, idArg, 'pair');
@@ -45,12 +46,14 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
       await app.store.mutateUnlocked(id, 'pair', (d) => {
         assertAllowed('pair', d.view);
         d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
+        const sid = ownSession();
         markActive(app.repo.lazyDir, {
           task: id,
           run,
           kind: 'pair',
           since: nowIso(),
           owner: selfIdentity(),
+          ...(sid !== null ? { pair_sid: sid } : {}),
         });
       });
     });
@@ -59,7 +62,9 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
       const child = spawn(command[0]!, command.slice(1), {
         cwd: path,
         stdio: 'inherit',
-        env: { ...env(), LAZY_TASK_ID: id },
+        // Not detached: an interactive command needs the terminal. LAZY_PAIR_RUN lets the stale-pairing
+        // sweep find what it started (lib/agents/supervisor/kill.ts endPairing) if this process dies.
+        env: { ...env(), LAZY_TASK_ID: id, LAZY_PAIR_RUN: run },
       });
       child.on('error', () => res(127));
       child.on('exit', (code) => res(code));

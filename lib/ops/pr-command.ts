@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { untrustedConfig } from '../core/errors.js';
 import { env } from '../core/env.js';
 import { splitCommand } from '../agents/adapters/split.js';
-import { lastUrl } from '../model/submission.js';
+import { lastUrl, URL_RE } from '../model/submission.js';
 import type { Config } from '../store/config.js';
 
 // forge.pr_command: the command line lazy submit runs to open a pull request (`gh pr create
@@ -19,7 +19,11 @@ export interface PrRun {
   signal: string | null;
   /** The last http(s) URL a command that succeeded printed (stdout first, else stderr). */
   url: string | null;
-  /** Why the command failed (a non-zero exit, a signal, a program that would not start); null when it succeeded. */
+  /**
+   * Why the command failed (a non-zero exit, a signal, a program that would not start); null when it succeeded,
+   * or when it exited non-zero saying the pull request "already exists" and printed its URL (gh's answer for a branch
+   * that has one): that URL is the pull request.
+   */
   error: string | null;
   /** The end of each stream, for the person running submit. */
   stdout: string;
@@ -89,9 +93,10 @@ function spawnBounded(argv: string[], cwd: string, vars: NodeJS.ProcessEnv): Pro
       if (done) return;
       done = true;
       const lastErr = tails.stderr.trim().split('\n').at(-1)?.trim() ?? '';
+      const existing = !startError && !signal && code !== 0 ? existingPr(tails.stdout, tails.stderr) : null;
       const error = startError
         ? `could not run it: ${startError}`
-        : code !== 0
+        : code !== 0 && !existing
           ? `${signal ? `killed by ${signal}` : `exit ${code}`}${lastErr ? `: ${lastErr}` : ''}`
           : null;
       res({
@@ -99,7 +104,7 @@ function spawnBounded(argv: string[], cwd: string, vars: NodeJS.ProcessEnv): Pro
         exit_code: startError ? null : code,
         signal,
         // A failing command's URLs are help pages and the like, not a pull request.
-        url: error ? null : (lastUrl(tails.stdout) ?? lastUrl(tails.stderr)),
+        url: error ? null : (existing ?? lastUrl(tails.stdout) ?? lastUrl(tails.stderr)),
         error,
         stdout: tails.stdout.slice(-SHOW),
         stderr: tails.stderr.slice(-SHOW),
@@ -110,4 +115,17 @@ function spawnBounded(argv: string[], cwd: string, vars: NodeJS.ProcessEnv): Pro
     );
     child.on('close', (code, signal) => finish(code, signal ?? null, null));
   });
+}
+
+/** The URL a forge CLI prints after saying the branch's pull request "already exists" (gh: `a pull request for branch … already exists:` then the URL). */
+function existingPr(stdout: string, stderr: string): string | null {
+  for (const text of [stderr, stdout]) {
+    const at = text.search(/already exists/i);
+    if (at >= 0) {
+      // The first URL after it: the pull request, not a help page printed later.
+      const first = text.slice(at).match(URL_RE)?.[0];
+      if (first) return lastUrl(first);
+    }
+  }
+  return null;
 }

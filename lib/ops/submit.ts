@@ -2,6 +2,7 @@ import { LazyError, noTarget, notAllowed } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
 import { oneLine, prBody } from '../model/pr-body.js';
+import { standingPr } from '../model/submission.js';
 import { withLock } from '../core/lock.js';
 import { remoteTrackingRef, taskBranch } from '../workspace/branch.js';
 import { branchExists, revParse, worktreePath } from '../workspace/worktree.js';
@@ -18,7 +19,10 @@ import type { ReconcileAction } from '../reconcile/action.js';
 // the remote (fast-forward only), the task moves blocked → submitted, the configured PR
 // command runs, its outcome is recorded as a submission turn, and the task ref follows,
 // so teammates see the task submitted with its pull request. On a submitted task the same
-// command is the retry: it pushes again and reruns the PR command, with no transition.
+// command is the retry: it pushes again, with no transition. A pull request a submission recorded
+// stands until it is merged or closed upstream or the task is reopened: while it stands, a submit
+// (the retry, or the next hand-off after unblock) pushes to its branch and keeps it, and the PR
+// command does not run again (`gh pr create` refuses a second PR for one branch).
 
 export interface Submitted {
   task: TaskView;
@@ -28,7 +32,7 @@ export interface Submitted {
   head: string;
   /** The task was submitted already: this was a retry. */
   retried: boolean;
-  /** The PR command's run; null when forge.pr_command is not set. */
+  /** The PR command's run; null when forge.pr_command is not set or the task's pull request stands (`url`). */
   pr: PrRun | null;
   url: string | null;
   /** Why the task ref could not follow (the submission itself stands); null when it did. */
@@ -47,21 +51,22 @@ export async function submitTask(app: App, idArg: string, remoteArg?: string): P
   if (!target) throw noTarget(`task ${id} has no branch to submit against (created on a detached HEAD)`);
   const branch = taskBranch(id);
   const handed = await withLock(app.repo.lazyDir, id, () => handOver(app, id, remote, target));
-  const pr = argv
-    ? await runPrCommand(argv, app.repo.top, {
-        id,
-        branch,
-        base: target,
-        title: oneLine(handed.task.goal),
-        body: prBody(handed.task),
-      })
-    : null;
+  const pr =
+    argv && !handed.kept
+      ? await runPrCommand(argv, app.repo.top, {
+          id,
+          branch,
+          base: target,
+          title: oneLine(handed.task.goal),
+          body: prBody(handed.task),
+        })
+      : null;
   const { view: task } = await app.store.mutate(id, 'submission', (d) => {
     d.turn({
       role: 'system',
       kind: 'submission',
-      content: outcomeLine(pr),
-      details: record(remote, branch, handed.head, pr),
+      content: handed.kept ? `pushed; the pull request ${handed.kept} stands` : outcomeLine(pr),
+      details: { ...record(remote, branch, handed.head, pr), ...(handed.kept ? { url: handed.kept } : {}) },
     });
   });
   // The task ref follows the transition and the record (the branch is there already).
@@ -86,7 +91,7 @@ export async function submitTask(app: App, idArg: string, remoteArg?: string): P
     head: handed.head,
     retried: handed.retried,
     pr,
-    url: pr?.url ?? null,
+    url: handed.kept ?? pr?.url ?? null,
     push_error,
   };
 }
@@ -108,18 +113,20 @@ async function handOver(app: App, id: string, remote: string, target: string) {
     (await revParse(app.repo.cwd, remoteTrackingRef(remote, target))) ??
     (await revParse(app.repo.cwd, `refs/heads/${target}`));
   await pushSubmission(app.repo, remote, id);
-  if (v.status === 'submitted') return { task: v, head, retried: true };
+  const kept = standingPr(v.turns, v.changelog);
+  if (v.status === 'submitted') return { task: v, head, retried: true, kept };
   const { view: task } = await app.store.mutateUnlocked(id, 'submit', (d) => {
     assertAllowed('submit', d.view);
     const details = { remote, branch, target, head, target_tip };
     d.transition('submitted', 'submit', `submitted to ${remote} as ${branch}`, { details });
   });
-  return { task, head, retried: false };
+  return { task, head, retried: false, kept };
 }
 
 function outcomeLine(pr: PrRun | null): string {
   if (!pr) return 'pushed; no forge.pr_command configured';
   if (pr.error) return `PR command failed: ${pr.error}`;
+  if (pr.url && pr.exit_code !== 0) return `the pull request exists already: ${pr.url}`;
   return pr.url ? `opened ${pr.url}` : 'PR command succeeded; it printed no URL';
 }
 

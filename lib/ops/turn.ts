@@ -1,7 +1,7 @@
 import { sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed, availableActions, statusActions } from '../model/table.js';
 import { placeOf } from '../core/place.js';
-import { notAllowed } from '../core/errors.js';
+import { LazyError, notAllowed } from '../core/errors.js';
 import { pendingQuestion } from '../model/attention.js';
 import type { TaskView } from '../model/fold.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
@@ -39,35 +39,57 @@ export async function unblockTask(
   assertNotWorkingElsewhere(view, 'unblock', placeOf(app.repo));
   assertAllowed('unblock', view);
   // A pending decision (answer's guard holds): the feedback is the answer.
-  if (view.available_actions.includes('answer')) return answerTask(app, id, text);
+  if (view.available_actions.includes('answer')) {
+    try {
+      return await answerTask(app, id, text);
+    } catch (e) {
+      // Another unblock answered first and its turn runs: this feedback queues behind it, as below.
+      if (!(e instanceof LazyError && e.code === 'action_not_allowed')) throw e;
+      if ((await app.store.view(id)).status !== 'working') throw e;
+      return unblockTask(app, id, text, flags);
+    }
+  }
   const content = boundedText('the feedback', sanitizeProse(text));
   if (view.status === 'working') {
     const queued = await queueFeedback(app, id, content, flags);
     if (queued) return queued;
   }
   const planned = await applyReverts(app, view, planDecisions(view, flags, 'unblock'));
-  const {
-    view: task,
-    run,
-    upstream_skipped,
-  } = await launchTurn(app.repo, app.store, app.launcher, {
-    id,
-    op: 'unblock',
-    config: await app.config(),
-    plan: (d, r) => {
-      assertAllowed('unblock', d.view);
-      if (d.status === 'working')
-        throw notAllowed(
-          'unblock',
-          d.status,
-          availableActions(d.view),
-          `task ${id} started a turn meanwhile; send the feedback again to queue it`,
-        );
-      recordDecisions(d, planned);
-      return planFeedback(d, r, 'unblock', content);
-    },
-  });
-  return { task, run, ...(upstream_skipped ? { upstream_skipped } : {}) };
+  // Another unblock (or a start) may launch between our look and the lock: the feedback then queues behind that
+  // turn, as it would on a task seen working; a turn that ended meanwhile is launched again (bounded).
+  for (let attempt = 0; ; attempt++) {
+    let raced = false;
+    try {
+      const {
+        view: task,
+        run,
+        upstream_skipped,
+      } = await launchTurn(app.repo, app.store, app.launcher, {
+        id,
+        op: 'unblock',
+        config: await app.config(),
+        plan: (d, r) => {
+          assertAllowed('unblock', d.view);
+          if (d.status === 'working') {
+            raced = true;
+            throw notAllowed(
+              'unblock',
+              d.status,
+              availableActions(d.view),
+              `task ${id} started a turn meanwhile; send the feedback again to queue it`,
+            );
+          }
+          recordDecisions(d, planned);
+          return planFeedback(d, r, 'unblock', content);
+        },
+      });
+      return { task, run, ...(upstream_skipped ? { upstream_skipped } : {}) };
+    } catch (e) {
+      if (!raced || attempt >= 2) throw e;
+    }
+    const queued = await queueFeedback(app, id, content, flags);
+    if (queued) return queued;
+  }
 }
 
 /**

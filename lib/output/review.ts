@@ -11,7 +11,10 @@ import type { ShownTask } from '../ops/query.js';
 // The review package: what a reviewer needs to judge a completed turn.
 
 export function latestReview(v: TaskView): TurnView | undefined {
-  return [...v.turns].reverse().find(isReviewTurn);
+  const t = [...v.turns].reverse().find(isReviewTurn);
+  // A reopen after it leaves nothing to review until the next turn: the reopen's reason is the attention.
+  const reopened = v.changelog.some((c) => c.trigger === 'reopen' && !c.set_aside && t && c.clock > t.clock);
+  return reopened ? undefined : t;
 }
 
 export function renderReview(v: TaskView): string {
@@ -100,12 +103,14 @@ export function renderSubmitted(r: Submitted): string {
     `${r.task.id}: ${r.retried ? 'submitted again' : 'blocked → submitted'} — ` +
       `${r.branch} at ${r.head.slice(0, 10)} pushed to ${r.remote} (target ${r.target})`,
   ];
-  if (!r.pr) lines.push('  no forge.pr_command configured: open the pull request on your forge');
+  if (!r.pr && r.url) lines.push(`  the pull request ${r.url} stands: the PR command did not run again`);
+  else if (!r.pr) lines.push('  no forge.pr_command configured: open the pull request on your forge');
   else if (r.pr.error) {
     lines.push(`  PR command failed: ${r.pr.error} (the task stays submitted; lazy submit ${r.task.id} retries)`);
     const out = `${r.pr.stdout}${r.pr.stderr}`.trimEnd().split('\n').slice(-10).join('\n');
     if (out) lines.push(`  its output (${r.pr.command.join(' ')}):`, indent(out, 4));
-  } else lines.push(r.url ? `  opened ${r.url}` : '  the PR command succeeded but printed no URL');
+  } else if (r.url && r.pr.exit_code !== 0) lines.push(`  the pull request exists already: ${r.url}`);
+  else lines.push(r.url ? `  opened ${r.url}` : '  the PR command succeeded but printed no URL');
   if (r.push_error) lines.push(`  warning: ${r.push_error.message}`);
   return lines.join('\n');
 }

@@ -99,7 +99,8 @@ function changeLine(c: ChangeView): string {
 export function renderShow(v: ShownTask): string {
   const lines: string[] = [];
   lines.push(`${v.id}  ${v.goal}`);
-  const category = v.category ? ` (${v.category})` : '';
+  // blocked and conflict are their own category: `blocked (blocked)` says nothing twice.
+  const category = v.category && v.category !== v.status ? ` (${v.category})` : '';
   const attention = v.attention ? ` — ${paintAttention(v.attention.kind)}: ${v.attention.reason}` : '';
   const substate = v.substate ? ` (${substateLabel(v.substate)})` : '';
   lines.push(`status:    ${paintStatus(v.status)}${substate}${category}${attention}`);
@@ -178,7 +179,8 @@ export function renderShow(v: ShownTask): string {
     const beat = v.run.heartbeat_age_s !== null ? `, heartbeat ${v.run.heartbeat_age_s}s ago` : '';
     const adapter = v.run.adapter ? ADAPTERS[v.run.adapter] : undefined;
     const log = renderLog(adapter, v.run.log.join('\n')).trimEnd();
-    lines.push('', `Current turn log (run ${v.run.id}${beat})`, indent(log || '(nothing readable yet)'));
+    const title = v.status === 'working' ? 'Current turn log' : 'Interrupted turn log';
+    lines.push('', `${title} (run ${v.run.id}${beat})`, indent(log || '(nothing readable yet)'));
   }
   return lines.join('\n');
 }

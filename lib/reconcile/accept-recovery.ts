@@ -5,7 +5,7 @@ import { lastChange } from '../model/fold.js';
 import { taskBranch } from '../workspace/branch.js';
 import { removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, findAccepted } from '../workspace/merge.js';
-import type { ActiveMarker } from '../store/markers.js';
+import { readActive, type ActiveMarker } from '../store/markers.js';
 
 // Finishing or rolling back an accept that stopped midway (its process died, or a git
 // step failed under it). The merging entry records the target and the target's tip when
@@ -45,6 +45,10 @@ export async function recoverAccept(
   const r = entry?.details?.restore;
   const restore: Restore = r === 'conflict' || r === 'submitted' ? r : 'blocked';
   const commit = o.rule === 'settle' && target ? await findAccepted(repo.cwd, target, id, since) : null;
+  // The commit a killed move was landing: recorded on the rollback, as a late landing's evidence (late-accept.ts).
+  const m = readActive(repo.lazyDir, id);
+  const squash: Record<string, string> =
+    m?.kind === 'accept' && typeof m.squash === 'string' ? { squash: m.squash } : {};
   const mutate = o.locked ? store.mutateUnlocked.bind(store) : store.mutate.bind(store);
   await mutate(
     id,
@@ -69,7 +73,14 @@ export async function recoverAccept(
           'system',
         );
       } else {
-        d.transition(restore, 'merge_abort', 'the accept stopped before the merge landed; restored', {}, 'system');
+        const details = { target, ...(since ? { target_old: since } : {}), if_killed: o.rule, ...squash };
+        d.transition(
+          restore,
+          'merge_abort',
+          'the accept stopped before the merge landed; restored',
+          { details },
+          'system',
+        );
       }
     },
     { actor: 'system' },

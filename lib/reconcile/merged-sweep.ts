@@ -16,6 +16,7 @@ import { upstreamOf } from '../agents/launch.js';
 import { safeRefName } from '../workspace/branch.js';
 import type { ReconcileAction } from './action.js';
 import { completeLanded, type SweepDeps } from './complete.js';
+import { acceptedIn, sweepLateAccepts } from './late-accept.js';
 
 // The merged-branch sweep: a task branch merged into its target by other means (a
 // `git merge` by hand, a merge pulled from the remote) completes the task, recording the
@@ -51,12 +52,15 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
   }
   const tips = await branchTips(repo.cwd, [...targets].filter(safeRefName));
   const next: TargetTips = { targets: {}, packed };
+  // Accepts that landed after their rollback (late-accept.ts): the first sweep looks at every open task.
+  const late = new Set(views.keys());
   for (const [target, tip] of tips) {
     const before = old?.targets[target];
     next.targets[target] = tip;
     if (before === tip) continue;
     const merged = await taskBranchTips(repo.cwd, `refs/heads/${target}`);
     const already = before ? await taskBranchTips(repo.cwd, before) : new Map<string, string>();
+    if (before) for (const id of await acceptedIn(repo.cwd, `${before}..${tip}`)) late.add(id);
     for (const [id, head] of merged) {
       if (already.get(id) === head || `lazy/${id}` === target) continue;
       const v = views.get(id) ?? (await readView(deps.store, id));
@@ -80,6 +84,7 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
       if (r) actions.push(r);
     }
   }
+  await sweepLateAccepts(deps, late, actions);
   // A launch may have registered a target meanwhile (watchTarget): keep it.
   for (const [target, tip] of Object.entries(readTips(repo.lazyDir)?.targets ?? {}))
     if (!targets.has(target)) next.targets[target] = tip;

@@ -33,7 +33,7 @@ import { sweepDue } from '../workspace/target-tips.js';
 import { sweepMerged } from './merged-sweep.js';
 import { upstreamDue } from './upstream-due.js';
 import type { ReconcileAction } from './action.js';
-import { terminateVerified } from '../agents/supervisor/kill.js';
+import { endPairing, terminateVerified } from '../agents/supervisor/kill.js';
 import type { Outcome } from '../agents/supervisor/outcome-types.js';
 import { now } from '../core/clock.js';
 import { clearStaleLocks } from '../core/lock.js';
@@ -169,6 +169,8 @@ async function deadSupervisorOutcome(lazyDir: string, rec: RunRecord): Promise<O
 export function willAutoResume(v: TaskView, here: Place): boolean {
   // A queued task's crash is the fleet's to resume (a worker claims it); a paused one waits for a person.
   if (v.schedule.queued || v.schedule.paused) return false;
+  // Nothing runs an agent on a task without a criterion (its edit removed it mid-turn): resume's own guard.
+  if (!v.acceptance.some((a) => a.trim())) return false;
   const last = unattendedResume(v);
   // Only a crash here: a fleet run's usage limit (usage_limit) waits for a worker or a person, before its reset and after.
   return !!last && last.trigger === 'turn_crashed' && madeHere(last, here);
@@ -240,6 +242,10 @@ async function blockUnlaunchable(
 
 async function reconcilePair(deps: ReconcileDeps, m: ActiveMarker, actions: ReconcileAction[]): Promise<void> {
   if (!dead(m.owner)) return;
+  // What the session started (its shell, an editor) must not go on writing in the worktree.
+  const ended = m.pair_sid ? await endPairing({ owner: m.owner, sid: m.pair_sid, run: m.run }, 2000) : null;
+  if (ended?.pids.length)
+    actions.push({ task: m.task, action: 'killed', detail: `the pairing session's pid ${ended.pids.join(', ')}` });
   await deps.store.mutate(
     m.task,
     'pair-end',

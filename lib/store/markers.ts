@@ -17,6 +17,10 @@ export interface ActiveMarker {
   /** accept: the step it is in (lib/ops/accept.ts), and that step's rule if it dies there (accept-recovery.ts). */
   step?: string;
   if_killed?: 'restore' | 'settle';
+  /** accept: the squash commit it is moving the target to, written before the move (a late landing is judged by it). */
+  squash?: string;
+  /** pair: the terminal session the pairing command runs in; it and all it starts carry LAZY_PAIR_RUN=<run>. */
+  pair_sid?: number;
 }
 
 export const activeDir = (lazyDir: string) => join(lazyDir, 'active');

@@ -1,9 +1,10 @@
 import t from 'tap';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sandbox, lazySpawn, cli, gitSync, LAZY, type Sandbox } from '../helpers/env.js';
 import { STATUSES } from '../../lib/model/status.js';
+import { mcpClient } from '../helpers/mcp.js';
 
 // Shell completion: the scripts `lazy completion <shell>` prints, run in a real bash (zsh and
 // fish syntax-checked when installed), and the `__complete` path they call, which answers
@@ -140,6 +141,28 @@ t.test('task ids come from the listing index alone: no git, no store, no reconci
   });
   t.equal(stale.stdout, `${a}\n`, 'answered from the index, not the refs');
   t.equal((await l.spawn('show', a)).code, 3, 'while the store has no such task');
+});
+
+t.test('the MCP server and the CLI share one listing index: completion still answers after lazy mcp', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const l = cli(sb);
+  const a = await l.create('listed by both');
+  t.equal((await l.spawn('list')).code, 0);
+  const index = join(sb.dir, '.git', 'lazy', 'index.ndjson');
+  const version = () => JSON.parse(readFileSync(index, 'utf8').split('\n')[0]!).version;
+  const before = version();
+  const m = await mcpClient(sb);
+  t.teardown(() => m.close());
+  t.match(await m.ok('lazy_list', { all: true }), { items: [{ id: a }] });
+  await m.close();
+  t.equal(version(), before, "the server wrote (or kept) the index under the CLI's version");
+  const r = spawnSync(process.execPath, [LAZY, '__complete', '--', 'show', ''], {
+    cwd: sb.dir,
+    env: sb.env,
+    encoding: 'utf8',
+  });
+  t.equal(r.stdout, `${a}\n`, 'completion answers without another list');
 });
 
 t.test("yargs' hidden completion protocol gets the same answers (no --C, no --a)", async (t) => {

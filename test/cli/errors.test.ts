@@ -45,7 +45,9 @@ test('usage errors exit 2', async (t) => {
   t.equal(noText.run.code, 2, 'a comment with no text is a usage error');
   const text = await l('frobnicate');
   t.equal(text.stdout, '', 'text mode keeps stdout clean on failure');
-  t.match(text.stderr, /Unknown argument: frobnicate/);
+  t.match(text.stderr, /^lazy: unknown command 'frobnicate'; the nearest is '\w+'\n/, 'an unknown command, said so');
+  t.match((await l('lsit')).stderr, "unknown command 'lsit'; the nearest is 'list'", 'with the nearest command');
+  t.match((await l.json('-C', sb.dir, 'statr')).value.error.details, { command: 'statr', nearest: 'start' });
 });
 
 test('no such task, ambiguous and unique prefixes exit 3 or resolve', async (t) => {

@@ -79,7 +79,7 @@ t.test('lazy, -h, --help, help <cmd>, <cmd> -h and <cmd> --help print help and e
   }
   const unknown = await run('help', 'frobnicate');
   t.equal(unknown.code, 2, 'help for a command that does not exist is a usage error');
-  t.match(unknown.stderr, /no such command: frobnicate/);
+  t.match(unknown.stderr, /unknown command 'frobnicate'; the nearest is '\w+'/);
   t.equal(unknown.stdout, '');
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { LAZY, ROOT, cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
 import { background, exited } from '../helpers/procs.js';
 
-// Issue 14, Output: show, log and diff page through $LAZY_PAGER, then git's core.pager, then
+// Issue 14, Output: show, log and diff page through $LAZY_PAGER, then $GIT_PAGER, git's core.pager, then
 // $PAGER, then less (LESS=FRX unless set), on a terminal only, as git does. A real pager process
 // (test/fixtures/fake-pager.mjs) and a real pseudo-terminal (util-linux `script`).
 
@@ -49,7 +49,15 @@ function setup(t: { teardown(f: () => Promise<void>): void }) {
       : [];
   // Hermetic: none of the runner's pager or colour settings leak in ('' counts as unset for colour).
   // (A child's environment leaves out what is undefined.)
-  const env = { FAKE_PAGER_LOG: log, NO_COLOR: '', FORCE_COLOR: '', LESS: undefined, LV: undefined, PAGER: undefined };
+  const env = {
+    FAKE_PAGER_LOG: log,
+    NO_COLOR: '',
+    FORCE_COLOR: '',
+    LESS: undefined,
+    LV: undefined,
+    PAGER: undefined,
+    GIT_PAGER: undefined,
+  };
   return { sb, l: cli(sb, env), seen, env };
 }
 
@@ -77,11 +85,15 @@ t.test('off a terminal no pager runs; on one $LAZY_PAGER comes first', async (t)
   t.notOk(shown.output.includes('Changelog'), 'nothing of the text went to the terminal directly');
 });
 
-t.test("then git's core.pager, then $PAGER, then less; an empty one or cat means none", async (t) => {
+t.test("then $GIT_PAGER, git's core.pager, then $PAGER, then less; an empty one or cat means none", async (t) => {
   const { sb, l, seen, env } = setup(t);
   await l('init');
   const id = await l.create('order');
   gitSync(sb.dir, sb.env, ['config', 'core.pager', pagerCmd('core')]);
+  await onTerminal(sb, ['log', id], { ...env, GIT_PAGER: pagerCmd('git'), PAGER: pagerCmd('pager') });
+  t.equal(seen().at(-1)?.name, 'git', '$GIT_PAGER before core.pager, as git reads it');
+  await onTerminal(sb, ['log', id], { ...env, LAZY_PAGER: pagerCmd('lazy'), GIT_PAGER: pagerCmd('git') });
+  t.equal(seen().at(-1)?.name, 'lazy', '$LAZY_PAGER before $GIT_PAGER');
   t.equal((await onTerminal(sb, ['log', id], { ...env, PAGER: pagerCmd('pager') })).code, 0);
   t.equal(seen().at(-1)?.name, 'core', 'core.pager before $PAGER');
   t.match(seen().at(-1)?.text, 'lazy: create', 'log is paged');

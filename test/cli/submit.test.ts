@@ -42,7 +42,7 @@ t.test('submit --json: its shape and exits (0, 7 on a failing PR command); show 
   t.match(JSON.parse(good.stdout), { retried: true, url: 'https://forge.example/o/r/pull/2' });
   const text = await l.spawn('submit', id);
   t.match(text.stdout, `${id}: submitted again`, 'text output names the task');
-  t.match(text.stdout, 'opened https://forge.example/o/r/pull/3');
+  t.match(text.stdout, 'the pull request https://forge.example/o/r/pull/2 stands', 'a standing PR is kept');
 
   const md = await l.spawn('show', id, '--markdown');
   t.equal(md.code, 0);

@@ -70,4 +70,6 @@ t.test('a usage limit sends the task back to the queue until its reset; a worker
   t.equal(d.attention.kind, 'review');
   t.equal(d.consecutive_interruptions, 0);
   t.equal(d.schedule.not_before, null, 'the wait is over');
+  const resumed = d.changelog.find((c: { trigger: string }) => c.trigger === 'auto_resume');
+  t.equal(resumed?.reason, "auto-resume after the agent's usage limit", 'no crash named: "crash 0 of 3" was');
 });

@@ -39,9 +39,10 @@ export const EXPECT: Record<State, Action[]> = {
   // unblock on a working task queues the feedback for the turn after this one.
   working: ['unblock', 'stop', 'comment', 'edit'],
   blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  decision: ['unblock', 'answer', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  // start without a criterion: a decision, and no turn ever ran, so nothing to accept.
-  clarify: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
+  // A pending decision is answered (answer, or unblock's feedback) or the task closed: nothing accepts or submits it.
+  decision: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
+  // start without a criterion: nothing runs an agent (ask), pairs or accepts until its answer gives one.
+  clarify: ['unblock', 'answer', 'reject', 'close', 'comment', 'edit'],
   // A failed turn leaves no review: accept waits for a turn that does.
   'blocked+violations': ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
   conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],

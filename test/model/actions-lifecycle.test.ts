@@ -57,14 +57,58 @@ t.test('a listed action the op used to refuse, and an unlisted one it used to ru
   t.equal((await e.show(c)).status, 'complete');
 });
 
+t.test('a pending decision is answered or closed: accept and submit are refused naming it', async (t) => {
+  const box = await agentSandbox();
+  t.teardown(box.sb.cleanup);
+  const e = env(box);
+  const id = await BUILD.decision!(e);
+  for (const a of ['accept', 'submit'] as const) {
+    const r = await e.run(a === 'accept' ? ['accept', id, '--yes'] : ['submit', id]);
+    refused(t, r, a, 'a task with a pending decision', 'blocked');
+    const err = JSON.parse(r.stdout).error;
+    t.equal(err.details.guard, 'no_pending_decision', `${a}: the refusal names the guard`);
+    t.match(err.message, /Should I use approach A or approach B\?/, `${a}: and the pending decision`);
+  }
+  t.equal((await e.show(id)).status, 'blocked', 'nothing was merged');
+  // unblock stays: its feedback is the answer (README, unblock).
+  await turn(e, id, ['unblock', id, '-m', 'approach A'], 'succeed');
+  const v = await e.show(id);
+  t.equal(v.turns.filter((x: any) => x.kind === 'answer').at(-1)?.content, 'approach A', 'the feedback answered it');
+  t.ok(v.available_actions.includes('accept'), 'answered and reviewed: accept is listed again');
+});
+
+t.test('until a task has a criterion nothing runs an agent on it, pairs on it or accepts it', async (t) => {
+  const box = await agentSandbox();
+  t.teardown(box.sb.cleanup);
+  const e = env(box);
+  const id = await BUILD.clarify!(e);
+  const launches = box.invocations().length;
+  for (const a of ['ask', 'pair', 'accept', 'submit'] as const) {
+    const r = await e.run(
+      a === 'ask' ? ['ask', id, '-m', 'what?'] : a === 'accept' ? ['accept', id, '--yes'] : [a, id],
+    );
+    refused(t, r, a, 'a task without a criterion', 'blocked');
+  }
+  t.equal(box.invocations().length, launches, 'no agent was launched');
+  t.equal((await e.show(id)).turns.filter((x: any) => x.kind === 'pair').length, 0, 'and nobody paired');
+  // Its answer becomes the criterion, and the first turn runs.
+  await turn(e, id, ['answer', id, '-m', 'the file exists'], 'succeed');
+  const v = await e.show(id);
+  t.same(v.acceptance, ['the file exists']);
+  t.ok(v.available_actions.includes('accept'), 'now it can be accepted');
+});
+
 t.test(
   'reopen: a complete task no agent ever worked on goes back to backlog; one with agent work to blocked',
   async (t) => {
     const box = await agentSandbox();
     t.teardown(box.sb.cleanup);
     const e = env(box);
-    // Never started by an agent: a clarify question, a person pairs on it, the pairing is accepted.
+    // Never started by an agent: a clarify question, a person gives it a criterion and pairs on it, the pairing is
+    // accepted (without the criterion neither pair nor accept is allowed).
     const id = await BUILD.clarify!(e);
+    refused(t, await e.run(['pair', id]), 'pair', 'a task without a criterion', 'blocked');
+    await ok(e, ['edit', id, '--accept', 'manual.txt exists']);
     const shell = shellScript(
       box.sb,
       'pair-commit.sh',
@@ -75,11 +119,7 @@ t.test(
     t.equal((await e.show(id)).session, null, 'no session was ever opened');
     const back = (await ok(e, ['reopen', id, '-m', 'the manual fix is incomplete'])).task;
     t.equal(back.status, 'backlog', 'complete → backlog: there is no agent work to review');
-    // It never got an acceptance criterion (it was the clarify question's task), so no worker could run it: no queue.
-    t.same(
-      back.available_actions,
-      EXPECT.backlog.filter((a) => a !== 'queue'),
-    );
+    t.same(back.available_actions, EXPECT.backlog);
     t.equal((await e.run(['reopen', id])).code, 4, 'and it is not terminal any more');
 
     const worked = await BUILD.complete!(e);

@@ -94,6 +94,26 @@ t.test('attentionOf: one row per status and history', async (t) => {
       'ok',
     ],
     [
+      'a reopen asks about its reason, not the accepted review, until the next turn',
+      withReason(
+        walk(S, ['blocked', 'turn_complete'], ['merging', 'accept'], ['complete', 'accept'], ['blocked', 'reopen']),
+        'the fix regressed\nsteps to reproduce',
+      ),
+      [turn(3, 'agent', 'result', { content: 'Done: added the cache.' })],
+      'review',
+      'reopened: the fix regressed',
+    ],
+    [
+      'a pairing session after a stop is the latest work: its end is the review',
+      walk(S, ['interrupted', 'stop'], ['pairing', 'pair'], ['blocked', 'pair_end']),
+      [
+        turn(3, 'agent', 'error', { content: 'interrupted: stopped by the user' }),
+        turn(5, 'human', 'pair', { content: 'Pairing session ended (exit 0): 1 commit(s) made.' }),
+      ],
+      'review',
+      'Pairing session ended (exit 0): 1 commit(s) made.',
+    ],
+    [
       'conflict asks for an approve or revert decision',
       walk(S, ['conflict', 'turn_complete']),
       [],

@@ -42,6 +42,11 @@ const cases: [string, TaskView, RegExp | null][] = [
   ['a queued backlog task', task(backlogQueued()), null],
   ['one without a criterion', task(backlogQueued(), []), /^no acceptance criterion: no worker starts it$/],
   ['a crash under the breaker', task([...backlogQueued(), claimed(3, 'backlog', 'r1'), crashed(4, 'r1')]), null],
+  [
+    'a crash of a task whose criterion was edited away (issue 28)',
+    task([...backlogQueued(), claimed(3, 'backlog', 'r1'), crashed(4, 'r1')], []),
+    /^no acceptance criterion: no worker resumes it$/,
+  ],
   ['three crashes in a row', task(thrice), /^parked by the crash breaker: 3 crashes in a row$/],
   ['the breaker, paused too', task([...thrice, change(9, 'interrupted', 'interrupted', 'pause')]), /crash breaker/],
   ['the breaker, queued again by a person', task([...thrice, queued(9, 'interrupted')]), null],

@@ -395,8 +395,11 @@ t.test('reference (firstmate, vincent): lifecycle rules in our vocabulary', asyn
 // Guards: conditions an action needs beyond the status (GUARDS), read by availableActions
 // and assertAllowed alike.
 
+/** The task's own document with a criterion: nothing runs an agent, pairs or accepts without one. */
+const CRITERION = { task: { ...docs().task, acceptance: ['done'] } };
+
 const blocked = (more: Partial<TaskDocs> = {}): TaskView =>
-  view({ changelog: walk(['working', 'start'], ['blocked', 'turn_complete']), ...more });
+  view({ changelog: walk(['working', 'start'], ['blocked', 'turn_complete']), ...CRITERION, ...more });
 
 t.test('guard decision_pending: answer needs a pending decision', async (t) => {
   const rows: [string, Guarded, boolean][] = [
@@ -410,7 +413,7 @@ t.test('guard decision_pending: answer needs a pending decision', async (t) => {
     ],
     [
       'a failed turn is a failure, not a decision',
-      view({ changelog: walk(['working', 'start'], ['blocked', 'turn_failed']) }),
+      view({ changelog: walk(['working', 'start'], ['blocked', 'turn_failed']), ...CRITERION }),
       false,
     ],
   ];
@@ -428,9 +431,13 @@ t.test('guard decision_pending: answer needs a pending decision', async (t) => {
 
 t.test('guard no_pending_violations: resume refuses while protected files await a decision', async (t) => {
   const crashed = walk(['working', 'start'], ['interrupted', 'turn_crashed']);
-  const clean = view({ changelog: crashed });
+  const clean = view({ changelog: crashed, ...CRITERION });
   t.ok(availableActions(clean).includes('resume'), 'a crash with nothing to decide resumes');
-  const pending = view({ changelog: crashed, violations: [violation(3, 'b.lock'), violation(4, 'a.lock')] });
+  const pending = view({
+    changelog: crashed,
+    violations: [violation(3, 'b.lock'), violation(4, 'a.lock')],
+    ...CRITERION,
+  });
   t.notOk(availableActions(pending).includes('resume'), 'resume withheld while a.lock and b.lock are pending');
   t.ok(availableActions(pending).includes('unblock'), 'unblock, which carries decisions, stays offered');
   t.throws(() => assertAllowed('resume', pending), {
@@ -442,14 +449,15 @@ t.test('guard no_pending_violations: resume refuses while protected files await 
     changelog: crashed,
     violations: [violation(3, 'a.lock')],
     decisions: [decision(5, 'a.lock', 'approve')],
+    ...CRITERION,
   });
   t.ok(availableActions(decided).includes('resume'), 'a decided file no longer holds resume back');
 });
 
 t.test('guard runnable: queue refuses a task no worker could run', async (t) => {
   const crashed = walk(['working', 'start'], ['interrupted', 'turn_crashed']);
-  t.ok(availableActions(view({ changelog: crashed })).includes('queue'), 'a plain crash may go back to the fleet');
-  const pending = view({ changelog: crashed, violations: [violation(3, 'a.lock')] });
+  t.ok(availableActions(judged(crashed)).includes('queue'), 'a plain crash may go back to the fleet');
+  const pending = view({ changelog: crashed, violations: [violation(3, 'a.lock')], ...CRITERION });
   t.notOk(availableActions(pending).includes('queue'), 'withheld while a protected file awaits a decision');
   t.throws(() => assertAllowed('queue', pending), {
     message: /protected files to decide \(a\.lock\).*--approve-file/,
@@ -460,7 +468,7 @@ t.test('guard runnable: queue refuses a task no worker could run', async (t) => 
     ...walk(['working', 'start'], ['interrupted', 'turn_crashed'])[2]!,
     details: { held: 'the run was lost' },
   });
-  const heldView = view({ changelog: held });
+  const heldView = view({ changelog: held, ...CRITERION });
   t.equal(heldView.status, 'interrupted');
   t.throws(() => assertAllowed('queue', heldView), { message: /the run was lost/, details: { guard: 'runnable' } });
   t.ok(availableActions(judged(walk())).includes('queue'), 'a backlog task with a criterion is queueable');
@@ -546,6 +554,41 @@ t.test('guard reviewed: accept merges only work a person has had in front of the
   }
 });
 
+// issue 28: a pending decision is answered or the task closed; nothing runs, pairs or accepts without a criterion.
+t.test('guard no_pending_decision: accept and submit wait for the answer', async (t) => {
+  const asked = blocked({ turns: [turn(2, 'agent', 'question', { details: REVIEW })] });
+  for (const a of ['accept', 'submit'] as const) {
+    t.notOk(availableActions(asked).includes(a), `${a} withheld while the agent's question waits`);
+    t.throws(() => assertAllowed(a, asked), {
+      code: 'action_not_allowed',
+      exitCode: 4,
+      details: { guard: 'no_pending_decision', decision: asked.attention!.reason },
+    });
+  }
+  t.ok(availableActions(asked).includes('unblock'), 'unblock stays: its feedback is the answer');
+});
+
+t.test('guard criterion: nothing runs an agent, pairs or accepts a task without a criterion', async (t) => {
+  const clarify = view({ changelog: walk(['working', 'start'], ['blocked', 'clarify']) });
+  t.same(
+    availableActions(clarify),
+    ['unblock', 'answer', 'reject', 'close', 'comment', 'edit'],
+    'the answer gives one',
+  );
+  // A pairing session's review does not stand in for the criterion.
+  const paired = view({
+    changelog: walk(['working', 'start'], ['blocked', 'clarify'], ['pairing', 'pair'], ['blocked', 'pair_end']),
+    turns: [turn(5, 'human', 'pair', { details: REVIEW })],
+  });
+  for (const a of ['accept', 'submit', 'pair', 'ask', 'unblock'] as const) {
+    t.notOk(availableActions(paired).includes(a), `${a} withheld`);
+    t.throws(() => assertAllowed(a, paired), { details: { guard: 'criterion' }, message: /no acceptance criterion/ });
+  }
+  const crashed = view({ changelog: walk(['working', 'start'], ['interrupted', 'turn_crashed']) });
+  t.notOk(availableActions(crashed).includes('resume'), 'no resume without one');
+  t.notOk(availableActions(crashed).includes('queue'), 'and no worker resumes it');
+});
+
 t.test('assertAllowed: the same test available_actions makes, as an exit-4 error', async (t) => {
   const v = judged(walk());
   t.doesNotThrow(() => assertAllowed('start', v), 'start from backlog');
@@ -571,9 +614,9 @@ t.test('assertAllowed: the same test available_actions makes, as an exit-4 error
 });
 
 t.test('availableActions: unguarded statuses share the memoized list; guarded ones filter it', async (t) => {
-  // issue 12: backlog has guarded actions now (unqueue, pause, unpause); working still has none.
-  const v = view({ changelog: walk(['working', 'start']) });
-  t.equal(availableActions(v), statusActions('working'), 'working has no guarded action: the same array');
+  // issue 12: backlog has guarded actions now (unqueue, pause, unpause); issue 28: working's unblock needs a criterion.
+  const v = view({ changelog: walk(['working', 'start'], ['blocked', 'turn_complete'], ['pairing', 'pair']) });
+  t.equal(availableActions(v), statusActions('pairing'), 'pairing has no guarded action: the same array');
   t.not(availableActions(view()), statusActions('backlog'), 'backlog has guards now: a filtered copy');
   const b = blocked();
   t.not(availableActions(b), statusActions('blocked'), 'blocked has guards: a filtered copy');

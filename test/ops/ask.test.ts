@@ -45,7 +45,7 @@ t.test("the inbox reason and the review come from the latest work turn, never fr
   // Nothing of the reply ("answer: 42"); the id and the timestamp are random and may hold a 42.
   t.notMatch(JSON.stringify({ ...row, id: undefined, attention: { ...row.attention, since: undefined } }), /42/);
   const show = (await box.l('show', id)).stdout;
-  t.match(show, /status: {4}blocked \(blocked\) — review: did turn 1/);
+  t.match(show, /status: {4}blocked — review: did turn 1/);
   t.match(show, /Review \(turn #2/, 'the review package is the work turn (#2), not the ask (#4)');
   t.match(show, /#3 human\/question[^\n]*\n\s+what is the answer\?/, 'the question is in the turns');
   t.match(show, /#4 agent\/result[^\n]*\n\s+answer: 42/, 'and so is its answer');

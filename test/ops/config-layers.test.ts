@@ -36,7 +36,11 @@ t.test('each layer wins over the one before; get names the layer; set --user wri
   await plain('config', 'set', '--user', 'mcp', 'false');
   t.match(readFileSync(join(sb.home, '.config', 'lazy', 'config.yaml'), 'utf8'), /mcp: false/);
   t.same((await plain.json('config', 'get', 'mcp')).value, { key: 'mcp', value: false, origin: 'user' });
-  t.equal((await l.json('config', 'get', 'mcp')).run.code, 1, 'the other user file does not set mcp');
+  t.same(
+    (await l.json('config', 'get', 'mcp')).value,
+    { key: 'mcp', value: true, origin: 'default' },
+    'the other user file does not set mcp: its default',
+  );
 
   // As git config --global: the user's file needs no repository.
   const away = await lazy(['config', 'set', '--user', 'retry_base_ms', '250', '--json'], { cwd: sb.home, env: sb.env });
@@ -46,23 +50,36 @@ t.test('each layer wins over the one before; get names the layer; set --user wri
   t.equal((await lazy(['config', 'get', 'agent'], { cwd: sb.home, env: sb.env })).code, 2, 'reading needs one');
 });
 
-t.test('config get prints the bare value, and nothing with exit 1 when unset, as git config does', async (t) => {
-  const sb = sandbox();
-  t.teardown(sb.cleanup);
-  const l = cli(sb);
-  await l('config', 'set', 'agent', 'claude');
-  await l('config', 'set', 'protected', 'config/**, *.pem');
-  await l('config', 'set', 'watchdog_ms', '5000');
-  t.same(await l('config', 'get', 'agent'), { code: 0, stdout: 'claude\n', stderr: '', signal: null });
-  t.equal((await l('config', 'get', 'protected')).stdout, 'config/**,*.pem\n', 'a list as config set takes it');
-  t.equal((await l('config', 'get', 'watchdog_ms')).stdout, '5000\n');
-  const unset = await l('config', 'get', 'stop_grace_ms');
-  t.same([unset.code, unset.stdout], [1, ''], 'unset: exit 1, nothing on stdout');
-  const json = await l.json('config', 'get', 'stop_grace_ms');
-  t.equal(json.run.code, 1);
-  t.same(json.value, { key: 'stop_grace_ms', value: null, origin: null }, '--json: the document, value null');
-  t.equal((await l('config', 'get', 'nonsense')).code, 2, 'an unknown key is a usage error, not unset');
-});
+t.test(
+  'config get prints the bare value, the default when none is set, and nothing with exit 1 when unset, as git config does',
+  async (t) => {
+    const sb = sandbox();
+    t.teardown(sb.cleanup);
+    const l = cli(sb);
+    await l('config', 'set', 'agent', 'claude');
+    await l('config', 'set', 'protected', 'config/**, *.pem');
+    await l('config', 'set', 'watchdog_ms', '5000');
+    t.same(await l('config', 'get', 'agent'), { code: 0, stdout: 'claude\n', stderr: '', signal: null });
+    t.equal((await l('config', 'get', 'protected')).stdout, 'config/**,*.pem\n', 'a list as config set takes it');
+    t.equal((await l('config', 'get', 'watchdog_ms')).stdout, '5000\n');
+    t.same(
+      await l('config', 'get', 'stop_grace_ms'),
+      { code: 0, stdout: '10000\n', stderr: '', signal: null },
+      'a default',
+    );
+    t.same(
+      (await l.json('config', 'get', 'work.lease_seconds')).value,
+      { key: 'work.lease_seconds', value: 300, origin: 'default' },
+      '--json names it the default',
+    );
+    const unset = await l('config', 'get', 'forge.pr_command');
+    t.same([unset.code, unset.stdout], [1, ''], 'unset, with no default: exit 1, nothing on stdout');
+    const json = await l.json('config', 'get', 'forge.pr_command');
+    t.equal(json.run.code, 1);
+    t.same(json.value, { key: 'forge.pr_command', value: null, origin: null }, '--json: the document, value null');
+    t.equal((await l('config', 'get', 'nonsense')).code, 2, 'an unknown key is a usage error, not unset');
+  },
+);
 
 t.test('config list --show-origin: every layer, where it lives, shadowed values marked', async (t) => {
   const sb = sandbox();
@@ -124,13 +141,13 @@ t.test('a user file that fails its schema is named and ignored; the rest works',
   t.equal(r.value.value, 100, 'the shared settings apply');
   t.match(r.run.stderr, `(user):${file} fails the config schema at /watchdog_ms`);
   t.match(r.run.stderr, /the user settings are ignored until it is fixed/);
-  t.equal((await l.json('config', 'get', 'agent')).run.code, 1, 'nothing of the bad file is obeyed');
+  t.match((await l.json('config', 'get', 'agent')).value, { origin: 'default' }, 'nothing of the bad file is obeyed');
   t.equal((await l('create', 'still works')).code, 0);
   writeFileSync(file, 'agent: [not closed\n');
   t.match((await l('config', 'list')).stderr, /\(user\):.*config\.yaml is not valid YAML/, 'bad YAML is named too');
   const bad = await cli(sb, { LAZY_AGENT: 'no spaces allowed' }).json('config', 'get', 'agent');
   t.match(bad.run.stderr, /LAZY_AGENT: .*fails the config schema at \/agent.*: ignored/, 'a bad override is named');
-  t.equal(bad.run.code, 1, 'and not obeyed');
+  t.match(bad.value, { value: 'claude', origin: 'default' }, 'and not obeyed');
 });
 
 t.test('a user agent cannot launder an untrusted shared agent command', async (t) => {

@@ -138,6 +138,8 @@ t.test('a template that does not read is kept, and the error names where', async
   t.equal(r.code, 2);
   const err = JSON.parse(r.stdout).error;
   t.match(err.message, /the edited task is not valid YAML.*what you typed is kept in /);
+  t.match(err.message, /at line 2, column 1; what you typed/, 'where, once, and no `:;`');
+  t.notMatch(err.message, /:;|\(line/);
   t.match(readFileSync(err.details.file, 'utf8'), /a long prompt I typed/, 'nothing typed is lost');
   rmSync(dirname(err.details.file), { recursive: true });
   const unknown = await typing(sb, 'goal: g\npriority: 3\n').run('create', '--json');

@@ -25,3 +25,28 @@ t.test('show reads only the tail of a huge run log', async (t) => {
   t.equal(JSON.parse(r.stdout).run.log.at(-1), 'the last line');
   t.equal((await l.json('stop', id)).run.code, 0);
 });
+
+t.test("show's status line says nothing twice, and an interrupted turn's log is not the current turn's", async (t) => {
+  const { sb, l, scenario, invocations } = await agentSandbox();
+  cleanupAfterSupervisors(t, sb);
+  scenario('hang');
+  const id = await l.create('stopped midway', '--accept', 'done');
+  const s = await l.json('start', id);
+  await eventually(() => invocations()[0], 20_000, 'the agent');
+  const log = join(runDirOf(sb, s.value.run.id), 'output.log');
+  await eventually(() => existsSync(log) && readFileSync(log, 'utf8').includes('thinking forever'), 20_000, 'its line');
+  t.match((await l('show', id)).stdout, `Current turn log (run ${s.value.run.id}`, 'while it works');
+  t.equal((await l.json('stop', id)).run.code, 0);
+  t.equal((await l.json('show', id)).value.status, 'interrupted');
+  const shown = (await l('show', id)).stdout;
+  t.notMatch(shown, 'Current turn log', 'no current turn once it is interrupted');
+  t.match(shown, `Interrupted turn log (run ${s.value.run.id}`, "the interrupted turn's log instead");
+
+  scenario('succeed');
+  const done = await l.create('finished', '--accept', 'done');
+  await l('start', done);
+  await l('wait', done, '--timeout', '60');
+  const status = (await l('show', done)).stdout.split('\n').find((x) => x.startsWith('status:'));
+  t.match(status, /^status: +blocked\b/);
+  t.notMatch(status, '(blocked)', `no duplicate: ${status}`);
+});

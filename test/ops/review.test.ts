@@ -73,7 +73,7 @@ test('the inbox lists only what needs a human, oldest first', async (t) => {
     'queued and running work never appears',
   );
   t.equal(inbox.find((i: any) => i.id === failure).attention.reason.startsWith('fatal_auth'), true);
-  t.match((await l('inbox')).stdout, /review\s+\d+[sm] ago/);
+  t.match((await l('inbox')).stdout, /review\s+\d{4}-\d\d-\d\dT[\d:.]+Z/);
   await l('stop', working);
 });
 
@@ -120,6 +120,14 @@ test('reopening a complete task needs a reason and starts over from the merged b
   t.equal(noReason.run.code, 2);
   const r = await l.json('reopen', id, '--reason', 'the fix regressed');
   t.equal(r.value.task.status, 'blocked');
+  // Until the next turn, the reopen's reason is the attention, not the accepted review.
+  t.same([r.value.task.attention.kind, r.value.task.attention.reason], ['review', 'reopened: the fix regressed']);
+  const shown = (await l('show', id)).stdout;
+  t.match(shown, /review: reopened: the fix regressed/, 'show says why it was reopened');
+  t.notMatch(shown, /^Review \(turn/m, 'and not the accepted review package');
+  const box = (await l.json('inbox')).value.find((i: any) => i.id === id);
+  t.equal(box?.attention.reason, 'reopened: the fix regressed', 'the inbox too');
+  t.match((await l('inbox')).stdout, /reopened: the fix regressed/);
   await l('unblock', id, '-m', 'fix the regression');
   t.equal((await l.json('wait', id, '--timeout', '30')).value.task.status, 'blocked');
   gitSync(sb.dir, sb.env, ['merge-base', '--is-ancestor', 'main', `lazy/${id}`]);

@@ -141,7 +141,41 @@ test('submit pushes the branch, moves blocked → submitted, runs the PR command
   t.equal(row.pr_url, s.url, 'list --json carries the PR URL');
   t.equal((await c.l('show', id, '--markdown')).stdout, call.body, 'show --markdown prints the very same body');
   t.equal((await c.l('submit', id)).code, 0, 'submit on a submitted task is the retry');
-  t.equal(c.gh().length, 2, 'which runs the command again');
+  t.equal(c.gh().length, 1, 'which keeps the pull request: the command does not run again');
+});
+
+test('a submission whose pull request stands pushes and keeps it: submit again after unblock, or a forge that has one', async (t) => {
+  const tm = team(1);
+  t.teardown(tm.cleanup);
+  const c = await clone(tm.clones[0]!);
+  await ok(t, c, 'config', 'set', 'forge.pr_command', PR_COMMAND);
+  const id = await reviewed(c);
+  const first = await ok(t, c, 'submit', id);
+  t.equal(first.url, 'https://forge.example/o/r/pull/1');
+  await ok(t, c, 'unblock', id, '-m', 'one more change');
+  await c.l('wait', id, '--timeout', '60');
+  const again = await c.l.json('submit', id);
+  t.equal(again.run.code, 0, `the second hand-off succeeds (${again.run.stdout.slice(0, 300)})`);
+  t.match(again.value, { retried: false, pr: null, url: first.url }, 'keeping the pull request');
+  t.equal(c.gh().length, 1, 'the PR command did not run again');
+  t.equal(remoteRef(tm.remote, `refs/heads/lazy/${id}`), again.value.head, 'the new work was pushed to its branch');
+  t.equal(again.value.task.turns.at(-1).content, `pushed; the pull request ${first.url} stands`);
+  t.match((await c.l('show', id)).stdout, `PR:        ${first.url}`, 'the PR: line keeps the URL');
+  t.match((await c.l('submit', id)).stdout, `the pull request ${first.url} stands`, 'and so does every retry');
+
+  // A pull request lazy has no record of (opened by hand, or by a run whose URL was lost): gh refuses a second
+  // one with "already exists" and its URL, which is taken as the pull request.
+  const other = await reviewed(c, 'a second fix');
+  writeFileSync(
+    c.ghLog,
+    readFileSync(c.ghLog, 'utf8') +
+      JSON.stringify({ env: { LAZY_BRANCH: `lazy/${other}` }, url: 'https://forge.example/o/r/pull/77' }) +
+      '\n',
+  );
+  const found = await c.l.json('submit', other);
+  t.equal(found.run.code, 0, 'exit 0, not 7');
+  t.match(found.value, { url: 'https://forge.example/o/r/pull/77', pr: { exit_code: 1, error: null } });
+  t.match((await ok(t, c, 'show', other)).submission, { ok: true, url: 'https://forge.example/o/r/pull/77' });
 });
 
 test('a failing PR command leaves the task submitted with the failure shown; submit retries it', async (t) => {

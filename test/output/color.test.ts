@@ -102,6 +102,7 @@ t.test('attention in the inbox and ok/FAIL in a review are coloured', async (t) 
     revisions: 1,
     session: null,
     pending_violations: [],
+    changelog: [],
     turns: [
       {
         sequence: 1,

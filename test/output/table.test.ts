@@ -2,6 +2,7 @@ import t from 'tap';
 import { cli, lazy, sandbox } from '../helpers/env.js';
 import { table, width } from '../../lib/output/format.js';
 import { renderWith } from '../../lib/output/color.js';
+import { renderInbox } from '../../lib/output/inbox.js';
 
 // Issue 14, Output: piped output is never truncated. Off a terminal a table prints whole cells,
 // tab-separated, one row a line and no header, as gh does; on a terminal it keeps its aligned
@@ -68,4 +69,22 @@ t.test('lazy list and list --tree, piped: every goal and tag whole', async (t) =
     'and every line fits the terminal',
   );
   t.match(lines[1], /one-rather-long-tag,ano… /, 'tags cut to 24 columns there');
+});
+
+t.test('inbox, piped: the time as stored (ISO), as list prints it; on a terminal, how long ago', async (t) => {
+  const since = '2026-01-02T03:04:05.000Z';
+  const items = [
+    {
+      id: 'abcd1234',
+      goal: 'g',
+      status: 'blocked',
+      available_actions: [],
+      attention: { kind: 'review', reason: 'r', since },
+    },
+  ];
+  t.same(renderWith(piped, () => renderInbox(items)).split('\t'), ['abcd1234', 'review', since, 'r — g']);
+  t.match(
+    renderWith(terminal, () => renderInbox(items)),
+    /\d+d ago/,
+  );
 });

@@ -3,7 +3,11 @@ import { willAutoResume } from '../../lib/reconcile/reconcile.js';
 import type { StatusEntry } from '../../lib/model/docs.js';
 import type { Status } from '../../lib/model/status.js';
 import type { Trigger } from '../../lib/model/table.js';
-import { decision, view, violation, walk } from '../helpers/docs.js';
+import { decision, docs, view as bare, violation, walk } from '../helpers/docs.js';
+
+/** A task with a criterion: nothing runs an agent on one without (issue 28). */
+const view = (more: Parameters<typeof bare>[0] = {}) =>
+  bare({ task: { ...docs().task, acceptance: ['done'] }, ...more });
 
 // Whether the next reconcile resumes a crashed turn by itself. Reference
 // (lazy-state-machine.md, crash/resume lifecycle): the circuit breaker stops after 3
@@ -33,6 +37,7 @@ t.test('willAutoResume: one row per reason to resume or hold', async (t) => {
   const rows: [pins: string, v: ReturnType<typeof view>, expected: boolean][] = [
     ['a crash on this machine resumes', view({ changelog: onHost(walk(S, crash), HERE) }), true],
     ['a crash with no host recorded resumes', view({ changelog: walk(S, crash) }), true],
+    ['a task without a criterion is not resumed', bare({ changelog: onHost(walk(S, crash), HERE) }), false],
     ["a crash on another machine is that machine's", view({ changelog: onHost(walk(S, crash), 'elsewhere') }), false],
     [
       "a crash in another clone on this machine is that clone's (issue 27)",

@@ -4,6 +4,7 @@ import { writeFileAtomicSync } from '../../core/fsutil.js';
 import { identityOf, signalGroup } from '../../core/proc.js';
 import type { Adapter, AgentSpec, StreamState, TurnInput } from '../adapters/adapter.js';
 import { classOfErrorMessage } from '../adapters/taxonomy.js';
+import { retryReason, type Retrying } from '../substate.js';
 import { endGroup } from './kill.js';
 import { env } from '../../core/env.js';
 import { now, nowIso, poll, sleep } from '../../core/clock.js';
@@ -27,6 +28,8 @@ export interface AttemptInput {
   graceMs: number;
   /** In-stream retries of an unreachable endpoint before lazy gives up on the attempt. */
   unreachableMax: number;
+  /** The agent CLI is retrying on its own (a retry line), or no longer is (null: progress, or the attempt ended). */
+  onRetry?: (r: Retrying | null) => void;
 }
 
 export interface AttemptResult {
@@ -77,9 +80,27 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   let log = openSync(a.logPath, 'a');
   let logged = fstatSync(log).size;
 
+  let retrying = false;
+  const retried = (r: Retrying | null) => {
+    retrying = r !== null;
+    a.onRetry?.(r);
+  };
   const onLine = (line: string | null) => {
-    if (line === null || a.adapter.parseLine(line, a.state) === 'progress') lastProgress = now();
-    else if (
+    if (line === null || a.adapter.parseLine(line, a.state) === 'progress') {
+      lastProgress = now();
+      if (retrying) retried(null);
+      return;
+    }
+    const e = a.adapter.events(line).find((x) => x.kind === 'retry');
+    // The CLI numbers its retries from 1 (the second try): the substate names the try that comes next.
+    if (e?.kind === 'retry')
+      retried({
+        reason: retryReason(e.what),
+        attempt: (e.attempt ?? a.state.retry?.count ?? 1) + 1,
+        at: nowIso(),
+        until: e.delayMs === undefined ? null : new Date(now() + e.delayMs).toISOString(),
+      });
+    if (
       classOfErrorMessage(a.state.retry?.message) === 'transient_unreachable' &&
       (a.state.retry?.count ?? 0) >= a.unreachableMax &&
       !gaveUp
@@ -164,6 +185,7 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   await drained(child, DRAIN_MS);
   lines.end();
   closeSync(log);
+  if (retrying) retried(null);
   return {
     exitCode: first.code,
     signal: first.signal,

@@ -1,5 +1,15 @@
-import { environHas, groupMembers, liveness, sameBoot, signalGroup, type ProcIdentity } from '../../core/proc.js';
+import {
+  environHas,
+  groupMembers,
+  liveness,
+  sameBoot,
+  sessionCarrying,
+  signalGroup,
+  signalProcess,
+  type ProcIdentity,
+} from '../../core/proc.js';
 import { now, pollUntil } from '../../core/clock.js';
+import { env } from '../../core/env.js';
 
 // Ending an agent's processes. The agent runs as the leader of its own process group, and
 // everything it starts stays in that group unless it escapes on purpose; so a turn ends
@@ -60,4 +70,34 @@ export async function terminateVerified(
   beforeSignal?.();
   if (!ours) return { signal: 'none', waited_ms: 0 };
   return endGroup(id.pid, graceMs, () => liveness(id) === 'alive' || groupMembers(id.pid).length > 0);
+}
+
+/** A `lazy pair` process, the terminal session it ran in, and the run its pairing command carries as LAZY_PAIR_RUN. */
+export interface PairingSession {
+  owner: ProcIdentity;
+  sid: number;
+  run: string;
+}
+
+/**
+ * Ends what a dead `lazy pair` started: its interactive command stays in the terminal's session and group
+ * (a group of its own would take the terminal from it), so its processes are found one by one.
+ * Invariant: only a verified process is signalled: in that session, started after `lazy pair`, carrying its run.
+ */
+export async function endPairing(s: PairingSession, graceMs: number): Promise<Terminated & { pids: number[] }> {
+  const start = s.owner.start_ticks;
+  // A command run from inside that very session (its shell outlived `lazy pair`) does not end its own shell.
+  if (start === null || !sameBoot(s.owner) || env().LAZY_PAIR_RUN === s.run)
+    return { signal: 'none', waited_ms: 0, pids: [] };
+  const members = () => sessionCarrying(s.sid, start, `LAZY_PAIR_RUN=${s.run}`);
+  const pids = members();
+  if (!pids.length) return { signal: 'none', waited_ms: 0, pids };
+  const started = now();
+  const signal = (sig: NodeJS.Signals) => members().forEach((pid) => signalProcess(pid, sig));
+  const gone = () => members().length === 0;
+  signal('SIGTERM');
+  if (await pollUntil(gone, graceMs, 50)) return { signal: 'SIGTERM', waited_ms: now() - started, pids };
+  signal('SIGKILL'); // an interactive shell ignores SIGTERM
+  await pollUntil(gone, 5000, 50);
+  return { signal: 'SIGKILL', waited_ms: now() - started, pids };
 }

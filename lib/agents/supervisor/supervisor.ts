@@ -13,7 +13,7 @@ import type { Classified, FailureClass } from '../adapters/taxonomy.js';
 import { readEnvelope, type Envelope } from '../adapters/envelope.js';
 import { mergeCommands } from '../adapters/commands.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
-import { sleepUnlessStopped, waitForUsage } from './waits.js';
+import { retryRecorder, sleepRetrying, waitForUsage } from './waits.js';
 import type { Outcome } from './outcome-types.js';
 import { recordOutcome } from './outcome.js';
 import { setAsideAskLeftovers } from './ask-end.js';
@@ -242,6 +242,7 @@ async function launchAttempt(
     watchdogMs: t.ctx.config.watchdog_ms ?? 30 * 60_000,
     graceMs: t.ctx.config.stop_grace_ms ?? 10_000,
     unreachableMax: t.cfg.unreachableMax,
+    onRetry: retryRecorder(t.ctx.lazyDir, rec.id),
   });
   if (state.sessionId) writeFileSync(files.session, state.sessionId);
   return { r, state };
@@ -274,7 +275,9 @@ async function judgeAttempt(t: Turn, { r, state }: Launched, common: Common, his
   if (d.action === 'retry') {
     const s = Math.round(d.delayMs / 100) / 10;
     t.note(`attempt ${common.attempts} failed (${c.cls}): ${c.reason}; retrying in ${s} s`);
-    if (await sleepUnlessStopped(d.delayMs, t.files.stop)) return { end: stoppedEnd(t, interrupt) };
+    const next = { cls: c.cls, reason: c.reason, next: common.attempts + 1 };
+    if (await sleepRetrying(t.ctx.lazyDir, t.rec.id, next, d.delayMs, t.files.stop))
+      return { end: stoppedEnd(t, interrupt) };
     return { again: 'retry', failed };
   }
   if (d.outcome === 'failed') return { end: failedOutcome(common, c.cls, c.reason, `${c.reason} (${d.why})`) };

@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJsonFile, writeFileAtomicSync } from '../../core/fsutil.js';
-import { now, pollUntil } from '../../core/clock.js';
+import { now, nowIso, pollUntil } from '../../core/clock.js';
+import { clearRetrying, retryReason, writeRetrying, type Retrying } from '../substate.js';
 
 // A turn waiting for the agent's usage window to reopen: the supervisor sleeps and records
 // the fact here, one file per task, so `show` and `list` of any process can say so. Local
@@ -50,6 +51,35 @@ export function listWaiting(lazyDir: string): Map<string, Waiting> {
 /** Waits until `ms` of the clock's time has passed, looking for the stop file every 200 ms; true when the user asked to stop meanwhile. */
 export const sleepUnlessStopped = (ms: number, stopFile: string): Promise<boolean> =>
   pollUntil(() => existsSync(stopFile), ms, 200);
+
+/** The agent CLI's own retries, recorded for the run as the supervisor's are. */
+export const retryRecorder = (lazyDir: string, run: string) => (r: Retrying | null) =>
+  r ? writeRetrying(lazyDir, run, r) : clearRetrying(lazyDir, run);
+
+/**
+ * Sleeps out the delay before a failed attempt's retry with its record standing (list and show say
+ * `retrying: rate limit, attempt 2 in 20 s`); the record goes however the sleep ends. True on a stop.
+ */
+export async function sleepRetrying(
+  lazyDir: string,
+  run: string,
+  failed: { cls: string; reason: string; next: number },
+  ms: number,
+  stopFile: string,
+): Promise<boolean> {
+  const until = new Date(now() + ms).toISOString();
+  writeRetrying(lazyDir, run, {
+    reason: retryReason(failed.reason, failed.cls),
+    attempt: failed.next,
+    at: nowIso(),
+    until,
+  });
+  try {
+    return await sleepUnlessStopped(ms, stopFile);
+  } finally {
+    clearRetrying(lazyDir, run);
+  }
+}
 
 /** Records the wait, sleeps it out (a `lazy stop` ends it), and removes the record however it ends. */
 export async function waitForUsage(lazyDir: string, task: string, w: Waiting, stopFile: string): Promise<boolean> {
