@@ -72,7 +72,7 @@ function procStat(pid: number | 'self'): { state: string; pgrp: number; sid: num
 }
 
 /** Whether an identity is this very process's. */
-export const isThisProcess = (id: ProcIdentity) => id.pid === process.pid && sameBoot(id);
+export const isThisProcess = (id: ProcIdentity) => id.pid === process.pid && sameSpace(id);
 
 /** This process, as recorded on locks, markers and runs. */
 export const selfIdentity = (): ProcIdentity => identityOf(process.pid);
@@ -85,7 +85,7 @@ export function identityOf(pid: number): ProcIdentity {
  * Whether an identity's pid and start time mean something here: recorded under this very boot of this kernel, in
  * this pid namespace (a container beside us, or the host around us, shares the boot but not the pids).
  */
-export function sameBoot(id: ProcIdentity): boolean {
+export function sameSpace(id: ProcIdentity): boolean {
   const boot = bootId();
   const kernel = boot && id.boot_id ? boot === id.boot_id : id.host === thisHost();
   return kernel && (!id.pid_ns || !selfNs() || id.pid_ns === selfNs());
@@ -103,7 +103,7 @@ export type Liveness = 'alive' | 'dead' | 'unknown';
 export function liveness(id: ProcIdentity): Liveness {
   const boot = bootId();
   if (boot && id.boot_id && boot !== id.boot_id) return id.host === thisHost() ? 'dead' : 'unknown';
-  if (!sameBoot(id)) return 'unknown';
+  if (!sameSpace(id)) return 'unknown';
   if (id.start_ticks === null || boot === null) {
     try {
       process.kill(id.pid, 0);

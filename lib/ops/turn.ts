@@ -60,30 +60,20 @@ export async function unblockTask(
   for (let attempt = 0; ; attempt++) {
     let raced = false;
     try {
-      const {
-        view: task,
-        run,
-        upstream_skipped,
-      } = await launchTurn(app.repo, app.store, app.launcher, {
-        id,
-        op: 'unblock',
-        config: await app.config(),
-        plan: (d, r) => {
-          assertAllowed('unblock', d.view);
-          if (d.status === 'working') {
-            raced = true;
-            throw notAllowed(
-              'unblock',
-              d.status,
-              availableActions(d.view),
-              `task ${id} started a turn meanwhile; send the feedback again to queue it`,
-            );
-          }
-          recordDecisions(d, planned);
-          return planFeedback(d, r, 'unblock', content);
-        },
+      return await launchText(app, id, 'unblock', (d, r) => {
+        assertAllowed('unblock', d.view);
+        if (d.status === 'working') {
+          raced = true;
+          throw notAllowed(
+            'unblock',
+            d.status,
+            availableActions(d.view),
+            `task ${id} started a turn meanwhile; send the feedback again to queue it`,
+          );
+        }
+        recordDecisions(d, planned);
+        return planFeedback(d, r, 'unblock', content);
       });
-      return { task, run, ...(upstream_skipped ? { upstream_skipped } : {}) };
     } catch (e) {
       if (!raced || attempt >= 2) throw e;
     }
@@ -123,22 +113,32 @@ export async function answerTask(app: App, idArg: string, text: string): Promise
   const { id, view } = await allowedTaskArg(app, idArg, 'answer');
   const content = boundedText('the answer', sanitizeProse(text));
   const clarifying = !pendingQuestion(view.turns);
+  return launchText(app, id, 'answer', (d, r) => {
+    assertAllowed('answer', d.view);
+    if (!clarifying) return planFeedback(d, r, 'answer', content);
+    // The answer to "what does done look like" becomes a criterion, then the first turn starts.
+    d.setTask({ acceptance: [...d.view.acceptance, content] });
+    d.turn({ role: 'human', kind: 'answer', content, session: r.session });
+    return planStart(d, r, 'answer');
+  });
+}
+
+/** The turn a person's text (unblock's feedback, an answer) launches, as those commands report it. */
+async function launchText(
+  app: App,
+  id: string,
+  op: 'unblock' | 'answer',
+  plan: Parameters<typeof launchTurn>[3]['plan'],
+): Promise<TurnStarted> {
   const {
     view: task,
     run,
     upstream_skipped,
   } = await launchTurn(app.repo, app.store, app.launcher, {
     id,
-    op: 'answer',
+    op,
     config: await app.config(),
-    plan: (d, r) => {
-      assertAllowed('answer', d.view);
-      if (!clarifying) return planFeedback(d, r, 'answer', content);
-      // The answer to "what does done look like" becomes a criterion, then the first turn starts.
-      d.setTask({ acceptance: [...d.view.acceptance, content] });
-      d.turn({ role: 'human', kind: 'answer', content, session: r.session });
-      return planStart(d, r, 'answer');
-    },
+    plan,
   });
   return { task, run, ...(upstream_skipped ? { upstream_skipped } : {}) };
 }

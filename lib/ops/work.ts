@@ -282,9 +282,11 @@ class Worker {
         await this.lose(r, c, true);
         continue;
       }
-      c.task_tip = this.known.remoteTask(r.task) ?? c.task_tip;
-      c.branch_tip = this.known.remoteBranch(r.task);
-      saveClaim(this.app.repo.lazyDir, c);
+      const task_tip = this.known.remoteTask(r.task) ?? c.task_tip;
+      const branch_tip = this.known.remoteBranch(r.task);
+      // Written only when the remote moved: a pull every few seconds need not rewrite every claim.
+      if (task_tip !== c.task_tip || branch_tip !== c.branch_tip)
+        saveClaim(this.app.repo.lazyDir, { ...c, task_tip, branch_tip });
     }
   }
 

@@ -12,9 +12,6 @@ import { statSync } from 'node:fs';
 /** Whether a process is gone for good, by the caller's standard of proof. */
 export type Gone = (p: ProcIdentity) => boolean;
 
-/** Reconcile's standard: dead by this machine's own check of its identity ('unknown', another host: leave it). */
-export const deadHere: Gone = (p) => liveness(p) === 'dead';
-
 /** How long a supervisor's heartbeat (touched every 2 s) may be silent before one nobody can check is gone. */
 export const SILENT_MS = 60_000;
 
@@ -51,7 +48,7 @@ export const runOwner = (m: ActiveMarker, rec: RunRecord | undefined): ProcIdent
  * supervisor its launcher spawned may still be starting. A launch records when it spawns one (`spawned_at`), so
  * a launcher killed before that (in its claim push, say) left none.
  */
-export function runGone(m: ActiveMarker, rec: RunRecord | undefined, gone: Gone = deadHere): boolean {
+export function runGone(m: ActiveMarker, rec: RunRecord | undefined, gone: Gone): boolean {
   if (!gone(runOwner(m, rec))) return false;
   const starting = !!rec && !rec.supervisor && !!rec.spawned_at && now() - Date.parse(rec.spawned_at) < LAUNCH_GRACE_MS;
   return !starting;

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentSandbox, eventually } from '../helpers/agent.js';
+import { agentSandbox, eventually, reviewed } from '../helpers/agent.js';
 import { gitSync, LAZY } from '../helpers/env.js';
 import { background } from '../helpers/procs.js';
 
@@ -14,9 +14,7 @@ async function lateLanding(t: Test, o: { unrecorded?: boolean; fails?: boolean; 
   const box = await agentSandbox();
   const { sb, l } = box;
   t.teardown(sb.cleanup);
-  const id = await l.create('accept me', '--accept', 'done');
-  await l('start', id);
-  await l('wait', id, '--timeout', '30');
+  const id = await reviewed(box, 'accept me');
   const gate = join(sb.home, 'gate');
   // Holds the first move of main (in "prepared", with main.lock taken) until the test says go.
   const hook = join(sb.dir, '.git', 'hooks', 'reference-transaction');

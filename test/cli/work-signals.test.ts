@@ -172,6 +172,11 @@ t.test(
     t.same(runsPerTask([b!.log!]), new Map(), 'B started no agent while A ran one');
     t.ok(agentAlive(a!.sb), "A's agent still runs, under a lease its supervisor renews");
 
+    // A teammate comments meanwhile: the remote's task ref moves, so the supervisor's first release is turned
+    // away and it pulls and pushes again, as a worker would.
+    t.equal((await seed!.l('pull')).code, 0);
+    t.equal((await seed!.l('comment', id!, '-m', 'a note while it works')).code, 0);
+    t.equal((await seed!.l('push')).code, 0);
     // A's turn ends; its worker is gone, so its supervisor pushes the outcome and deletes the lease itself.
     writeFileSync(gate, '');
     await eventually(() => refs(tm.remote, 'refs/lazy/leases/').length === 0, 60_000, "A's supervisor to release");
@@ -182,6 +187,10 @@ t.test(
     const v = (await seed!.l.json('show', id!)).value;
     t.equal(v.status, 'blocked', "A's turn's outcome is on the remote: its work is not lost with its worker");
     t.equal(v.turns.filter((x: { role: string }) => x.role === 'agent').length, 1, 'exactly one outcome');
+    t.ok(
+      v.turns.some((x: { content: string }) => x.content === 'a note while it works'),
+      "the teammate's comment and the outcome both landed",
+    );
     t.notOk(
       v.changelog.some((c: { trigger: string }) => c.trigger === 'turn_crashed'),
       'and no crash',

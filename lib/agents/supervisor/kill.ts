@@ -2,7 +2,7 @@ import {
   environHas,
   groupMembers,
   liveness,
-  sameBoot,
+  sameSpace,
   sessionCarrying,
   signalGroup,
   signalProcess,
@@ -53,7 +53,7 @@ export async function endGroup(
  */
 export function ownsGroup(id: AgentIdentity): boolean {
   if (liveness(id) === 'alive') return true;
-  if (!id.run || id.start_ticks === null || !sameBoot(id)) return false;
+  if (!id.run || id.start_ticks === null || !sameSpace(id)) return false;
   return groupMembers(id.pid).some((p) => p.start >= id.start_ticks! && environHas(p.pid, `LAZY_RUN=${id.run}`));
 }
 
@@ -87,7 +87,7 @@ export interface PairingSession {
 export async function endPairing(s: PairingSession, graceMs: number): Promise<Terminated & { pids: number[] }> {
   const start = s.owner.start_ticks;
   // A command run from inside that very session (its shell outlived `lazy pair`) does not end its own shell.
-  if (start === null || !sameBoot(s.owner) || env().LAZY_PAIR_RUN === s.run)
+  if (start === null || !sameSpace(s.owner) || env().LAZY_PAIR_RUN === s.run)
     return { signal: 'none', waited_ms: 0, pids: [] };
   const members = () => sessionCarrying(s.sid, start, `LAZY_PAIR_RUN=${s.run}`);
   const pids = members();
