@@ -79,7 +79,11 @@ function servedOnly(doc: unknown, served: ReadonlySet<string> | undefined): unkn
   const o = doc as Record<string, unknown>;
   for (const [k, v] of Object.entries(o))
     o[k] =
-      k === 'available_actions' && Array.isArray(v) ? v.filter((a) => served.has(String(a))) : servedOnly(v, served);
+      k === 'available_actions' && Array.isArray(v)
+        ? v.filter((a) => served.has(String(a)))
+        : k === 'action_conditions' && Array.isArray(v)
+          ? v.filter((c) => served.has(String((c as { action?: unknown })?.action)))
+          : servedOnly(v, served);
   return o;
 }
 

@@ -15,6 +15,7 @@ import type { Json } from '../core/json.js';
 import { submissionOf, type Submission } from './submission.js';
 import { isNeutral, scheduleOf, type Schedule } from './schedule.js';
 import { heldFromWorkers } from './pickup.js';
+import { reviewedHead } from './review.js';
 
 export type { ChangeView, PendingViolation, TurnView } from './views.js';
 export { lastChange } from './views.js';
@@ -108,6 +109,8 @@ export interface TaskView extends Omit<TaskDoc, 'clock'> {
   merging_owner: { [k: string]: Json } | null;
   /** The run the latest move into working launched (what an outcome must match). */
   current_run: string | null;
+  /** The branch head the latest review recorded (a revert decision after it moves it): what accept and submit land. */
+  reviewed_head: string | null;
   /** The agent's own session id, as the latest agent turn reported it (resume target). */
   agent_session_id: string | null;
   /** Status changes a concurrent edit on another clone made that the merged history set aside. */
@@ -199,6 +202,7 @@ export function foldTask(docs: TaskDocs): TaskView {
     merging_owner:
       status === 'merging' ? ((replay.applied.at(-1)?.details?.owner ?? null) as { [k: string]: Json } | null) : null,
     current_run: [...replay.applied].reverse().find((e) => e.to === 'working')?.run ?? null,
+    reviewed_head: reviewedHead(docs)?.head ?? null,
     agent_session_id: latestSessionId(turns),
     concurrent_changes: changelog.filter((c) => c.set_aside),
     submission: submissionOf(turns),

@@ -4,9 +4,9 @@ import { placeOf } from '../core/place.js';
 import { randomId } from '../core/ids.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { parkStatus } from '../model/park.js';
+import { situatedActions } from '../model/situation.js';
 import { isActive, isTerminal } from '../model/status.js';
 import { refreshIndex } from '../store/listing.js';
-import { reviewedHead } from '../model/review.js';
 import { taskBranch, workedElsewhere } from '../workspace/branch.js';
 import { isAncestor } from '../workspace/target-tips.js';
 import { dirtyFiles, revParse } from '../workspace/worktree.js';
@@ -40,17 +40,17 @@ export async function reviewGap(app: App, v: TaskView, target: string): Promise<
   const cwd = app.repo.cwd;
   const branch = taskBranch(v.id);
   const head = (await revParse(cwd, `refs/heads/${branch}`)) ?? '';
-  const reviewed = reviewedHead((await app.store.read(v.id)).docs);
-  if (reviewed?.head === head) return null;
-  const gap = { branch, branch_head: head, reviewed_head: reviewed?.head ?? null, host: null, agent_accepted: [] };
+  const reviewed = v.reviewed_head;
+  if (reviewed === head) return null;
+  const gap = { branch, branch_head: head, reviewed_head: reviewed, host: null, agent_accepted: [] };
   const elsewhere = workedElsewhere(v, placeOf(app.repo));
-  if (elsewhere && reviewed && (!(await revParse(cwd, reviewed.head)) || (await isAncestor(cwd, head, reviewed.head))))
+  if (elsewhere && reviewed && (!(await revParse(cwd, reviewed)) || (await isAncestor(cwd, head, reviewed))))
     return { ...gap, kind: 'behind', count: 0, commits: [], host: elsewhere };
-  const from = reviewed?.head ?? (await mergeBase(cwd, `refs/heads/${target}`, head)) ?? head;
+  const from = reviewed ?? (await mergeBase(cwd, `refs/heads/${target}`, head)) ?? head;
   const range = `${from}..${head}`;
   const count = Number((await git(['rev-list', '--count', range], { cwd, allowFail: true })).stdout.trim()) || 0;
   if (!reviewed && count === 0) return null; // the branch adds nothing anybody could have reviewed
-  const subtasks = reviewed && count ? await subtaskAccepts(app, v.id, reviewed.head, head, count) : null;
+  const subtasks = reviewed && count ? await subtaskAccepts(app, v.id, reviewed, head, count) : null;
   if (subtasks?.reviewed) return null;
   const commits = (await git(['log', '--max-count=10', '--format=%H', range], { cwd, allowFail: true })).stdout
     .split('\n')
@@ -82,7 +82,7 @@ export async function assertReviewed(
     (reviewed ? `, or drop them with git -C ${worktree} reset --hard ${reviewed.slice(0, 10)}` : '');
   throw unreviewedHead(`${action} refused: ${what}; ${todo}`, {
     status: v.status,
-    available_actions: v.available_actions,
+    available_actions: situatedActions(v, { unreviewed: true }),
     reviewed_head: reviewed,
     branch_head: head,
     unreviewed_commits: gap.commits,
@@ -98,7 +98,7 @@ function behindReview(v: TaskView, branch: string, head: string, reviewed: strin
       `(${reviewed.slice(0, 10)}, made on ${host}); lazy pull to fetch it, then accept`,
     {
       status: v.status,
-      available_actions: v.available_actions,
+      available_actions: situatedActions(v, { unreviewed: true }),
       reviewed_head: reviewed,
       branch_head: head,
       host,
@@ -201,7 +201,7 @@ export async function assertFamily(app: App, v: TaskView): Promise<void> {
       throw notAllowed(
         'accept',
         v.status,
-        v.available_actions,
+        situatedActions(v, { parentActive: true }),
         `the parent task ${parent.id} is ${parent.status}; a subtask cannot be merged into a live worktree`,
         { parent: parent.id, parent_status: parent.status },
       );
@@ -212,7 +212,7 @@ export async function assertFamily(app: App, v: TaskView): Promise<void> {
     throw notAllowed(
       'accept',
       v.status,
-      v.available_actions,
+      situatedActions(v, { openChildren: true }),
       `task ${v.id} has open subtasks (${open.join(', ')}); ` +
         'accept or close them first, since accepting removes the branch they build on',
       { children: open },

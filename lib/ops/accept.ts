@@ -14,6 +14,7 @@ import { randomId } from '../core/ids.js';
 import { git } from '../core/git.js';
 import { withLock } from '../core/lock.js';
 import { assertAllowed } from '../model/table.js';
+import { situatedActions } from '../model/situation.js';
 import { isTerminal } from '../model/status.js';
 import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
@@ -360,7 +361,7 @@ const noWork = (v: TaskView, branch: string) =>
   notAllowed(
     'accept',
     v.status,
-    v.available_actions,
+    situatedActions(v, { noBranch: true }),
     `task ${v.id} has no work to accept: branch ${branch} does not exist`,
   );
 

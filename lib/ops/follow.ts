@@ -3,7 +3,7 @@ import type { TaskView } from '../model/fold.js';
 import { LOG_TAIL_BYTES, readRun, runDir, runFiles } from '../agents/runs.js';
 import { ADAPTERS } from '../agents/adapters/registry.js';
 import type { Adapter } from '../agents/adapters/adapter.js';
-import { inProgress, landedOrThrow, waitFor } from './wait.js';
+import { inProgress, landed, waitFor } from './wait.js';
 import type { App } from './app.js';
 import { taskArg } from './resolve.js';
 
@@ -93,5 +93,5 @@ export async function followTask(app: App, id: string, write: FollowWrite, o: Fo
 export async function followAndWait(app: App, idArg: string, write: FollowWrite, o: FollowOptions = {}) {
   const { id } = await taskArg(app, idArg);
   const v = await followTask(app, id, write, o);
-  return o.stop?.() ? v : landedOrThrow(id, v);
+  return o.stop?.() ? v : landed(app, id, v);
 }

@@ -16,13 +16,15 @@ import { byQueueOrder } from '../model/schedule.js';
 import type { BranchNews } from '../workspace/submission.js';
 import { SORTS, type Sort } from './sorts.js';
 import { now } from '../core/clock.js';
+import type { ActionCondition } from '../model/situation.js';
+import { situateView, situateRows } from './situated.js';
 
 /**
  * `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset;
  * `substate` is what a working turn is doing (its agent's progress line, a wait on a subtask), else null.
  */
 export type ListedTask = (LeanRow | Row) &
-  Pick<TaskView, 'category'> & { waiting?: Waiting; substate: Substate | null };
+  Pick<TaskView, 'category'> & { waiting?: Waiting; substate: Substate | null; action_conditions?: ActionCondition[] };
 
 /** What list and inbox both narrow by: every tag given must be on the task; search is a case-insensitive substring. */
 export interface RowFilter {
@@ -109,6 +111,8 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
   out.sort(filter.order ?? (input.queued ? ORDER.priority : byCreation));
   if (filter.limit) out = out.slice(0, filter.limit);
   await withRuns(app, out);
+  // --json rows carry the actions this clone can take; without a status filter the rows hold every open task.
+  if (app.out.json) await situateRows(app, out, statuses.length ? undefined : rows);
   return out;
 }
 
@@ -168,6 +172,8 @@ const queueKey = (r: Sortable) => ({ priority: r.schedule.priority, created_at: 
 
 /** show's view: the task plus what only this machine knows (worktree, the running turn's log). */
 export interface ShownTask extends TaskView {
+  /** What the table's actions require of their caller here (lib/model/situation.ts). */
+  action_conditions: ActionCondition[];
   usage: UsageTotals;
   interrupt: { [k: string]: unknown } | null;
   worktree: string | null;
@@ -235,9 +241,12 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const { worktreePath } = await import('../workspace/worktree.js');
   const { branchStanding } = await import('../workspace/branch-sync.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
-  const gap = await reviewGapOf(app, v);
+  const here = await situateView(app, v);
+  const gap = await reviewGapOf(app, v, here.gap);
   return {
     ...v,
+    available_actions: here.available_actions,
+    action_conditions: here.action_conditions,
     usage,
     interrupt: lastInterrupt
       ? {
@@ -257,14 +266,11 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   };
 }
 
-/** What show says of a branch accept would refuse as it stands (only while accept or submit is an action). */
-async function reviewGapOf(app: App, v: TaskView): Promise<ShownTask['review_gap']> {
-  if (!v.session || !(v.available_actions.includes('accept') || v.available_actions.includes('submit'))) return null;
-  const { revParse } = await import('../workspace/worktree.js');
-  if (!(await revParse(app.repo.cwd, `refs/heads/lazy/${v.id}`))) return null; // a lost branch is named on its own
-  const { reviewGap } = await import('./accept-guard.js');
-  const { targetOf } = await import('./accept.js');
-  const gap = await reviewGap(app, v, targetOf(v) ?? 'HEAD');
+/**
+ * What show says of a branch accept would refuse as it stands: the gap situateView found while the table lists accept
+ * or submit (a lost branch is named on its own).
+ */
+async function reviewGapOf(app: App, v: TaskView, gap: ReviewGap | null): Promise<ShownTask['review_gap']> {
   if (!gap) return null;
   const { pulledFrom } = await import('../workspace/branch-sync.js');
   return { ...gap, pulled_from: await pulledFrom(app.repo.cwd, v.id, gap.branch_head) };

@@ -4,7 +4,9 @@ import { placeOf } from '../core/place.js';
 import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { refreshIndex } from '../store/listing.js';
+import { refreshIndex, type Row } from '../store/listing.js';
+import type { ActionCondition, Situated } from '../model/situation.js';
+import { situateRows } from './situated.js';
 import { liveness, type ProcIdentity } from '../core/proc.js';
 import { branchGone, taskBranch } from '../workspace/branch.js';
 import { branchExists } from '../workspace/worktree.js';
@@ -91,7 +93,18 @@ export interface InboxItem {
   /** As the task document carries it; inbox adds the kinds `merging` and `stash`. */
   attention: { kind: string; reason: string; since: string };
   available_actions: string[];
+  /** What a listed action requires of its caller (lib/model/situation.ts). */
+  action_conditions: ActionCondition[];
 }
+
+const itemOf = (r: Row & Partial<Situated>, attention: InboxItem['attention']): InboxItem => ({
+  id: r.id,
+  goal: r.goal,
+  status: r.status,
+  attention,
+  available_actions: r.available_actions,
+  action_conditions: r.action_conditions ?? [],
+});
 
 /**
  * Only what needs a human, oldest first: blocked tasks (review, decision, failure),
@@ -102,46 +115,47 @@ export interface InboxItem {
 export async function inbox(app: App, input: RowFilter = {}): Promise<InboxItem[]> {
   const { rows, prompt } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
   const filter = rowFilter(input, prompt);
-  const items: InboxItem[] = [];
   const byId = new Map(rows.map((r) => [r.id, r]));
+  const picked: { r: Row; attention: InboxItem['attention'] }[] = [];
   for (const r of rows) {
     if (!filter.keep(r)) continue;
     if (r.attention)
-      items.push({
-        id: r.id,
-        goal: r.goal,
-        status: r.status,
-        attention: { kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since },
-        available_actions: r.available_actions,
-      });
+      picked.push({ r, attention: { kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since } });
     else if (r.status === 'merging') {
       const owner = r.merging_owner as ProcIdentity | null;
       if (!owner || liveness(owner) === 'dead')
-        items.push({
-          id: r.id,
-          goal: r.goal,
-          status: r.status,
+        picked.push({
+          r,
           attention: {
             kind: 'merging',
             reason: 'an accept stopped midway and nobody owns the merge',
             since: r.updated_at,
           },
-          available_actions: r.available_actions,
         });
     }
   }
   // Work an accept could not restore stays here for as long as git still holds the stash.
+  const stashes: { r: Row | undefined; task: string | null; attention: InboxItem['attention'] }[] = [];
   for (const s of await acceptStashes(app.repo.cwd, app.repo.commonDir)) {
     const r = s.task ? byId.get(s.task) : undefined;
     if (filter.active && !(r && filter.keep(r))) continue;
-    items.push({
-      id: s.task ?? '-',
-      goal: r?.goal ?? '',
-      status: r?.status ?? '',
+    stashes.push({
+      r,
+      task: s.task,
       attention: { kind: 'stash', reason: `your uncommitted work is kept in ${stashAdvice(s)}`, since: s.date },
-      available_actions: r?.available_actions ?? [],
     });
   }
+  // The actions this clone can take (lib/ops/situated.ts); the rows hold every task, the open ones among them.
+  const shown = [...new Set([...picked.map((p) => p.r), ...stashes.flatMap((s) => (s.r ? [s.r] : []))])];
+  await situateRows(app, shown, rows);
+  const items: InboxItem[] = [
+    ...picked.map(({ r, attention }) => itemOf(r, attention)),
+    ...stashes.map(({ r, task, attention }) =>
+      r
+        ? itemOf(r, attention)
+        : { id: task ?? '-', goal: '', status: '', attention, available_actions: [], action_conditions: [] },
+    ),
+  ];
   const since = (i: InboxItem) => i.attention.since;
   items.sort((a, b) => (since(a) < since(b) ? -1 : since(a) > since(b) ? 1 : a.id < b.id ? -1 : 1));
   // --sort orders by the task's own fields; a stash with no task keeps its place at the end.

@@ -3,6 +3,7 @@ import { notAllowed } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
 import { madeHere, placeName, placeOf } from '../core/place.js';
 import { assertAllowed } from '../model/table.js';
+import { situatedActions } from '../model/situation.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
 import { terminateVerified, type Terminated } from '../agents/supervisor/kill.js';
@@ -36,7 +37,7 @@ export async function stopTask(app: App, idArg: string, o: { force?: boolean } =
       throw notAllowed(
         'stop',
         view.status,
-        view.available_actions,
+        situatedActions(view, { elsewhere: true }),
         `task ${id} is running on ${where}; stop it there, or break its claim with lazy stop ${id} --force`,
         { host: last.host },
       );

@@ -1,5 +1,6 @@
 import { LazyError, noTarget, notAllowed } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
+import { situatedActions } from '../model/situation.js';
 import type { TaskView } from '../model/fold.js';
 import { oneLine, prBody } from '../model/pr-body.js';
 import { standingPr } from '../model/submission.js';
@@ -106,7 +107,12 @@ async function handOver(app: App, id: string, remote: string, target: string) {
   assertAllowed('submit', v);
   const branch = taskBranch(id);
   if (!(await branchExists(app.repo, branch)))
-    throw notAllowed('submit', v.status, v.available_actions, `task ${id} has no work to submit: no branch ${branch}`);
+    throw notAllowed(
+      'submit',
+      v.status,
+      situatedActions(v, { noBranch: true }),
+      `task ${id} has no work to submit: no branch ${branch}`,
+    );
   await assertReviewed(app, v, target, worktreePath(app.repo, id, (await app.config()).worktree_dir), 'submit');
   const head = (await revParse(app.repo.cwd, `refs/heads/${branch}`))!;
   const target_tip =

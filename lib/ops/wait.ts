@@ -1,5 +1,6 @@
 import { notAllowed, timeout } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
+import type { Situated } from '../model/situation.js';
 import { placeOf } from '../core/place.js';
 import { reconcileNow, type App } from './app.js';
 import { taskArg } from './resolve.js';
@@ -42,11 +43,19 @@ export const inProgress = (app: App, v: TaskView) =>
 /** Blocks until the task leaves working; succeeds only when it lands in the blocked family. */
 export async function waitTask(app: App, idArg: string, timeoutS?: number): Promise<{ task: TaskView }> {
   const { id } = await taskArg(app, idArg);
-  return { task: landedOrThrow(id, await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) })) };
+  return { task: await landed(app, id, await waitFor(app, id, { timeoutS, until: (t) => !inProgress(app, t) })) };
+}
+
+/** Where the task landed, with the actions this clone can take on it (what a script decides its next command by). */
+export async function landed(app: App, id: string, v: TaskView): Promise<TaskView & Situated> {
+  landedOrThrow(id, v);
+  const { situateView } = await import('./situated.js');
+  const { available_actions, action_conditions } = await situateView(app, v);
+  return { ...v, available_actions, action_conditions };
 }
 
 /** wait's verdict on a task that left working (wait and every --follow end on it): blocked or in conflict, else refused. */
-export function landedOrThrow(id: string, v: TaskView): TaskView {
+function landedOrThrow(id: string, v: TaskView): TaskView {
   if (v.status !== 'blocked' && v.status !== 'conflict') {
     throw notAllowed(
       'wait',

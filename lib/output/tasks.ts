@@ -1,5 +1,6 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
 import type { ListedTask, ListItem, ShownTask } from '../ops/query.js';
+import type { Requirement } from '../model/situation.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { substateLabel, type Substate } from '../agents/substate.js';
 import { renderReview, renderReviewGap, renderSubmission } from './review.js';
@@ -96,6 +97,20 @@ function changeLine(c: ChangeView): string {
   return `${shortTime(c.timestamp)}  ${move} ${who(c.actor, c.person)}${reason}${aside}`;
 }
 
+/** What a condition asks of the command, as a person types it. */
+const NEEDS: Record<Requirement, string> = {
+  decisions: 'with a decision on each protected file',
+  force: '--force: it runs in another clone',
+};
+
+const actionsLine = (v: ShownTask) =>
+  v.available_actions
+    .map((a) => {
+      const c = v.action_conditions.find((x) => x.action === a);
+      return c ? `${a} (${NEEDS[c.requires]})` : a;
+    })
+    .join(', ') || 'none';
+
 export function renderShow(v: ShownTask): string {
   const lines: string[] = [];
   lines.push(`${v.id}  ${v.goal}`);
@@ -104,7 +119,7 @@ export function renderShow(v: ShownTask): string {
   const attention = v.attention ? ` — ${paintAttention(v.attention.kind)}: ${v.attention.reason}` : '';
   const substate = v.substate ? ` (${substateLabel(v.substate)})` : '';
   lines.push(`status:    ${paintStatus(v.status)}${substate}${category}${attention}`);
-  lines.push(`actions:   ${v.available_actions.join(', ') || 'none'}`);
+  lines.push(`actions:   ${actionsLine(v)}`);
   const queue = queueLabel(v.schedule, now());
   if (queue) lines.push(`queue:     ${queue}`);
   if (v.waiting)

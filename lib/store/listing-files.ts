@@ -11,7 +11,7 @@ export type StatusTest = (status: string) => boolean;
 
 // available_actions are stored as a bit mask derived under this table: another table, another index.
 // 12: a row's schedule carries `held` (why no worker will pick a queued task).
-export const VERSION = `12.${tableSignature()}`;
+export const VERSION = `13.${tableSignature()}`;
 
 /** The base file's first line; each further line is one row's Tuple, in creation order. */
 export interface Header {

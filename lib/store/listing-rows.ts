@@ -1,6 +1,6 @@
 import { oneCell, printable } from '../core/sanitize.js';
 import type { LazyError } from '../core/errors.js';
-import type { TaskView } from '../model/fold.js';
+import { lastChange, type TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
 import { ACTIONS, type Action } from '../model/table.js';
 import { NO_SCHEDULE, type Schedule } from '../model/schedule.js';
@@ -34,9 +34,32 @@ export type Detail = Pick<
   usage: UsageTotals;
   /** Kept for --search only: listed rows never carry it. */
   prompt: string | null;
+  /** What the reading surfaces fold into available_actions beyond the table (lib/ops/situated.ts). */
+  facts: RowFacts;
 };
+
+/** A listed task's facts lib/ops/situated.ts reads; a row carries them under FACTS, which its JSON leaves out. */
+export interface RowFacts {
+  /** Where the latest turn ran: the last move into working's host and clone. */
+  worked: { host: string; clone: string | null } | null;
+  session_open: boolean;
+  /** Protected files wait for a decision. */
+  pending: boolean;
+  reviewed_head: string | null;
+}
+export const FACTS = Symbol('lazy.row-facts');
+
+export function factsOf(v: TaskView): RowFacts {
+  const w = lastChange(v, 'working');
+  return {
+    worked: w?.host ? { host: w.host, clone: w.clone } : null,
+    session_open: !!v.session && v.session.ended_at === null,
+    pending: v.pending_violations.length > 0,
+    reviewed_head: v.reviewed_head,
+  };
+}
 /** A listed task: the task object without its prompt, turns, changelog and session records. */
-export type Row = LeanRow & Omit<Detail, 'tip' | 'prompt'>;
+export type Row = LeanRow & Omit<Detail, 'tip' | 'prompt' | 'facts'> & { [FACTS]?: RowFacts };
 export interface BadRow {
   id: string;
   tip: string;
@@ -111,6 +134,7 @@ export const toDetail = (v: TaskView): Detail => ({
   pr_url: v.submission?.url ?? null,
   usage: taskUsage(v.turns),
   prompt: v.prompt,
+  facts: factsOf(v),
 });
 
 /**

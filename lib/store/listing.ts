@@ -6,6 +6,7 @@ import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import {
   badRow,
+  FACTS,
   fromTuple,
   toDetail,
   toTuple,
@@ -373,7 +374,8 @@ function rowsOf(cache: Cache, detail: boolean, keep?: StatusTest, selective = fa
 const parseLines = (lines: string[]) => (JSON.parse(`[${lines.join(',')}]`) as Tuple[]).map(fromTuple);
 
 const leanOf = (v: LeanRow): LeanRow => fromTuple(toTuple(v));
-const withoutTip = ({ tip: _t, prompt: _p, ...rest }: Detail) => rest;
+// The facts ride under a symbol: JSON.stringify leaves it out, so list --json prints the row as documented.
+const withoutTip = ({ tip: _t, prompt: _p, facts, ...rest }: Detail) => Object.assign(rest, { [FACTS]: facts });
 
 /** Writes fresh rows for tasks a caller already read (a pull), so the next list skips them. */
 export async function primeIndex(lazyDir: string, views: Iterable<TaskView>): Promise<void> {

@@ -5,6 +5,7 @@ import { branchExists } from './worktree.js';
 import { notAllowed, type LazyError } from '../core/errors.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
+import { situatedActions } from '../model/situation.js';
 import { madeHere, placeName, placeOf, type Place } from '../core/place.js';
 
 // Branch names lazy derives, and the checkout's current branch read straight from HEAD.
@@ -62,7 +63,7 @@ export function assertNotWorkingElsewhere(v: TaskView, action: string, here: Pla
   throw notAllowed(
     action,
     v.status,
-    v.available_actions,
+    situatedActions(v, { elsewhere: true }),
     `task ${v.id} is working on ${host}: it stays off limits here until that turn ends there ` +
       `(then lazy pull, and ${action} it here)`,
     { host },
@@ -87,7 +88,7 @@ export function branchGone(v: TaskView, action: string, here: Place): LazyError 
     return notAllowed(
       action,
       v.status,
-      v.available_actions,
+      situatedActions(v, { noBranch: true }),
       `task ${v.id} was worked on ${host}: its branch ${branch} is not in this clone yet; ` +
         `lazy pull to fetch it (work branches travel with lazy push and pull), or close the task`,
       { branch, host },
@@ -97,7 +98,7 @@ export function branchGone(v: TaskView, action: string, here: Place): LazyError 
   return notAllowed(
     action,
     v.status,
-    v.available_actions,
+    situatedActions(v, { noBranch: true }),
     `branch ${branch} of task ${v.id} was deleted outside lazy, with the work of its earlier turns; ` +
       (head
         ? `restore it with: git branch ${branch} ${head} (the last reviewed head), `

@@ -79,6 +79,7 @@ t.test('inbox, piped: the time as stored (ISO), as list prints it; on a terminal
       goal: 'g',
       status: 'blocked',
       available_actions: [],
+      action_conditions: [],
       attention: { kind: 'review', reason: 'r', since },
     },
   ];
