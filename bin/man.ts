@@ -3,24 +3,24 @@ import type { ArgSpec, CommandSpec } from './spec.js';
 
 // The man pages (lazy.1, and git-lazy.1 for `git lazy --help`, which runs `man git-lazy`),
 // written at build time (scripts/build.mjs) from the definitions the parser uses: the
-// commands, their arguments and descriptions, and the exit codes of README's table.
+// commands, their arguments and descriptions, and the exit codes of docs/commands.md's table.
 
 export interface ManInput {
   /** lazy or git-lazy. */
   page: string;
   version: string;
-  /** README.md's text: its exit-code table is the law EXIT STATUS repeats. */
-  readme: string;
+  /** docs/commands.md's text: its exit-code table is the law EXIT STATUS repeats. */
+  doc: string;
 }
 
-/** README's "Exit codes" table as [code, meaning] rows, Markdown marks dropped. */
-export function exitCodes(readme: string): [string, string][] {
-  const table = readme.slice(readme.indexOf('### Exit codes'));
+/** docs/commands.md's "Exit codes" table as [code, meaning] rows, Markdown marks dropped. */
+export function exitCodes(doc: string): [string, string][] {
+  const table = doc.slice(doc.indexOf('## Exit codes'));
   const rows = [...table.matchAll(/^\| (\d) \| (.+) \|$/gm)].map((m): [string, string] => [
     m[1]!,
     m[2]!.replace(/[`*]/g, ''),
   ]);
-  if (rows.length < 8) throw new Error('README.md: the exit-code table was not found');
+  if (rows.length < 8) throw new Error('docs/commands.md: the exit-code table was not found');
   return rows;
 }
 
@@ -62,7 +62,7 @@ function command(s: CommandSpec, page: string): string {
   );
 }
 
-export function manPage({ page, version, readme }: ManInput): string {
+export function manPage({ page, version, doc }: ManInput): string {
   const prefix = page === 'git-lazy' ? 'git lazy' : 'lazy';
   const visible = commandSpecs().filter((s) => s.describe !== false);
   return [
@@ -90,9 +90,9 @@ export function manPage({ page, version, readme }: ManInput): string {
     '.SH COMMANDS\n',
     ...visible.map((s) => command(s, page)),
     '.SH EXIT STATUS\n',
-    ...exitCodes(readme).map(([code, meaning]) => `.TP\n.B ${esc(code)}\n${esc(meaning)}\n`),
+    ...exitCodes(doc).map(([code, meaning]) => `.TP\n.B ${esc(code)}\n${esc(meaning)}\n`),
     '.SH SEE ALSO\n',
-    `\\fBgit\\fR(1), \\fB${page === 'lazy' ? 'git-lazy' : 'lazy'}\\fR(1); the README of lazy for the lifecycle, ` +
+    `\\fBgit\\fR(1), \\fB${page === 'lazy' ? 'git-lazy' : 'lazy'}\\fR(1); the README and docs/ of lazy for the lifecycle, ` +
       'agents, configuration, team sync and the fleet.\n',
   ].join('');
 }

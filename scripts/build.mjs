@@ -72,10 +72,10 @@ async function writeManPages() {
   await bundle(join(root, 'bin', 'man.ts'), outfile);
   const { manPage } = createRequire(import.meta.url)(outfile);
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const doc = readFileSync(join(root, 'docs', 'commands.md'), 'utf8');
   mkdirSync(join(root, 'dist', 'man'), { recursive: true });
   for (const page of ['lazy', 'git-lazy']) {
-    writeFileSync(join(root, 'dist', 'man', `${page}.1`), manPage({ page, version, readme }));
+    writeFileSync(join(root, 'dist', 'man', `${page}.1`), manPage({ page, version, doc }));
   }
 }
 

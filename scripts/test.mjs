@@ -1,7 +1,7 @@
 // npm test's last step: the test files, bundled by esbuild into build/test/ and run as plain JavaScript,
 // each in a node process of its own, JOBS at a time. Each file is a tap test (its output is TAP); this runner
 // stands in for tap's own only because that one loads three module hooks into every file (0.7–1.0 s of CPU a
-// file, measured: see the README's Testing section). The output keeps tap's shape: each file as a subtest,
+// file, measured: see CONTRIBUTING.md, Testing). The output keeps tap's shape: each file as a subtest,
 // then `# { total, pass, fail }` and the slowest files. --coverage runs the TypeScript sources through tsx
 // under c8 instead (slower; the line numbers are lib/'s own).
 //

@@ -7,7 +7,7 @@ import { agentSandbox, reviewed } from '../helpers/agent.js';
 import { background, exited } from '../helpers/procs.js';
 
 // The real binary's exit codes where a person's input or the place it runs in is wrong
-// (README "Exit codes"): exit 2 and a clear message, never git's blame or a stack trace.
+// (docs/commands.md, "Exit codes"): exit 2 and a clear message, never git's blame or a stack trace.
 
 const json = (stdout: string) => JSON.parse(stdout) as { error: { code: string; message: string } };
 

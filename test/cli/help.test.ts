@@ -151,14 +151,14 @@ function rendered(file: string): string {
 t.test('the build writes lazy.1 and git-lazy.1 from the command definitions; package.json installs them', async (t) => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   t.same(pkg.man, ['./dist/man/lazy.1', './dist/man/git-lazy.1']);
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const doc = readFileSync(join(ROOT, 'docs', 'commands.md'), 'utf8');
   t.same(
-    exitCodes(readme).map(([c]) => c),
+    exitCodes(doc).map(([c]) => c),
     ['0', '1', '2', '3', '4', '5', '6', '7'],
   );
   for (const page of ['lazy', 'git-lazy']) {
     const file = join(ROOT, 'dist', 'man', `${page}.1`);
-    t.equal(readFileSync(file, 'utf8'), manPage({ page, version: pkg.version, readme }), `${page}.1 is current`);
+    t.equal(readFileSync(file, 'utf8'), manPage({ page, version: pkg.version, doc }), `${page}.1 is current`);
     const text = rendered(file).replace(/\u2010\n\s*/g, '');
     t.match(text, new RegExp(`^${page.toUpperCase()}\\(1\\)`), `${page}.1 renders`);
     const prefix = page === 'lazy' ? 'lazy' : 'git lazy';
@@ -168,7 +168,7 @@ t.test('the build writes lazy.1 and git-lazy.1 from the command definitions; pac
         t.ok(text.includes(o.name.length > 1 ? `--${o.name}` : `-${o.name}`), `${s.name} ${o.name}`);
     }
     t.notMatch(text, /__supervise|__bench-seed|__demo-agent/, 'hidden commands stay hidden');
-    for (const [code, meaning] of exitCodes(readme)) {
+    for (const [code, meaning] of exitCodes(doc)) {
       t.match(text, new RegExp(`\\n\\s+${code}\\s+${meaning.split(' ')[0]}`), `exit ${code}`);
     }
     const warn = spawnSync('groff', ['-man', '-ww', '-z', file], { encoding: 'utf8' });

@@ -7,7 +7,7 @@ import { team, withFakeAgent } from '../helpers/team.js';
 import { shellScript } from '../helpers/agent.js';
 
 // The scripting contract: every command's --json output, produced for real, validates against
-// its documented JSON Schema in schemas/output/ (README "Scripting").
+// its documented JSON Schema in schemas/output/ (docs/commands.md, "Scripting").
 
 const DIR = join(ROOT, 'schemas', 'output');
 const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true });

@@ -62,11 +62,11 @@ t.test('submit --json: its shape and exits (0, 7 on a failing PR command); show 
   t.equal(JSON.parse(refused.stdout).error.code, 'action_not_allowed');
 });
 
-// The real gh, where installed (Debian's, 2.23, has no --fill-first): the README's example command line is one it
+// The real gh, where installed (Debian's, 2.23, has no --fill-first): the example command line of docs/configuration.md is one it
 // parses, and its failure (no GitHub remote here; nothing reaches the network) is recorded as any PR command's.
 const gh = spawnSync('gh', ['pr', 'create', '--help'], { encoding: 'utf8' });
 t.test(
-  'the real gh takes the README example and fails cleanly without a GitHub remote',
+  'the real gh takes the documented example and fails cleanly without a GitHub remote',
   { skip: gh.error ? 'gh is not installed' : false },
   async (t) => {
     for (const flag of ['--head', '--base', '--title', '--body-file'])

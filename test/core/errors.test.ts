@@ -4,52 +4,54 @@ import { join } from 'node:path';
 import * as errors from '../../lib/core/errors.js';
 import { ERROR_EXIT, EXIT, LazyError, type ErrorCode } from '../../lib/core/errors.js';
 import { ROOT } from '../helpers/env.js';
+import { manual, wholeManual } from '../helpers/manual.js';
 
-// The code→exit table is the contract; README "Exit codes" is law. These tests read the
-// README, so a change to either side that breaks the other fails here.
+// The code→exit table is the contract; the "Exit codes" table of docs/commands.md is law. These tests
+// read it and every mention in README.md and docs/, so a change to either side that breaks the other fails here.
 
 const root = ROOT;
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const exitTable = manual('docs/commands.md');
+const docs = wholeManual();
 const codes = Object.keys(ERROR_EXIT) as ErrorCode[];
 const isCode = (w: string): w is ErrorCode => Object.hasOwn(ERROR_EXIT, w);
 
-/** README's "### Exit codes" table: exit → meaning. */
-function readmeExits(): Map<number, string> {
-  const section = readme.split('### Exit codes')[1]!.split('\n## ')[0]!;
+/** docs/commands.md's "## Exit codes" table: exit → meaning. */
+function documentedExits(): Map<number, string> {
+  const section = exitTable.split('\n## Exit codes\n')[1]!.split('\n## ')[0]!;
   const rows = [...section.matchAll(/^\| (\d) \| (.+) \|$/gm)];
   return new Map(rows.map((m) => [Number(m[1]), m[2]!]));
 }
 
-/** Every place the README ties an error code to an exit: "exit 4, `code`", "exit 2 (`code`)", and the table's rows. */
-function readmePins(): [ErrorCode, number, string][] {
+/** Every place the docs tie an error code to an exit: "exit 4, `code`", "exit 2 (`code`)", and the table's rows. */
+function documentedPins(): [ErrorCode, number, string][] {
   const pins: [ErrorCode, number, string][] = [];
-  for (const m of readme.matchAll(/exit (\d)(?:,| \() ?`([a-z_]+)`/g))
+  for (const m of docs.matchAll(/exit (\d)(?:,| \() ?`([a-z_]+)`/g))
     if (isCode(m[2]!)) pins.push([m[2], Number(m[1]), m[0]]);
-  for (const [exit, meaning] of readmeExits())
+  for (const [exit, meaning] of documentedExits())
     for (const m of meaning.matchAll(/`([a-z_]+)`/g)) if (isCode(m[1]!)) pins.push([m[1], exit, `row ${exit}`]);
   return pins;
 }
 
-t.test('the exit codes are exactly the README table', async (t) => {
-  const table = readmeExits();
-  t.same([...table.keys()], [0, 1, 2, 3, 4, 5, 6, 7], 'README lists exits 0-7');
+t.test('the exit codes are exactly the documented table', async (t) => {
+  const table = documentedExits();
+  t.same([...table.keys()], [0, 1, 2, 3, 4, 5, 6, 7], 'docs/commands.md lists exits 0-7');
   t.same(
     Object.values(EXIT).sort((a, b) => a - b),
     [...table.keys()],
-    'EXIT names every README exit, no other',
+    'EXIT names every documented exit, no other',
   );
   for (const code of codes) {
     const exit = ERROR_EXIT[code];
-    t.ok(table.has(exit) && exit !== (EXIT.ok as number), `${code} exits ${exit}, a README failure exit`);
+    t.ok(table.has(exit) && exit !== (EXIT.ok as number), `${code} exits ${exit}, a documented failure exit`);
   }
 });
 
-t.test('every code the README ties to an exit has that exit in the table', async (t) => {
-  const pins = readmePins();
+t.test('every code the docs tie to an exit has that exit in the table', async (t) => {
+  const pins = documentedPins();
   const named = new Set(pins.map(([c]) => c));
   for (const c of ['action_not_allowed', 'unreviewed_head', 'usage', 'task_full'])
-    t.ok(named.has(c as ErrorCode), `README pins ${c}`);
-  for (const [code, exit, where] of pins) t.equal(ERROR_EXIT[code], exit, `${code} → ${exit} (README: "${where}")`);
+    t.ok(named.has(c as ErrorCode), `the docs pin ${c}`);
+  for (const [code, exit, where] of pins) t.equal(ERROR_EXIT[code], exit, `${code} → ${exit} (docs: "${where}")`);
 });
 
 t.test('every code has one factory, which raises it with its table exit', async (t) => {

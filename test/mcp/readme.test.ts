@@ -1,11 +1,9 @@
 import t from 'tap';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from '../helpers/env.js';
+import { manual } from '../helpers/manual.js';
 import { agentSandbox } from '../helpers/agent.js';
 import { fakeEnv, mcpInproc } from '../helpers/mcp.js';
 
-// The README's MCP tables are the tools' documentation: they must name what tools/list announces,
+// The MCP tables of docs/mcp.md are the tools' documentation: they must name what tools/list announces,
 // every argument, and which are required (in bold), in both modes.
 
 interface Documented {
@@ -14,12 +12,12 @@ interface Documented {
   required: string[];
 }
 
-/** The rows of the table under `heading` in the README: tool, its arguments, the bold ones. */
+/** The rows of the table under `heading` in docs/mcp.md: tool, its arguments, the bold ones. */
 function documented(heading: string): Documented[] {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf(`\n${heading}\n`);
-  if (at < 0) throw new Error(`README has no ${heading}`);
-  const rows = readme
+  const text = manual('docs/mcp.md');
+  const at = text.indexOf(`\n${heading}\n`);
+  if (at < 0) throw new Error(`docs/mcp.md has no ${heading}`);
+  const rows = text
     .slice(at + heading.length + 2)
     .split('\n\n')
     .map((block) => block.trim())
@@ -50,7 +48,7 @@ const announced = (tools: { name: string; inputSchema: any }[]): Documented[] =>
     required: [...(x.inputSchema.required ?? [])].sort(),
   }));
 
-t.test("the README's tool tables match tools/list in both modes", async (t) => {
+t.test("docs/mcp.md's tool tables match tools/list in both modes", async (t) => {
   const box = await agentSandbox();
   Object.assign(box.sb.env, { FAKE_SLEEP_MS: '120000' });
   box.scenario('slow-succeed');
@@ -65,8 +63,8 @@ t.test("the README's tool tables match tools/list in both modes", async (t) => {
     await box.sb.cleanup();
   });
   for (const [heading, client] of [
-    ['### Builder tools', builder],
-    ['### Agent tools', agent],
+    ['## Builder tools', builder],
+    ['## Agent tools', agent],
   ] as const) {
     const listed = announced((await client.client.listTools()).tools);
     const docs = documented(heading);
@@ -84,5 +82,5 @@ t.test("the README's tool tables match tools/list in both modes", async (t) => {
     t.ok(listed.length >= 9, `${listed.length} tools checked`);
   }
   // The check itself sees a difference.
-  t.notSame(documented('### Agent tools')[0], { name: 'lazy_update_progress', args: ['message'], required: [] });
+  t.notSame(documented('## Agent tools')[0], { name: 'lazy_update_progress', args: ['message'], required: [] });
 });

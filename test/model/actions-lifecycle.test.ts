@@ -70,7 +70,7 @@ t.test('a pending decision is answered or closed: accept and submit are refused 
     t.match(err.message, /Should I use approach A or approach B\?/, `${a}: and the pending decision`);
   }
   t.equal((await e.show(id)).status, 'blocked', 'nothing was merged');
-  // unblock stays: its feedback is the answer (README, unblock).
+  // unblock stays: its feedback is the answer (docs/lifecycle.md, unblock).
   await turn(e, id, ['unblock', id, '-m', 'approach A'], 'succeed');
   const v = await e.show(id);
   t.equal(v.turns.filter((x: any) => x.kind === 'answer').at(-1)?.content, 'approach A', 'the feedback answered it');
