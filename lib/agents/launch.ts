@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
-import { selfIdentity, thisHost } from '../core/proc.js';
+import { selfIdentity, thisHost, type ProcIdentity } from '../core/proc.js';
 import { madeHere, placeName, placeOf, type Place } from '../core/place.js';
 import type { Launcher } from '../core/launcher.js';
 import { randomId } from '../core/ids.js';
@@ -15,7 +15,7 @@ import type { TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
 import { assertBranchKept, taskBranch } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace/worktree.js';
-import { snapshotWorktree } from '../workspace/ask-snapshot.js';
+import { snapshotWorktree, type WorktreeSnapshot } from '../workspace/ask-snapshot.js';
 import { resolveAgent } from './adapters/registry.js';
 import type { AgentSpec } from './adapters/adapter.js';
 import {
@@ -82,8 +82,43 @@ export async function launchTurn(repo: Repo, store: Store, launcher: Launcher, i
   return withLock(repo.lazyDir, input.id, () => launchLocked(repo, store, launcher, input));
 }
 
+/** One launch under way: what its steps found, handed from one to the next. */
+interface Launching {
+  repo: Repo;
+  input: LaunchInput;
+  agent: AgentSpec;
+  upstream: string;
+  baseCommit: string;
+  /** The task's worktree, and what in it is not committed. */
+  path: string;
+  dirtyList: string[];
+  dirty: boolean;
+  snapshot: WorktreeSnapshot | null | undefined;
+  runId: string;
+  host: string;
+  self: ProcIdentity;
+  /** Written inside the commit that moves the task into working. */
+  rec?: RunRecord;
+  skipped?: UpstreamSkipped;
+}
+
 async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input: LaunchInput): Promise<Launched> {
   const before = await store.view(input.id);
+  const l = await prepareWorktree(repo, input, before);
+  try {
+    const { view } = await store.mutateUnlocked(input.id, input.op, (d) => planRun(l, d), { actor: input.actor });
+    await input.beforeSpawn?.(view, l.rec!);
+    startSupervisor(repo, launcher, l.rec!);
+    return { view, run: l.rec!, ...(l.skipped ? { upstream_skipped: l.skipped } : {}) };
+  } catch (e) {
+    clearActive(repo.lazyDir, input.id, l.runId);
+    if (!l.rec?.supervisor) rmSync(runDir(repo.lazyDir, l.runId), { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Refuses a missing agent program or base branch; then the task's worktree, on its branch, is made ready. */
+async function prepareWorktree(repo: Repo, input: LaunchInput, before: TaskView): Promise<Launching> {
   const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
   if (!resolveExecutable(agent.command[0]!, env().PATH)) {
     throw agentMissing(`the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`, {
@@ -103,99 +138,107 @@ async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input:
   await ensureWorktree(repo, { path, branch: taskBranch(input.id), base: upstream });
   const dirtyList = await dirtyFiles(path);
   const dirty = dirtyList.length > 0;
-  let skipped: UpstreamSkipped | undefined;
   const snapshot = input.kind === 'ask' ? await snapshotWorktree(path) : undefined;
 
   const runId = randomId();
   const host = thisHost();
   const self = selfIdentity();
-  let rec: RunRecord | undefined;
-  try {
-    const { view } = await store.mutateUnlocked(
-      input.id,
-      input.op,
-      (d) => {
-        const session =
-          d.view.session ??
-          d.putSession({
-            id: randomId(),
-            agent: agent.name,
-            branch: taskBranch(input.id),
-            base: upstream,
-            base_commit: baseCommit,
-            started_at: d.ctx.now,
-            ended_at: null,
-            outcome: null,
-          });
-        // When the agent last worked on another host its session lives there: a new one here is told the task.
-        const elsewhere = sessionHostElsewhere(d.view, placeOf(repo));
-        const plan = input.plan(d, { id: runId, host, session: session.id });
-        // Marked only once the planner accepted the move (under the lock) and before the
-        // ref moves: a crash after the commit is found by reconcile, and a launch that
-        // lost a race never touches the winner's marker.
-        markActive(repo.lazyDir, {
-          task: input.id,
-          run: runId,
-          kind: 'turn',
-          since: nowIso(),
-          owner: self,
-        });
-        const preview = d.preview();
-        if (plan.mergeUpstream && dirty)
-          skipped = {
-            branch: upstream,
-            reason: 'the task worktree has uncommitted changes',
-            files: dirtyList.slice(0, 10),
-            more: Math.max(0, dirtyList.length - 10),
-          };
-        const prompt = [
-          elsewhere ? freshSessionContext(d.view, elsewhere, taskBranch(input.id)) : '',
-          skipped ? upstreamSkippedNote(skipped) : '',
-          plan.prompt,
-          commentsBlock(preview),
-        ]
-          .filter(Boolean)
-          .join('\n\n');
-        const launching = d.turns.at(-1);
-        rec = {
-          id: runId,
-          task: input.id,
-          kind: input.kind ?? 'work',
-          turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
-          session: session.id,
-          agent,
-          agent_session_id: elsewhere ? null : safeSessionId(preview.agent_session_id),
-          worktree: path,
-          base: upstream,
-          merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
-          consumes: plan.consumes ?? preview.pending_feedback,
-          restore: plan.restore ?? null,
-          ...(snapshot !== undefined ? { snapshot } : {}),
-          created_at: d.ctx.now,
-          host,
-          launcher: self,
-          supervisor: null,
-          ...(input.fleet ? { fleet: true } : {}),
-        };
-        writeRun(repo.lazyDir, rec, withEnvelope(prompt, resultPathOf(path, runId)));
-      },
-      { actor: input.actor },
-    );
-    await input.beforeSpawn?.(view, rec!);
-    const dir = runDir(repo.lazyDir, rec!.id);
-    mkdirSync(dir, { recursive: true });
-    // Recorded before the spawn: a launcher killed before this line (in a fleet claim's push, say) left no
-    // supervisor that may still be starting, so the next command's reconcile settles its run at once.
-    rec!.spawned_at = nowIso();
-    writeRun(repo.lazyDir, rec!);
-    rec!.supervisor = launcher.supervise({ run: rec!.id, top: repo.top, log: join(dir, 'supervisor.log') });
-    writeRun(repo.lazyDir, rec!);
-    return { view, run: rec!, ...(skipped ? { upstream_skipped: skipped } : {}) };
-  } catch (e) {
-    clearActive(repo.lazyDir, input.id, runId);
-    if (!rec?.supervisor) rmSync(runDir(repo.lazyDir, runId), { recursive: true, force: true });
-    throw e;
-  }
+  return { repo, input, agent, upstream, baseCommit, path, dirtyList, dirty, snapshot, runId, host, self };
+}
+
+/** Inside the commit that starts the turn: the session, the planner's turn, the active marker, the run and its prompt. */
+function planRun(l: Launching, d: Draft): void {
+  const { repo, input, agent, upstream, baseCommit, dirtyList, dirty, runId, host, self } = l;
+  const session =
+    d.view.session ??
+    d.putSession({
+      id: randomId(),
+      agent: agent.name,
+      branch: taskBranch(input.id),
+      base: upstream,
+      base_commit: baseCommit,
+      started_at: d.ctx.now,
+      ended_at: null,
+      outcome: null,
+    });
+  // When the agent last worked on another host its session lives there: a new one here is told the task.
+  const elsewhere = sessionHostElsewhere(d.view, placeOf(repo));
+  const plan = input.plan(d, { id: runId, host, session: session.id });
+  // Marked only once the planner accepted the move (under the lock) and before the
+  // ref moves: a crash after the commit is found by reconcile, and a launch that
+  // lost a race never touches the winner's marker.
+  markActive(repo.lazyDir, {
+    task: input.id,
+    run: runId,
+    kind: 'turn',
+    since: nowIso(),
+    owner: self,
+  });
+  const preview = d.preview();
+  if (plan.mergeUpstream && dirty)
+    l.skipped = {
+      branch: upstream,
+      reason: 'the task worktree has uncommitted changes',
+      files: dirtyList.slice(0, 10),
+      more: Math.max(0, dirtyList.length - 10),
+    };
+  const prompt = [
+    elsewhere ? freshSessionContext(d.view, elsewhere, taskBranch(input.id)) : '',
+    l.skipped ? upstreamSkippedNote(l.skipped) : '',
+    plan.prompt,
+    commentsBlock(preview),
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+  l.rec = runRecord(l, d, { plan, session: session.id, preview, elsewhere });
+  writeRun(repo.lazyDir, l.rec, withEnvelope(prompt, resultPathOf(l.path, runId)));
+}
+
+/** The run the supervisor will carry out, as the commit that starts it leaves the task. */
+function runRecord(
+  l: Launching,
+  d: Draft,
+  {
+    plan,
+    session,
+    preview,
+    elsewhere,
+  }: { plan: TurnPlan; session: string; preview: TaskView; elsewhere: string | null },
+): RunRecord {
+  const { input, agent, path, upstream, dirty, snapshot, runId, host, self } = l;
+  const launching = d.turns.at(-1);
+  return {
+    id: runId,
+    task: input.id,
+    kind: input.kind ?? 'work',
+    turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
+    session,
+    agent,
+    agent_session_id: elsewhere ? null : safeSessionId(preview.agent_session_id),
+    worktree: path,
+    base: upstream,
+    merge_upstream: plan.mergeUpstream && !dirty ? upstream : null,
+    consumes: plan.consumes ?? preview.pending_feedback,
+    restore: plan.restore ?? null,
+    ...(snapshot !== undefined ? { snapshot } : {}),
+    created_at: d.ctx.now,
+    host,
+    launcher: self,
+    supervisor: null,
+    ...(input.fleet ? { fleet: true } : {}),
+  };
+}
+
+/** After the commit: the run's folder, then the supervisor through the port's launcher, each recorded in the run. */
+function startSupervisor(repo: Repo, launcher: Launcher, rec: RunRecord): void {
+  const dir = runDir(repo.lazyDir, rec.id);
+  mkdirSync(dir, { recursive: true });
+  // Recorded before the spawn: a launcher killed before this line (in a fleet claim's push, say) left no
+  // supervisor that may still be starting, so the next command's reconcile settles its run at once.
+  rec.spawned_at = nowIso();
+  writeRun(repo.lazyDir, rec);
+  rec.supervisor = launcher.supervise({ run: rec.id, top: repo.top, log: join(dir, 'supervisor.log') });
+  writeRun(repo.lazyDir, rec);
 }
 
 /**

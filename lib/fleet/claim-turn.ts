@@ -1,9 +1,11 @@
 import { placeOf } from '../core/place.js';
 import { selfIdentity } from '../core/proc.js';
 import type { TaskView } from '../model/fold.js';
+import type { Draft } from '../store/draft.js';
 import { taskRef } from '../store/layout.js';
 import { casRef } from '../store/refs.js';
 import { launchTurn, upstreamOf } from '../agents/launch.js';
+import type { RunRecord } from '../agents/runs.js';
 import { planResume, planStart, type RunRef } from '../agents/turns.js';
 import { dirtyFiles, revParse, worktreePath } from '../workspace/worktree.js';
 import { taskBranch } from '../workspace/branch.js';
@@ -41,6 +43,23 @@ export interface Seen {
   branch: string | null;
 }
 
+/** One claim under way: what the planner and the claim push share with claimTask. */
+interface Claiming {
+  deps: FleetDeps;
+  pick: Pick;
+  seen: Seen;
+  host: string;
+  clone: string;
+  until: string;
+  /** The last local commit this claim made: the undo moves the task ref back only from there. */
+  ours: string | undefined;
+  /** When the claim push went out, and when the remote accepted it. */
+  pushed: number;
+  won: number;
+  /** Saved once the claim push won. */
+  state?: ClaimState;
+}
+
 export async function claimTask(
   deps: FleetDeps,
   pick: Pick,
@@ -49,10 +68,7 @@ export async function claimTask(
 ): Promise<ClaimResult> {
   const { store, repo } = deps;
   const t0 = deps.now();
-  let won = 0;
-  let pushed = 0;
   const before = (await store.view(pick.id)).tip;
-  // The last local commit this claim made: the undo moves the task ref back only from there.
   let ours: string | undefined;
   if (pick.kind === 'takeover') {
     let taken: TaskView;
@@ -67,12 +83,11 @@ export async function claimTask(
   }
   const { host, clone } = placeOf(repo);
   const until = new Date(deps.now() + deps.leaseMs).toISOString();
-  const claim = { host, clone, lease_until: until };
+  const c: Claiming = { deps, pick, seen, host, clone, until, ours, pushed: 0, won: 0 };
   // Only a resume reads it (its prompt says what the crashed turn left); a start has no worktree yet.
   const dirty =
     pick.kind !== 'start' &&
     (await dirtyFiles(worktreePath(repo, pick.id, deps.config.worktree_dir)).catch(() => [])).length > 0;
-  let state: ClaimState | undefined;
   try {
     const { view } = await launchTurn(repo, store, deps.launcher, {
       id: pick.id,
@@ -81,63 +96,71 @@ export async function claimTask(
       agent,
       config: deps.config,
       fleet: true,
-      plan: (d, r) => {
-        const run: RunRef = { ...r, claim };
-        // Under the task's lock: a task that moved since the pick is not claimed (nothing was pushed).
-        const still = pick.kind === 'start' ? startable(d.view, deps.now()) : resumable(d.view, deps.now());
-        if (!still) throw new Refused({ ok: false, stale: [], refused: [] });
-        if (pick.kind === 'start') return planStart(d, run);
-        const upstream = upstreamOf(d.view, 'main');
-        return planResume(d, run, { actor: 'system', trigger: 'auto_resume', dirty, upstream });
-      },
-      beforeSpawn: async (v, rec) => {
-        const doc: LeaseDoc = {
-          task: pick.id,
-          run: rec.id,
-          host,
-          clone,
-          lease_ms: deps.leaseMs,
-          until,
-          renewed_at: new Date(deps.now()).toISOString(),
-        };
-        const lease = await writeLease(repo, doc, pick.lease?.oid ?? null, await store.person());
-        const branch = await revParse(repo.cwd, taskBranch(pick.id));
-        const updates: RefUpdate[] = [
-          { ref: taskRef(pick.id), next: v.tip, expected: seen.task },
-          { ref: leaseRef(pick.id), next: lease, expected: pick.lease?.oid ?? null },
-        ];
-        // The branch travels with the claim, so a worker that takes the task over finds it.
-        if (branch && branch !== seen.branch)
-          updates.push({ ref: branchRef(pick.id), next: branch, expected: seen.branch });
-        ours = v.tip;
-        pushed = deps.now();
-        const verdict = await casPush(repo, deps.remote, updates);
-        if (!verdict.ok) throw new Refused(verdict);
-        won = deps.now();
-        state = {
-          task: pick.id,
-          run: rec.id,
-          remote: deps.remote,
-          host,
-          clone,
-          lease,
-          until,
-          lease_ms: deps.leaseMs,
-          worker: selfIdentity(),
-          task_tip: v.tip,
-          branch_tip: branch ?? seen.branch,
-        };
-        saveClaim(repo.lazyDir, state);
-        saveLease(repo.lazyDir, pick.id, { run: rec.id, lease, until });
-      },
+      plan: (d, r) => planClaim(c, dirty, d, r),
+      beforeSpawn: (v, rec) => pushClaim(c, v, rec),
     });
-    return { kind: 'claimed', claim: state!, view, ms: won - t0, push_ms: won - pushed };
+    return { kind: 'claimed', claim: c.state!, view, ms: c.won - t0, push_ms: c.won - c.pushed };
   } catch (e) {
-    if (state) throw e; // claimed, but the supervisor did not start: the caller releases the claim
-    await undo(deps, pick.id, before, ours);
+    if (c.state) throw e; // claimed, but the supervisor did not start: the caller releases the claim
+    await undo(deps, pick.id, before, c.ours);
     if (e instanceof Refused) return { kind: 'lost_race', verdict: e.verdict };
     throw e;
   }
+}
+
+/** The turn, as start or auto-resume plans it, with the worker's claim stamped on the move into working. */
+function planClaim(c: Claiming, dirty: boolean, d: Draft, r: { id: string; host: string; session: string }) {
+  const { deps, pick, host, clone, until } = c;
+  const run: RunRef = { ...r, claim: { host, clone, lease_until: until } };
+  // Under the task's lock: a task that moved since the pick is not claimed (nothing was pushed).
+  const still = pick.kind === 'start' ? startable(d.view, deps.now()) : resumable(d.view, deps.now());
+  if (!still) throw new Refused({ ok: false, stale: [], refused: [] });
+  if (pick.kind === 'start') return planStart(d, run);
+  const upstream = upstreamOf(d.view, 'main');
+  return planResume(d, run, { actor: 'system', trigger: 'auto_resume', dirty, upstream });
+}
+
+/** The claim commit, its lease and the work branch, pushed by compare-and-swap; saved here once the push won. */
+async function pushClaim(c: Claiming, v: TaskView, rec: RunRecord): Promise<void> {
+  const { deps, pick, seen, host, clone, until } = c;
+  const { store, repo } = deps;
+  const doc: LeaseDoc = {
+    task: pick.id,
+    run: rec.id,
+    host,
+    clone,
+    lease_ms: deps.leaseMs,
+    until,
+    renewed_at: new Date(deps.now()).toISOString(),
+  };
+  const lease = await writeLease(repo, doc, pick.lease?.oid ?? null, await store.person());
+  const branch = await revParse(repo.cwd, taskBranch(pick.id));
+  const updates: RefUpdate[] = [
+    { ref: taskRef(pick.id), next: v.tip, expected: seen.task },
+    { ref: leaseRef(pick.id), next: lease, expected: pick.lease?.oid ?? null },
+  ];
+  // The branch travels with the claim, so a worker that takes the task over finds it.
+  if (branch && branch !== seen.branch) updates.push({ ref: branchRef(pick.id), next: branch, expected: seen.branch });
+  c.ours = v.tip;
+  c.pushed = deps.now();
+  const verdict = await casPush(repo, deps.remote, updates);
+  if (!verdict.ok) throw new Refused(verdict);
+  c.won = deps.now();
+  c.state = {
+    task: pick.id,
+    run: rec.id,
+    remote: deps.remote,
+    host,
+    clone,
+    lease,
+    until,
+    lease_ms: deps.leaseMs,
+    worker: selfIdentity(),
+    task_tip: v.tip,
+    branch_tip: branch ?? seen.branch,
+  };
+  saveClaim(repo.lazyDir, c.state);
+  saveLease(repo.lazyDir, pick.id, { run: rec.id, lease, until });
 }
 
 /** The takeover entry, committed here first: the dead worker's run ends as a crash (the breaker counts it). */

@@ -87,7 +87,13 @@ export function agentTools(rec: RunRecord): Tool[] {
 }
 
 function allAgentTools(rec: RunRecord): Tool[] {
-  const lazyDir = (app: App) => app.repo.lazyDir;
+  return [...turnTools(rec), ...subtaskTools(rec)];
+}
+
+const lazyDir = (app: App) => app.repo.lazyDir;
+
+/** The agent's own turn: what it is doing now, and how the turn ends (a question, or the work done). */
+function turnTools(rec: RunRecord): Tool[] {
   return [
     {
       name: 'lazy_update_progress',
@@ -129,6 +135,12 @@ function allAgentTools(rec: RunRecord): Tool[] {
           ...(a.commands !== undefined ? { commands: req<Envelope['commands']>(a, 'commands') } : {}),
         }),
     },
+  ];
+}
+
+/** Its task's direct subtasks: created, started, waited on, asked, shown (its own task too) and accepted. */
+function subtaskTools(rec: RunRecord): Tool[] {
+  return [
     {
       name: 'lazy_create_subtask',
       description: 'Create a subtask of your task (lazy create --parent <your task> --json).',

@@ -113,6 +113,17 @@ const actionsLine = (v: ShownTask) =>
 
 export function renderShow(v: ShownTask): string {
   const lines: string[] = [];
+  showHead(lines, v);
+  lines.push('');
+  showFacts(lines, v);
+  showInterruption(lines, v);
+  showConcurrent(lines, v);
+  showHistory(lines, v);
+  return lines.join('\n');
+}
+
+/** The task, where it stands and what can be done with it; its review package when one waits on review. */
+function showHead(lines: string[], v: ShownTask): void {
   lines.push(`${v.id}  ${v.goal}`);
   // blocked and conflict are their own category: `blocked (blocked)` says nothing twice.
   const category = v.category && v.category !== v.status ? ` (${v.category})` : '';
@@ -133,7 +144,10 @@ export function renderShow(v: ShownTask): string {
   const review =
     v.attention?.kind === 'review' || v.status === 'conflict' || v.status === 'submitted' ? renderReview(v) : '';
   if (review) lines.push('', review);
-  lines.push('');
+}
+
+/** Where the task comes from and what it has cost so far. */
+function showFacts(lines: string[], v: ShownTask): void {
   if (v.tags.length) lines.push(`tags:      ${v.tags.join(', ')}`);
   if (v.parent) lines.push(`parent:    ${v.parent}`);
   if (v.base) lines.push(`base:      ${v.base}`);
@@ -156,6 +170,10 @@ export function renderShow(v: ShownTask): string {
   if (usage) lines.push(`usage:     ${usage}`);
   if (v.revisions) lines.push(`revisions: ${v.revisions}`);
   lines.push(`crashes:   ${v.consecutive_interruptions} in a row`);
+}
+
+/** Why an interrupted task stopped, with the end of its output. */
+function showInterruption(lines: string[], v: ShownTask): void {
   if (v.status === 'interrupted' && v.interrupt) {
     const i = v.interrupt as Record<string, unknown>;
     lines.push(
@@ -167,6 +185,10 @@ export function renderShow(v: ShownTask): string {
     const logs = (i.logs ?? []) as string[];
     if (logs.length) lines.push('  last output:', indent(logs.slice(-15).join('\n'), 4));
   }
+}
+
+/** What happened elsewhere meanwhile: status changes a merge set aside, and commits pushed to its branch. */
+function showConcurrent(lines: string[], v: ShownTask): void {
   if (v.concurrent_changes.length) {
     lines.push(
       '',
@@ -185,6 +207,10 @@ export function renderShow(v: ShownTask): string {
     for (const c of n.commits)
       lines.push(`  ${c.sha.slice(0, 10)} ${sanitizeLine(c.subject)} (${sanitizeLine(c.author)})`);
   }
+}
+
+/** The prompt, the acceptance criteria, the turns, the changelog, and the log of the turn running or interrupted. */
+function showHistory(lines: string[], v: ShownTask): void {
   if (v.prompt) lines.push('', 'Prompt', indent(v.prompt.trimEnd()));
   if (v.acceptance.length) lines.push('', 'Acceptance criteria', ...v.acceptance.map((a) => `  - ${a}`));
   lines.push('', `Turns (${v.turns.length})`);
@@ -197,7 +223,6 @@ export function renderShow(v: ShownTask): string {
     const title = v.status === 'working' ? 'Current turn log' : 'Interrupted turn log';
     lines.push('', `${title} (run ${v.run.id}${beat})`, indent(log || '(nothing readable yet)'));
   }
-  return lines.join('\n');
 }
 
 /** "1200 in / 300 out tokens, cache 5000 read / 800 written, $0.0123": parts the agents reported, none when nothing ran. */

@@ -56,14 +56,80 @@ const STOP_BACKSTOP_MS = 5000;
 /** How often the attempt looks at the stop file and the watchdog. */
 const TICK_MS = 200;
 
+/** One attempt under way: what its output handlers, its timers and its end share. */
+interface Running {
+  a: AttemptInput;
+  child: ChildProcess;
+  /** The run log (reopened when it is rotated) and how many bytes it holds. */
+  log: number;
+  logged: number;
+  tail: string;
+  lastProgress: number;
+  stopped: boolean;
+  watchdog: boolean;
+  gaveUp?: string;
+  /** The agent CLI is retrying on its own: its next progress ends that. */
+  retrying: boolean;
+  /** When the SIGKILL that follows a SIGTERM is due (sent once). */
+  killAt?: number;
+  killed: boolean;
+}
+
 export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
   const argv = a.adapter.argv(a.spec, a.input);
   const started = now();
-  let tail = '';
-  let lastProgress = now();
-  let stopped = false;
-  let watchdog = false;
-  let gaveUp: string | undefined;
+  const lastProgress = now();
+  const { child, spawnFailed } = spawnAgent(a, argv);
+  const log = openSync(a.logPath, 'a');
+  const run: Running = {
+    a,
+    child,
+    log,
+    logged: fstatSync(log).size,
+    tail: '',
+    lastProgress,
+    stopped: false,
+    watchdog: false,
+    retrying: false,
+    killed: false,
+  };
+  const lines = readOutput(run);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.once('exit', (code, signal) => res({ code, signal })),
+  );
+  const over = new AbortController();
+  const watching = watch(run, over.signal);
+
+  const first = await Promise.race([exited, spawnFailed.then((e) => ({ error: e }))]);
+  over.abort();
+  await watching;
+  if ('error' in first) {
+    closeSync(run.log);
+    const reason = first.error.code === 'ENOENT' ? 'not found' : first.error.message;
+    return {
+      exitCode: null,
+      signal: null,
+      durationMs: now() - started,
+      tail: run.tail,
+      stopped: run.stopped,
+      watchdog: run.watchdog,
+      spawnError: `cannot start ${argv[0]}: ${reason}`,
+    };
+  }
+  await endAttempt(run, lines);
+  return {
+    exitCode: first.code,
+    signal: first.signal,
+    durationMs: now() - started,
+    tail: run.tail,
+    stopped: run.stopped || existsSync(a.stopFile),
+    watchdog: run.watchdog,
+    ...(run.gaveUp ? { gaveUp: run.gaveUp } : {}),
+  };
+}
+
+/** The agent, started, and its identity recorded in the run's agent.json (which process group ends with the turn). */
+function spawnAgent(a: AttemptInput, argv: string[]) {
   // Its own session and process group: whatever the agent starts is ended with it.
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: a.cwd,
@@ -77,124 +143,105 @@ export async function runAgentOnce(a: AttemptInput): Promise<AttemptResult> {
       a.agentFile,
       JSON.stringify({ ...identityOf(child.pid), run: a.env.LAZY_RUN, attempt: a.attempt }),
     );
-  let log = openSync(a.logPath, 'a');
-  let logged = fstatSync(log).size;
+  return { child, spawnFailed };
+}
 
-  let retrying = false;
-  const retried = (r: Retrying | null) => {
-    retrying = r !== null;
-    a.onRetry?.(r);
-  };
-  const onLine = (line: string | null) => {
-    if (line === null || a.adapter.parseLine(line, a.state) === 'progress') {
-      lastProgress = now();
-      if (retrying) retried(null);
-      return;
-    }
-    const e = a.adapter.events(line).find((x) => x.kind === 'retry');
-    // The CLI numbers its retries from 1 (the second try): the substate names the try that comes next.
-    if (e?.kind === 'retry')
-      retried({
-        reason: retryReason(e.what),
-        attempt: (e.attempt ?? a.state.retry?.count ?? 1) + 1,
-        at: nowIso(),
-        until: e.delayMs === undefined ? null : new Date(now() + e.delayMs).toISOString(),
-      });
-    if (
-      classOfErrorMessage(a.state.retry?.message) === 'transient_unreachable' &&
-      (a.state.retry?.count ?? 0) >= a.unreachableMax &&
-      !gaveUp
-    ) {
-      gaveUp = `the agent kept retrying an unreachable endpoint (${a.state.retry!.message})`;
-      kill();
-    }
-  };
-  const lines = lineSplitter(onLine);
+/** The agent's output: to the run log (rotated), into the tail, and its stdout line by line to the adapter. */
+function readOutput(run: Running) {
+  const { a } = run;
+  const lines = lineSplitter((line) => onLine(run, line));
   const write = (text: string, isStdout: boolean) => {
-    logged += writeSync(log, text);
-    if (logged > LOG_ROTATE_BYTES) {
-      closeSync(log);
+    run.logged += writeSync(run.log, text);
+    if (run.logged > LOG_ROTATE_BYTES) {
+      closeSync(run.log);
       renameSync(a.logPath, `${a.logPath}.1`);
-      log = openSync(a.logPath, 'a');
-      logged = 0;
+      run.log = openSync(a.logPath, 'a');
+      run.logged = 0;
     }
-    tail = (tail + text).slice(-TAIL_BYTES);
+    run.tail = (run.tail + text).slice(-TAIL_BYTES);
     if (isStdout) lines.push(text);
-    else lastProgress = now();
+    else run.lastProgress = now();
   };
-  child.stdout!.setEncoding('utf8').on('data', (t: string) => write(t, true));
-  child.stderr!.setEncoding('utf8').on('data', (t: string) => write(t, false));
+  run.child.stdout!.setEncoding('utf8').on('data', (t: string) => write(t, true));
+  run.child.stderr!.setEncoding('utf8').on('data', (t: string) => write(t, false));
+  return lines;
+}
 
-  /** When the SIGKILL that follows a SIGTERM is due (sent once). */
-  let killAt: number | undefined;
-  let killed = false;
-  function kill(graceMs = a.graceMs) {
-    if (killAt !== undefined || !child.pid) return;
-    signalGroup(child.pid, 'SIGTERM');
-    killAt = now() + graceMs;
+/** The agent CLI is retrying on its own (r), or no longer is (null). */
+function retried(run: Running, r: Retrying | null) {
+  run.retrying = r !== null;
+  run.a.onRetry?.(r);
+}
+
+/** One line of stdout (null: one too long to read): progress, a retry the CLI announces, or one too many. */
+function onLine(run: Running, line: string | null) {
+  const { a } = run;
+  if (line === null || a.adapter.parseLine(line, a.state) === 'progress') {
+    run.lastProgress = now();
+    if (run.retrying) retried(run, null);
+    return;
   }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
-    child.once('exit', (code, signal) => res({ code, signal })),
-  );
-  const over = new AbortController();
-  // The attempt's timers, on the port's clock: the stop request, the watchdog, and a SIGKILL due after its grace.
-  const watching = (async () => {
-    while (!over.signal.aborted) {
-      // Whoever writes the stop file (`lazy stop`, a worker ending a lost claim) sends its own SIGKILL one grace
-      // after its SIGTERM; ours is the backstop for one that died, so stop's report is of its own signal.
-      if (!stopped && existsSync(a.stopFile)) {
-        stopped = true;
-        kill(a.graceMs + STOP_BACKSTOP_MS);
-      }
-      if (!watchdog && now() - lastProgress > a.watchdogMs) {
-        watchdog = true;
-        kill();
-      }
-      if (killAt !== undefined && !killed && now() >= killAt) {
-        killed = true;
-        signalGroup(child.pid!, 'SIGKILL');
-      }
-      const due = killAt !== undefined && !killed ? Math.max(0, killAt - now()) : TICK_MS;
-      await poll(Math.min(TICK_MS, due), over.signal).catch(() => undefined);
+  const e = a.adapter.events(line).find((x) => x.kind === 'retry');
+  // The CLI numbers its retries from 1 (the second try): the substate names the try that comes next.
+  if (e?.kind === 'retry')
+    retried(run, {
+      reason: retryReason(e.what),
+      attempt: (e.attempt ?? a.state.retry?.count ?? 1) + 1,
+      at: nowIso(),
+      until: e.delayMs === undefined ? null : new Date(now() + e.delayMs).toISOString(),
+    });
+  if (
+    classOfErrorMessage(a.state.retry?.message) === 'transient_unreachable' &&
+    (a.state.retry?.count ?? 0) >= a.unreachableMax &&
+    !run.gaveUp
+  ) {
+    run.gaveUp = `the agent kept retrying an unreachable endpoint (${a.state.retry!.message})`;
+    kill(run);
+  }
+}
+
+/** SIGTERM to the agent's group; watch sends the SIGKILL once the grace is over. */
+function kill(run: Running, graceMs = run.a.graceMs) {
+  if (run.killAt !== undefined || !run.child.pid) return;
+  signalGroup(run.child.pid, 'SIGTERM');
+  run.killAt = now() + graceMs;
+}
+
+/** The attempt's timers, on the port's clock: the stop request, the watchdog, and a SIGKILL due after its grace. */
+async function watch(run: Running, over: AbortSignal): Promise<void> {
+  const { a, child } = run;
+  while (!over.aborted) {
+    // Whoever writes the stop file (`lazy stop`, a worker ending a lost claim) sends its own SIGKILL one grace
+    // after its SIGTERM; ours is the backstop for one that died, so stop's report is of its own signal.
+    if (!run.stopped && existsSync(a.stopFile)) {
+      run.stopped = true;
+      kill(run, a.graceMs + STOP_BACKSTOP_MS);
     }
-  })();
-
-  const first = await Promise.race([exited, spawnFailed.then((e) => ({ error: e }))]);
-  over.abort();
-  await watching;
-  if ('error' in first) {
-    closeSync(log);
-    const reason = first.error.code === 'ENOENT' ? 'not found' : first.error.message;
-    return {
-      exitCode: null,
-      signal: null,
-      durationMs: now() - started,
-      tail,
-      stopped,
-      watchdog,
-      spawnError: `cannot start ${argv[0]}: ${reason}`,
-    };
+    if (!run.watchdog && now() - run.lastProgress > a.watchdogMs) {
+      run.watchdog = true;
+      kill(run);
+    }
+    if (run.killAt !== undefined && !run.killed && now() >= run.killAt) {
+      run.killed = true;
+      signalGroup(child.pid!, 'SIGKILL');
+    }
+    const due = run.killAt !== undefined && !run.killed ? Math.max(0, run.killAt - now()) : TICK_MS;
+    await poll(Math.min(TICK_MS, due), over).catch(() => undefined);
   }
-  // The turn ends when the agent exits: what it left running in its group goes too.
-  const leftovers = await endGroup(child.pid!, a.graceMs);
+}
+
+/** The turn ends when the agent exits: what it left running in its group goes too, then its output is drained. */
+async function endAttempt(run: Running, lines: ReturnType<typeof lineSplitter>): Promise<void> {
+  const leftovers = await endGroup(run.child.pid!, run.a.graceMs);
   if (leftovers.signal !== 'none')
     writeSync(
-      log,
+      run.log,
       `[lazy ${nowIso()}] the agent exited and left processes running; ` + `they were ended with ${leftovers.signal}\n`,
     );
-  await drained(child, DRAIN_MS);
+  await drained(run.child, DRAIN_MS);
   lines.end();
-  closeSync(log);
-  if (retrying) retried(null);
-  return {
-    exitCode: first.code,
-    signal: first.signal,
-    durationMs: now() - started,
-    tail,
-    stopped: stopped || existsSync(a.stopFile),
-    watchdog,
-    ...(gaveUp ? { gaveUp } : {}),
-  };
+  closeSync(run.log);
+  if (run.retrying) retried(run, null);
 }
 
 /** Feeds complete lines to `onLine`; a line over MAX_LINE is dropped unread (reported as null). */
