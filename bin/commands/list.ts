@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { run, type GlobalArgs } from '../run.js';
 import { renderListing } from '../../lib/output/tasks.js';
+import { PIPED_LINES } from '../../lib/output/piped-line.js';
 import { SORTS } from '../../lib/ops/sorts.js';
 
 const filtered = (a: Args) => !!(a.status?.length || a.tag?.length || a.search || a.parent || a.queued || a.paused);
@@ -53,7 +54,7 @@ export const handler = (a: Args) =>
     async (app) => {
       const { listLines } = await import('../../lib/ops/query.js');
       const { all, status, tag, search, sort, limit, parent, queued, paused, tree } = a;
-      return listLines(app, { all, status, tag, search, sort, limit, parent, queued, paused, tree });
+      return listLines(app, { all, status, tag, search, sort, limit, parent, queued, paused, tree }, PIPED_LINES);
     },
     (rows) => renderListing(rows, !!a.tree, filtered(a)),
   );
