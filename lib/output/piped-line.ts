@@ -3,8 +3,9 @@ import { shortHash } from '../core/hash.js';
 import type { LeanRow, PlainLines } from '../store/listing.js';
 
 // The line piped `lazy list` prints for a row. The listing index's plain file stores it for every row it can, so a
-// list copies it unscanned; the store sits below output, so it is handed these lines (PIPED_LINES, through
-// lib/ops/query.ts listLines) and keys its file on their version, never on a number bumped by hand.
+// list copies it unscanned. The store sits below output (and ops below it too), so the lines are handed down:
+// bin/commands/list.ts gives PIPED_LINES to lib/ops/query.ts listLines, which gives them to the store's refreshPlain.
+// The file is keyed on their version, the hash of the line's shape: a field added or moved re-keys it unbumped.
 
 /**
  * The line's shape as data: a row's fields in this order, tab-separated, a list's items joined by a comma, each cell
