@@ -42,7 +42,7 @@ const BUNDLES = [
   [join(root, 'lib', 'mcp', 'server.ts'), join(root, 'dist', 'mcp.cjs')],
 ];
 
-async function bundle(entry, outfile, define = {}) {
+async function bundle(entry, outfile) {
   return build({
     metafile: true,
     entryPoints: [entry],
@@ -58,7 +58,6 @@ async function bundle(entry, outfile, define = {}) {
     define: {
       'import.meta.url': '__lazyImportMetaUrl',
       LAZY_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version),
-      ...define,
     },
     banner: { js: "var __lazyImportMetaUrl=require('url').pathToFileURL(__filename).href;" },
     logLevel: 'warning',
@@ -79,20 +78,10 @@ async function writeManPages() {
   }
 }
 
-// The listing index keys on the transition table's signature, which hashes the guards' source text; each
-// bundle minifies (renames) that text its own way, so it is computed once here and baked into both:
-// the CLI and the MCP server must read and write one index.
-async function tableSignature() {
-  const outfile = join(root, 'build', 'table.cjs');
-  await bundle(join(root, 'lib', 'model', 'table.ts'), outfile);
-  return createRequire(import.meta.url)(outfile).tableSignature();
-}
-
 const names = compileValidators();
-const signature = { LAZY_TABLE_SIGNATURE: JSON.stringify(await tableSignature()) };
 rmSync(join(root, 'dist'), { recursive: true, force: true });
 for (const [entry, outfile] of BUNDLES) {
-  const { metafile } = await bundle(entry, outfile, signature);
+  const { metafile } = await bundle(entry, outfile);
   // bin/lazy.cjs runs the bundle through vm.Script, which cannot serve a real import():
   // every dynamic import must have been bundled into a lazy require.
   const leftover = Object.values(metafile.outputs)

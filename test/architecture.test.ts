@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, resolve } from 'node:path';
 import { ROOT } from './helpers/env.js';
@@ -48,7 +48,7 @@ const allImports = (src: string) =>
     .map((m) => m[1] ?? m[2]!)
     .filter((s) => s.startsWith('.'));
 
-/** lib's import graph: file -> the lib files it imports (a .js specifier names its .ts source). */
+/** A folder's import graph (lib/, bin/): file -> the folder's files it imports (a .js specifier names its .ts source). */
 function importGraph(lib: string): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files(lib)) {
@@ -82,11 +82,16 @@ function cycles(graph: Map<string, string[]>): string[][] {
   return [...found.values()];
 }
 
+/** Fails each import cycle among a folder's files (read at least `least` of them). */
+function noCycles(t: Test, dir: string, least: number) {
+  const graph = importGraph(dir);
+  t.ok(graph.size > least, `read ${graph.size} files`);
+  for (const loop of cycles(graph)) t.fail(`import cycle: ${loop.map((f) => relative(ROOT, f)).join(' -> ')}`);
+}
+
 t.test('no import cycles between lib files, type-only imports included', async (t) => {
   const lib = join(ROOT, 'lib');
-  const graph = importGraph(lib);
-  t.ok(graph.size > 50, `read ${graph.size} files`);
-  for (const loop of cycles(graph)) t.fail(`import cycle: ${loop.map((f) => relative(lib, f)).join(' -> ')}`);
+  noCycles(t, lib, 50);
   // The checker itself finds a cycle, type-only edges included.
   const a = join(lib, 'x/a.ts');
   const b = join(lib, 'x/b.ts');
@@ -105,6 +110,25 @@ t.test('no import cycles between lib files, type-only imports included', async (
     ['./a.js', '../b.js', './m.js'],
     'type-only imports, re-exports and import() count',
   );
+});
+
+t.test('bin/: no import cycles, command files import no other, and it imports nothing but bin/ and lib/', async (t) => {
+  // lib/ never imports bin/: 'lib folders depend one way only' fails any import that leaves lib/.
+  const bin = join(ROOT, 'bin');
+  noCycles(t, bin, 40);
+  const commands = join(bin, 'commands');
+  let checked = 0;
+  for (const file of files(bin)) {
+    for (const spec of allImports(readFileSync(file, 'utf8'))) {
+      const target = resolve(dirname(file), spec);
+      checked++;
+      if (!target.startsWith(bin + '/') && !target.startsWith(join(ROOT, 'lib') + '/'))
+        t.fail(`${relative(ROOT, file)} imports ${spec} outside bin/ and lib/`);
+      if (file.startsWith(commands + '/') && target.startsWith(commands + '/'))
+        t.fail(`${relative(ROOT, file)} imports another command, ${spec}: share it from a module of bin/`);
+    }
+  }
+  t.ok(checked > 100, `checked ${checked} imports`);
 });
 
 t.test('agents/adapters/ knows one agent CLI at a time and nothing of runs or the supervisor', async (t) => {

@@ -13,7 +13,7 @@ export const handler = (a: GlobalArgs & { shell: 'bash' | 'zsh' | 'fish' }) =>
   runBare(
     a,
     async () => {
-      const { completionScript } = await import('../completion.js');
+      const { completionScript } = await import('../shells.js');
       return { shell: a.shell, script: completionScript(a.shell) };
     },
     (r) => r.script,

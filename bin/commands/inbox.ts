@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { run, type GlobalArgs } from '../run.js';
 import { renderInbox } from '../../lib/output/inbox.js';
-import { filterOptions } from './list.js';
+import { filterOptions } from '../families.js';
 
 export const command = 'inbox';
 export const describe = 'Tasks that need a human, oldest first, with what they need';

@@ -1,3 +1,3 @@
-import { syncCommand } from './sync.js';
+import { syncCommand } from '../families.js';
 
 export const { command, describe, builder, handler } = syncCommand('pull');

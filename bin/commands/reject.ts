@@ -1,4 +1,4 @@
-import { abandonCommand } from './close.js';
+import { abandonCommand } from '../families.js';
 
 export const { command, describe, builder, handler } = abandonCommand(
   'reject',

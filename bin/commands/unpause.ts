@@ -1,4 +1,4 @@
-import { queueCommand } from './queue.js';
+import { queueCommand } from '../families.js';
 
 export const { command, describe, builder, handler } = queueCommand(
   'unpause',

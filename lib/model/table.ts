@@ -1,6 +1,7 @@
 import type { Actor } from '../core/actor.js';
 import { STATUSES, TERMINAL, type Status } from './status.js';
 import { notAllowed } from '../core/errors.js';
+import { shortHash } from '../core/hash.js';
 import { ACTIONS, type Action, type Trigger } from './triggers.js';
 import { isReviewTurn } from './review.js';
 import { heldCrash, type Attention } from './attention.js';
@@ -115,8 +116,15 @@ export interface Guarded {
 }
 
 /** A condition an action needs beyond the status, and the one line that says why it is refused. */
-interface Guard {
+export interface Guard {
   name: string;
+  /**
+   * Bumped whenever what `holds` decides changes (the functions it calls included): tableSignature keys derived
+   * actions on it, and test/model/table.test.ts pins each revision's code, so a change without a bump fails there.
+   */
+  rev: number;
+  /** The data a guard made by a factory decides with (criterion's `answering`): part of its identity. */
+  of?: readonly (string | boolean)[];
   holds(v: Guarded): boolean;
   reason(v: Guarded): string;
   details?(v: Guarded): Record<string, unknown>;
@@ -125,11 +133,13 @@ interface Guard {
 const GUARDS: Partial<Record<Action, Guard>> = {
   answer: {
     name: 'decision_pending',
+    rev: 1,
     holds: (v) => v.attention?.kind === 'decision',
     reason: (v) => `there is no pending decision to answer (its attention is ${v.attention?.kind ?? 'none'})`,
   },
   resume: {
     name: 'no_pending_violations',
+    rev: 1,
     holds: (v) => v.pending_violations.length === 0,
     reason: (v) =>
       `resume cannot decide on protected files (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
@@ -138,21 +148,25 @@ const GUARDS: Partial<Record<Action, Guard>> = {
   },
   queue: {
     name: 'runnable',
+    rev: 1,
     holds: (v) => !runnableWhy(v),
     reason: runnableWhy,
   },
   unqueue: {
     name: 'queued',
+    rev: 1,
     holds: (v) => v.schedule.queued,
     reason: () => 'it is not queued',
   },
   pause: {
     name: 'not_paused',
+    rev: 1,
     holds: (v) => !v.schedule.paused && (v.schedule.queued || v.status === 'interrupted'),
     reason: (v) => (v.schedule.paused ? 'it is already paused' : 'only a queued or interrupted task can be paused'),
   },
   unpause: {
     name: 'paused',
+    rev: 1,
     holds: (v) => v.schedule.paused,
     reason: () => 'it is not paused',
   },
@@ -184,6 +198,7 @@ function guardsOf(a: Action): readonly Guard[] {
 function decided(): Guard {
   return {
     name: 'no_pending_decision',
+    rev: 1,
     holds: (v) => v.attention?.kind !== 'decision',
     reason: (v) =>
       `a decision is pending ("${v.attention?.reason ?? ''}"): answer it with lazy answer (or unblock), or close the task`,
@@ -197,6 +212,8 @@ const hasCriterion = (v: Guarded): boolean => v.acceptance.some((a) => a.trim())
 function criterion(answering: boolean): Guard {
   return {
     name: 'criterion',
+    rev: 1,
+    of: [answering],
     // merging: an accept already under way is finished or rolled back whatever the task holds.
     holds: (v) =>
       hasCriterion(v) ||
@@ -230,6 +247,7 @@ function runnableWhy(v: Guarded): string {
 function reviewed(what: string): Guard {
   return {
     name: 'reviewed',
+    rev: 1,
     holds: reviewedWork,
     reason: () =>
       `${what} reviewed work, and no work turn or pairing session ` +
@@ -294,20 +312,16 @@ export function assertAllowed(action: Action, v: Guarded, message?: string): voi
   }
 }
 
-/** Set by scripts/build.mjs: the one signature every bundle (cli.cjs, mcp.cjs) shares. */
-declare const LAZY_TABLE_SIGNATURE: string | undefined;
-
-/** Changes whenever the table or a guard does: caches of derived actions (the listing index) key on it. */
-export function tableSignature(): string {
-  // A bundle's guard text is minified its own way: hashing it would give each entry point its own index.
-  if (typeof LAZY_TABLE_SIGNATURE === 'string') return LAZY_TABLE_SIGNATURE;
-  const text =
-    JSON.stringify([EDGES, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF]) +
-    ACTIONS.flatMap((a) => guardsOf(a).map((g) => [a, g] as const))
-      // The reason too: a guard may decide in a named function its holds only calls (runnableWhy).
-      .map(([a, g]) => `${a}:${g.name}:${String(g.holds)}:${String(g.reason)}`)
-      .join();
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(36);
+/**
+ * Changes whenever the table or a guard does: caches of derived actions (the listing index stores available_actions
+ * as a bit mask over ACTIONS) key on it. Built from data only, the actions' order, the edges, the neutral actions and
+ * each guard's name, revision and makings, never from code text: every bundle, minified or not, and the TypeScript
+ * sources give one signature, so the CLI and the MCP server read and write one index. `edges` is for tests.
+ */
+export function tableSignature(edges: readonly Edge[] = EDGES): string {
+  const guards = ACTIONS.map((a) => [a, guardsOf(a).map((g) => [g.name, g.rev, g.of ?? []])]);
+  return shortHash(JSON.stringify([ACTIONS, edges, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF, guards]));
 }
+
+/** The guards of one action, in the order they are asked (the test that pins each revision's code reads them). */
+export const actionGuards: (a: Action) => readonly Guard[] = guardsOf;

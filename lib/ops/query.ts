@@ -5,7 +5,15 @@ import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.j
 import { lastChange, type TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
 import { resolveTaskId } from '../store/refs.js';
-import { byCreation, firstRows, refreshIndex, refreshPlain, type LeanRow, type Row } from '../store/listing.js';
+import {
+  byCreation,
+  firstRows,
+  refreshIndex,
+  refreshPlain,
+  type LeanRow,
+  type PlainLines,
+  type Row,
+} from '../store/listing.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import type { AdapterName } from '../agents/adapters/adapter.js';
@@ -136,13 +144,19 @@ export type ListItem = ListedTask | string;
 /**
  * list's text: with no filter but the status, the index's plain file gives the rows' piped lines in runs, as
  * stored, not parsed (100,000 rows in about the time git lists their refs); any other list is listTasks'.
+ * `piped` makes those lines: the caller's (bin/ hands lib/output/piped-line.ts PIPED_LINES), as output sits above ops.
  */
-export async function listLines(app: App, input: ListInput & { tree?: boolean }): Promise<ListItem[]> {
+export async function listLines(
+  app: App,
+  input: ListInput & { tree?: boolean },
+  piped: PlainLines,
+): Promise<ListItem[]> {
   const filter = rowFilter(input);
   // The tree and --json need every row whole.
   if (app.out.json || input.tree || !isPlain(input, filter)) return listTasks(app, input);
   const statuses = statusList(input);
-  const got = await refreshPlain(app.repo.cwd, app.repo.lazyDir, app.store.reader, statusTest(input, statuses));
+  const keep = statusTest(input, statuses);
+  const got = await refreshPlain(app.repo.cwd, app.repo.lazyDir, app.store.reader, keep, piped);
   if (!got) return listTasks(app, input);
   warnBad(app, got.bad);
   const items: (ListItem | LeanRow)[] = filter.limit ? firstRows(got.items, filter.limit) : got.items;

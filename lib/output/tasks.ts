@@ -10,7 +10,7 @@ import type { Closed } from '../ops/close.js';
 import { ago, fitted, indent, pad, shortTime, table } from './format.js';
 import { paintAttention, paintStatus, style } from './color.js';
 import { Escaped, type Rendered } from './emit.js';
-import { plainLine } from '../store/listing-rows.js';
+import { pipedLine } from './piped-line.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
 import type { UsageTotals } from '../model/usage.js';
@@ -18,7 +18,7 @@ import { now } from '../core/clock.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
-/** A string item is a run of rows' piped lines, as the listing index stored them (plainLine: escaped). */
+/** A string item is a run of rows' piped lines, as the listing index stored them (pipedLine: escaped). */
 export function renderList(rows: ListItem[], filtered = false): Rendered {
   // A filter that hid everything is not an empty store: no create hint then.
   if (rows.length === 0)
@@ -27,7 +27,7 @@ export function renderList(rows: ListItem[], filtered = false): Rendered {
       : 'no tasks (lazy create "<goal>" adds one; --all includes finished ones)';
   const at = now();
   // Off a terminal: whole cells, tab-separated, the time as stored (ISO), as gh prints for scripts. Every line is
-  // plainLine's (escaped), so emit need not scan 9 MB again.
+  // pipedLine's (escaped), so emit need not scan 9 MB again.
   if (!style().tty) {
     const painted = (line: string) => {
       const [id, status, ...rest] = line.split('\t');
@@ -37,7 +37,7 @@ export function renderList(rows: ListItem[], filtered = false): Rendered {
     const lines = rows.slice();
     for (let i = 0; i < lines.length; i++) {
       const r = lines[i]!;
-      if (typeof r !== 'string') lines[i] = plainLine(r, statusCell(r, at));
+      if (typeof r !== 'string') lines[i] = pipedLine(r, statusCell(r, at));
       else if (color) lines[i] = r.split('\n').map(painted).join('\n');
     }
     return new Escaped(lines.join('\n'));

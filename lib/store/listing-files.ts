@@ -9,7 +9,8 @@ import { fromTuple, type BadRow, type Detail, type LeanRow, type Tuple } from '.
 /** Which rows a caller wants, judged on the stored status before a row is parsed. */
 export type StatusTest = (status: string) => boolean;
 
-// available_actions are stored as a bit mask derived under this table: another table, another index.
+// available_actions are stored as a bit mask derived under this table: another table, another index (its signature
+// is data, so every bundle keys alike). The plain file adds the piped line's version (listing-plain.ts plainKey).
 // 12: a row's schedule carries `held` (why no worker will pick a queued task).
 export const VERSION = `13.${tableSignature()}`;
 
@@ -81,6 +82,24 @@ export const keyOf = (v: Stored) => {
   const [id, , , created_at] = head(v);
   return { id, created_at };
 };
+
+/** The base as stored: its rows' lines by id, in creation order (parsed only when a caller wants a row). */
+export function readBase(lazyDir: string): { gen: string; lean: Map<string, Stored>; bad: Map<string, BadRow> } {
+  const none = { gen: '', lean: new Map<string, Stored>(), bad: new Map<string, BadRow>() };
+  try {
+    const lines = readFileSync(indexPath(lazyDir), 'utf8').split('\n');
+    const h = JSON.parse(lines[0]!) as Header;
+    if (h.version !== VERSION) return none;
+    const lean = new Map<string, Stored>();
+    for (let i = 1; i < lines.length; i++) {
+      const l = lines[i]!;
+      if (l.startsWith('["')) lean.set(l.slice(2, l.indexOf('"', 2)), l.endsWith(',') ? l.slice(0, -1) : l);
+    }
+    return { gen: h.gen, lean, bad: new Map(h.bad.map((b) => [b.id, b])) };
+  } catch {
+    return none;
+  }
+}
 
 /** The delta written over the base named `gen`; one over another base (a crash between a compaction's two writes) is not. */
 export function deltaOver(lazyDir: string, gen: string): DeltaFile | undefined {

@@ -1,16 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fsutil.js';
-import { byCreation, VERSION } from './listing-files.js';
-import { fromTuple, isLive, plainLine, toTuple, type BadRow, type LeanRow, type Tuple } from './listing-rows.js';
+import { byCreation, readBase, rowOf, VERSION } from './listing-files.js';
+import { fromTuple, isLive, toTuple, type BadRow, type LeanRow, type Tuple } from './listing-rows.js';
 
 // The listing's plain file: for each row of the base, in the base's order, the line piped `lazy list` prints, so
 // the common list (no filter but the status) copies runs of lines instead of parsing and rendering 100,000 rows.
-// Invariant: it is written with the base and names the base's generation; a file for another base is never read.
-// A line is the piped line itself (id, status, … : plainLine), or `*<status>\t<id>\t<tuple>` for a row whose
-// status cell is live (`*` starts no id).
+// Invariant: it is written with the base, or from it, and names the base's generation; a file for another base is
+// never read.
+// A line is the piped line itself (PlainLines.line), or `*<status>\t<id>\t<tuple>` for a row whose status cell is
+// live (`*` starts no id).
 
 export const plainPath = (lazyDir: string) => join(lazyDir, 'index-plain.tsv');
+
+/**
+ * The piped line, handed down by whoever lists: its shape is output's (lib/output/piped-line.ts PIPED_LINES), and
+ * output sits above the store, so the store only writes the lines it is given and keys the file on their version
+ * (a changed line is a foreign file, rebuilt, not misread). Only refreshPlain's caller has them: a base rewritten
+ * for another caller leaves the plain file of the base before, which names that base and so is never read.
+ */
+export interface PlainLines {
+  /** Changes whenever the line's shape does. */
+  version: string;
+  line(r: LeanRow): string;
+}
+
+/** The plain file's key: the index's (the table's signature in it) and the line's. */
+const plainKey = (lines: PlainLines) => `${VERSION}+${lines.version}`;
 
 interface PlainHeader {
   version: string;
@@ -21,13 +37,25 @@ interface PlainHeader {
   bad: BadRow[];
 }
 
-export function plainText(gen: string, rows: LeanRow[], bad: BadRow[]): string {
+export function plainText(gen: string, rows: LeanRow[], bad: BadRow[], piped: PlainLines): string {
   const last = rows.length ? { created_at: rows.at(-1)!.created_at, id: rows.at(-1)!.id } : null;
-  const lines = rows.map((r) => (isLive(r) ? `*${r.status}\t${r.id}\t${JSON.stringify(toTuple(r))}` : plainLine(r)));
-  return `${JSON.stringify({ version: VERSION, gen, last, bad } satisfies PlainHeader)}\n${lines.join('\n')}\n`;
+  const lines = rows.map((r) => (isLive(r) ? `*${r.status}\t${r.id}\t${JSON.stringify(toTuple(r))}` : piped.line(r)));
+  return `${JSON.stringify({ version: plainKey(piped), gen, last, bad } satisfies PlainHeader)}\n${lines.join('\n')}\n`;
 }
 
 export const writePlain = (lazyDir: string, text: string) => writeFileAtomic(plainPath(lazyDir), text);
+
+/** Writes the plain file of the base as stored, in its order; false when there is no base or it cannot be read. */
+export async function plainOfBase(lazyDir: string, piped: PlainLines): Promise<boolean> {
+  try {
+    const { gen, lean, bad } = readBase(lazyDir);
+    if (!gen) return false;
+    await writePlain(lazyDir, plainText(gen, [...lean.values()].map(rowOf), [...bad.values()], piped));
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** What the delta changes over the base, as the plain file's reader needs it. */
 export interface Overlay {
@@ -55,6 +83,7 @@ export function plainRows(
   lazyDir: string,
   o: Overlay,
   keep: (status: string) => boolean,
+  piped: PlainLines,
 ): { items: PlainItem[]; bad: BadRow[] } | undefined {
   let buf: Buffer;
   let h: PlainHeader;
@@ -64,7 +93,7 @@ export function plainRows(
   } catch {
     return undefined;
   }
-  if (h.version !== VERSION || h.gen !== o.gen) return undefined;
+  if (h.version !== plainKey(piped) || h.gen !== o.gen) return undefined;
   const over = new Map(o.rows.map((t) => [t[0], t]));
   // Bytes, not a string: a run of kept lines is decoded once, and a line only its id and status are looked at.
   const firsts = new Set([...over.keys(), ...o.out].map((id) => id.charCodeAt(0)));

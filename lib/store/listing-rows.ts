@@ -1,4 +1,3 @@
-import { oneCell, printable } from '../core/sanitize.js';
 import type { LazyError } from '../core/errors.js';
 import { lastChange, type TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
@@ -136,14 +135,6 @@ export const toDetail = (v: TaskView): Detail => ({
   prompt: v.prompt,
   facts: factsOf(v),
 });
-
-/**
- * A row as piped `lazy list` prints it: id, status, last update (ISO, as gh prints times off a terminal), tags, goal,
- * tab-separated, escaped for a terminal. The listing's plain file stores this line for every row it can, so a list
- * only copies it, and prints it unscanned.
- */
-export const plainLine = (r: LeanRow, status: string = r.status) =>
-  [r.id, status, r.updated_at, r.tags.join(','), r.goal].map((c) => printable(oneCell(c))).join('\t');
 
 /** Rows whose status cell depends on the moment or on this machine (a running turn, a place in the queue). */
 export const isLive = (r: LeanRow) => r.status === 'working' || !isPlain(r.schedule);

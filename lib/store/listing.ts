@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { writeFileAtomic } from '../core/fsutil.js';
@@ -26,6 +25,7 @@ import {
   emptyDelta,
   indexPath,
   keyOf,
+  readBase,
   readJson,
   rowOf,
   statusOf,
@@ -39,12 +39,22 @@ import {
   type Stored,
 } from './listing-files.js';
 import { parseRefTips } from './refs.js';
-import { firstRows, patch, plainRows, plainText, writePlain, type Few, type PlainItem } from './listing-plain.js';
+import {
+  firstRows,
+  patch,
+  plainOfBase,
+  plainRows,
+  plainText,
+  writePlain,
+  type Few,
+  type PlainItem,
+  type PlainLines,
+} from './listing-plain.js';
 import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './listing-refs.js';
 import type { TaskReader } from './read.js';
 
 export type { BadRow, LeanRow, Row } from './listing-rows.js';
-export { byCreation, firstRows, indexPath, type PlainItem, type StatusTest };
+export { byCreation, firstRows, indexPath, type PlainItem, type PlainLines, type StatusTest };
 export { indexedIds } from './listing-ids.js';
 
 // The listing index: a local, never-pushed cache of each task's summary keyed by its
@@ -66,23 +76,6 @@ interface Cache {
   detail?: Record<string, Detail>;
   /** Rows load dropped because their detail was for another tip: the fingerprint no longer vouches. */
   dropped: boolean;
-}
-
-function readBase(lazyDir: string): Pick<Cache, 'gen' | 'lean' | 'bad'> {
-  const none = { gen: '', lean: new Map(), bad: new Map() };
-  try {
-    const lines = readFileSync(indexPath(lazyDir), 'utf8').split('\n');
-    const h = JSON.parse(lines[0]!) as Header;
-    if (h.version !== VERSION) return none;
-    const lean = new Map<string, Stored>();
-    for (let i = 1; i < lines.length; i++) {
-      const l = lines[i]!;
-      if (l.startsWith('["')) lean.set(l.slice(2, l.indexOf('"', 2)), l.endsWith(',') ? l.slice(0, -1) : l);
-    }
-    return { gen: h.gen, lean, bad: new Map(h.bad.map((b) => [b.id, b])) };
-  } catch {
-    return none;
-  }
 }
 
 function load(lazyDir: string, withDetail: boolean): Cache {
@@ -111,8 +104,11 @@ interface Changes {
   gone: string[];
 }
 
-/** Small changes go to the delta; past DELTA_MAX (or with no base yet) the base is rewritten. */
-async function save(lazyDir: string, cache: Cache, ch: Changes, refs: string): Promise<void> {
+/**
+ * Small changes go to the delta; past DELTA_MAX (or with no base yet) the base is rewritten, with the plain file when
+ * the caller has its lines (`piped`).
+ */
+async function save(lazyDir: string, cache: Cache, ch: Changes, refs: string, piped?: PlainLines): Promise<void> {
   const d = cache.delta;
   const rows = new Map(d.rows.map((t) => [t[0], t]));
   const bad = new Map(d.bad.map((b) => [b.id, b]));
@@ -128,10 +124,10 @@ async function save(lazyDir: string, cache: Cache, ch: Changes, refs: string): P
     const next: DeltaFile = { ...d, refs, rows: [...rows.values()], bad: [...bad.values()], gone: [...gone] };
     return writeFileAtomic(deltaPath(lazyDir), JSON.stringify(next));
   }
-  await compact(lazyDir, cache, ch, refs);
+  await compact(lazyDir, cache, ch, refs, piped);
 }
 
-async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string): Promise<void> {
+async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string, piped?: PlainLines): Promise<void> {
   const all = cache.detail ?? Object.assign(readJson<DetailFile>(detailPath(lazyDir))?.rows ?? {}, cache.delta.detail);
   const detail: Record<string, Detail> = {};
   for (const id of cache.lean.keys()) {
@@ -145,14 +141,16 @@ async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string)
   keyed.sort((a, b) => byCreation(a.k, b.k));
   const header: Header = { version: VERSION, gen, bad: [...cache.bad.values()] };
   const lines = keyed.map(({ v }) => (typeof v === 'string' ? v : JSON.stringify(toTuple(v))));
-  await writePlain(
-    lazyDir,
-    plainText(
-      gen,
-      keyed.map(({ v }) => rowOf(v)),
-      header.bad,
-    ),
-  );
+  if (piped)
+    await writePlain(
+      lazyDir,
+      plainText(
+        gen,
+        keyed.map(({ v }) => rowOf(v)),
+        header.bad,
+        piped,
+      ),
+    );
   // After the header the file is one JSON array, a row per line: parsed whole, or line by line.
   await writeFileAtomic(indexPath(lazyDir), `${JSON.stringify(header)}\n[\n${lines.join(',\n')}\n]\n`);
   await writeFileAtomic(deltaPath(lazyDir), JSON.stringify({ ...emptyDelta(gen), refs }));
@@ -275,16 +273,22 @@ async function catchUpFew(
 }
 
 /**
- * The rows `keep` wants, as the plain file holds them (piped lines, or rows whose status cell is live), brought
+ * The rows `keep` wants, as the plain file holds them (the `piped` lines, or rows whose status cell is live), brought
  * current first; undefined when the index cannot be written (a read-only .git): the caller takes the full path.
  */
-export async function refreshPlain(cwd: string, lazyDir: string, reader: TaskReader, keep: StatusTest) {
+export async function refreshPlain(
+  cwd: string,
+  lazyDir: string,
+  reader: TaskReader,
+  keep: StatusTest,
+  piped: PlainLines,
+) {
   const pending = refsNow(cwd, lazyDir);
   const overlay = (fingerprint?: string) => {
     const d = readJson<DeltaFile>(deltaPath(lazyDir));
     if (!d || (fingerprint !== undefined && d.refs !== fingerprint)) return undefined;
     const out = new Set([...d.gone, ...d.bad.map((b) => b.id)]);
-    const got = plainRows(lazyDir, { gen: d.base, rows: d.rows, out }, keep);
+    const got = plainRows(lazyDir, { gen: d.base, rows: d.rows, out }, keep, piped);
     return got && { ...got, bad: [...got.bad, ...d.bad], refs: d.refs };
   };
   // The rows as the index holds them are read while git lists the refs; they stand if the refs are as it saw them.
@@ -300,13 +304,15 @@ export async function refreshPlain(cwd: string, lazyDir: string, reader: TaskRea
     if (patched) return patched;
     let got = overlay(now.fingerprint);
     if (got) return got;
-    // Behind: bring the index current. Still no plain file (one written by an older lazy, a crash between the
-    // base and it) or a row it cannot place: write the base whole, which writes it.
+    // Behind: bring the index current. Still no plain file for this base (another caller rewrote the base, an older
+    // lazy or another line wrote it, a crash came between the base and it): write it from the base. Still a row it
+    // cannot place: write the base whole, which writes it.
     let cache = load(lazyDir, false);
-    if (cache.delta.refs !== now.fingerprint || cache.dropped) await catchUp(lazyDir, cache, reader, now);
+    if (cache.delta.refs !== now.fingerprint || cache.dropped) await catchUp(lazyDir, cache, reader, now, piped);
     if ((got = overlay(now.fingerprint))) return got;
+    if ((await plainOfBase(lazyDir, piped)) && (got = overlay(now.fingerprint))) return got;
     cache = load(lazyDir, false);
-    await compact(lazyDir, cache, { fresh: new Map(), gone: [] }, now.fingerprint)
+    await compact(lazyDir, cache, { fresh: new Map(), gone: [] }, now.fingerprint, piped)
       .then(() => now.adopt(lazyDir))
       .catch(() => {});
     return overlay(now.fingerprint);
@@ -319,7 +325,7 @@ const rmIndex = (lazyDir: string) =>
   Promise.all([indexPath, deltaPath, detailPath].map((p) => rm(p(lazyDir), { force: true })));
 
 /** Re-reads the tasks whose tip differs from the cache's, forgets vanished ones, saves; how many were read. */
-async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: RefsNow) {
+async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: RefsNow, piped?: PlainLines) {
   const refs = now.fingerprint;
   const tips = parseRefTips(now.text);
   const stale = tips.filter((r) => (tipOf(cache.lean.get(r.id)) ?? cache.bad.get(r.id)?.tip) !== r.tip);
@@ -347,7 +353,7 @@ async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: R
     }
   }
   for (const id of ch.gone) (cache.lean.delete(id), cache.bad.delete(id));
-  await save(lazyDir, cache, ch, refs)
+  await save(lazyDir, cache, ch, refs, piped)
     .then(() => now.adopt(lazyDir))
     .catch(() => {
       /* a read-only .git still lists */

@@ -5,6 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { sandbox, lazySpawn, cli, gitSync, LAZY, type Sandbox } from '../helpers/env.js';
 import { STATUSES } from '../../lib/model/status.js';
 import { mcpClient } from '../helpers/mcp.js';
+import { VERSION } from '../../lib/store/listing-files.js';
+import { PIPED_LINES } from '../../lib/output/piped-line.js';
 
 // Shell completion: the scripts `lazy completion <shell>` prints, run in a real bash (zsh and
 // fish syntax-checked when installed), and the `__complete` path they call, which answers
@@ -152,6 +154,10 @@ t.test('the MCP server and the CLI share one listing index: completion still ans
   const index = join(sb.dir, '.git', 'lazy', 'index.ndjson');
   const version = () => JSON.parse(readFileSync(index, 'utf8').split('\n')[0]!).version;
   const before = version();
+  // The table's signature in the key is built from data: the bundles, minified or not, and the sources agree.
+  t.equal(before, VERSION, 'the CLI keys the index as the TypeScript sources do');
+  const plain = JSON.parse(readFileSync(join(sb.dir, '.git', 'lazy', 'index-plain.tsv'), 'utf8').split('\n')[0]!);
+  t.equal(plain.version, `${VERSION}+${PIPED_LINES.version}`, "the plain file's key: the index's and the line's");
   const m = await mcpClient(sb);
   t.teardown(() => m.close());
   t.match(await m.ok('lazy_list', { all: true }), { items: [{ id: a }] });

@@ -6,6 +6,7 @@ import {
   availableActions,
   assertAllowed,
   tableSignature,
+  actionGuards,
   EDGES,
   ACTIONS,
   type Action,
@@ -15,6 +16,10 @@ import {
 import type { TaskDocs } from '../../lib/model/docs.js';
 import type { TaskView } from '../../lib/model/fold.js';
 import { REVIEW, change, decision, docs, turn, view, violation, walk } from '../helpers/docs.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
+import { shortHash } from '../../lib/core/hash.js';
 
 /** A task with an acceptance criterion (what a queued task needs), at this changelog. */
 const judged = (changelog: TaskDocs['changelog']) =>
@@ -627,7 +632,49 @@ t.test('availableActions: unguarded statuses share the memoized list; guarded on
 t.test('tableSignature: a stable key of the table and its guards', async (t) => {
   t.match(tableSignature(), /^[0-9a-z]+$/);
   t.equal(tableSignature(), tableSignature(), 'deterministic');
+  const more = [...EDGES, { from: 'backlog' as const, to: 'complete' as const, on: ['accept' as const] }];
+  t.not(tableSignature(more), tableSignature(), 'an edge added: another signature');
+  t.not(tableSignature(EDGES.slice(1)), tableSignature(), 'an edge gone: another signature');
+  // test/cli/completion.test.ts: the CLI's and the MCP server's bundles key the listing index as these sources do.
 });
+
+/**
+ * The guards' code as it stands, pinned with the revision of every guard: the signature (and so the listing index,
+ * which stores available_actions) keys on revisions, not on code. When this fails because the code changed: if what a
+ * guard decides changed, bump its rev in lib/model/table.ts (an index built under the old logic is then rebuilt),
+ * and pin both; if no decision changed (a reworded reason, a refactor), pin the new code alone.
+ */
+const GUARDS_PINNED = {
+  revs: 'criterion@1 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@1 paused@1 queued@1 reviewed@1 runnable@1',
+  code: 'ulcv91',
+};
+
+t.test('a guard whose decision changes gets a new rev: its code is pinned with the revs', async (t) => {
+  const revs = [...new Set(ACTIONS.flatMap((a) => actionGuards(a).map((g) => `${g.name}@${g.rev}`)))].sort().join(' ');
+  const source = (file: string) => readFileSync(join(ROOT, 'lib', 'model', file), 'utf8');
+  const between = (text: string, from: string, to: string) => {
+    const at = text.indexOf(from);
+    t.ok(at >= 0 && text.indexOf(to, at) > at, `${from} … ${to} found`);
+    return text.slice(at, text.indexOf(to, at));
+  };
+  // The guards and what they decide by: table.ts's guards and the functions they call elsewhere.
+  const code = [
+    between(source('table.ts'), 'const GUARDS:', 'const actionsByStatus'),
+    between(source('attention.ts'), 'export function heldCrash', '\n}\n'),
+    between(source('review.ts'), 'export function isReviewTurn', '\n}\n'),
+    between(source('views.ts'), 'export function lastChange', '\n}\n'),
+  ].join('\n');
+  t.same({ revs, code: shortHash(withoutComments(code)) }, GUARDS_PINNED, 'the guards as pinned');
+});
+
+/** Code with its comments and blank space gone (string literals kept: a guard may decide by one). */
+const withoutComments = (src: string) =>
+  src
+    .replace(
+      /('(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`)|\/\*[\s\S]*?\*\/|\/\/.*$/gm,
+      (_, str) => str ?? '',
+    )
+    .replace(/\s+/g, ' ');
 
 // issue 12: the queue's guards. A history is written with its neutral entries (from === to).
 t.test('guards queued, not_paused, paused: unqueue, pause and unpause follow the schedule', async (t) => {

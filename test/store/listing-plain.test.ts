@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
 import { indexedIds, refreshPlain } from '../../lib/store/listing.js';
 import { firstRows, patch, plainRows, plainText, type PlainItem } from '../../lib/store/listing-plain.js';
-import { fromTuple, plainLine, type Tuple } from '../../lib/store/listing-rows.js';
+import { fromTuple, type Tuple } from '../../lib/store/listing-rows.js';
+import { pipedLine, PIPED_LINES } from '../../lib/output/piped-line.js';
 import { renderList } from '../../lib/output/tasks.js';
 import { renderedText } from '../../lib/output/emit.js';
 import type { Style } from '../../lib/output/color.js';
@@ -171,7 +172,9 @@ t.test('a missing or foreign plain file, or no stored refs text, costs a rebuild
   const ids = [await l.create('one'), await l.create('two')];
   await agree(t, l, 'built');
   const reader0 = new TaskReader(sb.dir);
-  const stored = await refreshPlain(sb.dir, lazyDir(sb), reader0, () => true).finally(() => reader0.close());
+  const stored = await refreshPlain(sb.dir, lazyDir(sb), reader0, () => true, PIPED_LINES).finally(() =>
+    reader0.close(),
+  );
   // Consecutive plain rows come back as one run of the stored lines.
   t.equal(stored?.items.length, 1, 'one run');
   const run = String(stored?.items[0]).split('\n');
@@ -213,12 +216,36 @@ t.test('a missing or foreign plain file, or no stored refs text, costs a rebuild
 
   const reader = new TaskReader(sb.dir);
   t.teardown(() => reader.close());
-  const got = await refreshPlain(sb.dir, lazyDir(sb), reader, () => true);
+  const got = await refreshPlain(sb.dir, lazyDir(sb), reader, () => true, PIPED_LINES);
   t.same(
     got?.items.map((x) => (typeof x === 'string' ? x.split('\t')[0] : x.id)),
     ids,
     'both rows, from the delta laid over the plain file',
   );
+});
+
+t.test('the plain file is keyed on the line it holds, and written from a base another caller wrote', async (t) => {
+  const sb = sandbox();
+  t.teardown(() => sb.cleanup());
+  const l = cli(sb);
+  await l.create('one');
+  await l.create('two');
+  t.equal((await l('list', '--json')).code, 0);
+  t.notOk(existsSync(plainFile(sb)), 'the full path writes the base alone: it has no lines to write');
+  const base = join(lazyDir(sb), 'index.ndjson');
+  const baseAt = statSync(base).mtimeMs;
+  await agree(t, l, 'after a --json list');
+  t.ok(existsSync(plainFile(sb)), 'the piped list writes the plain file');
+  t.equal(statSync(base).mtimeMs, baseAt, 'from the base as stored: the base is not rewritten');
+  const [head, ...rest] = readFileSync(plainFile(sb), 'utf8').split('\n');
+  const key = JSON.parse(head!).version;
+  t.equal(key.split('+')[1], PIPED_LINES.version, "the file's key names the line's version");
+  writeFileSync(
+    plainFile(sb),
+    [head!.replace(key, `${key.split('+')[0]}+another`), ...rest.map((x) => `${x}!`)].join('\n'),
+  );
+  await agree(t, l, 'a plain file of another line');
+  t.equal(JSON.parse(readFileSync(plainFile(sb), 'utf8').split('\n')[0]!).version, key, 'written again, for this line');
 });
 
 // Rows as the plain file stores them, in one temporary index folder: plain rows, a live (working) one between.
@@ -240,7 +267,7 @@ const tuple = (id: string, status: string, goal = `goal ${id}`): Tuple => [
 function plainDir(t: Test, rows: Tuple[]) {
   const dir = mkdtempSync(join(tmpdir(), 'lazy-plain-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(join(dir, 'index-plain.tsv'), plainText('g', rows.map(fromTuple), []));
+  writeFileSync(join(dir, 'index-plain.tsv'), plainText('g', rows.map(fromTuple), [], PIPED_LINES));
   return dir;
 }
 const overlay = (rows: Tuple[] = [], out: string[] = []) => ({
@@ -248,7 +275,7 @@ const overlay = (rows: Tuple[] = [], out: string[] = []) => ({
   rows,
   out: new Set(out),
 });
-const lineOf = (t: Tuple) => plainLine(fromTuple(t));
+const lineOf = (t: Tuple) => pipedLine(fromTuple(t));
 
 t.test(
   'plain rows come as runs of stored lines, broken by a live row, an unkept status and a changed row',
@@ -257,20 +284,20 @@ t.test(
       tuple(id, i === 2 ? 'working' : i === 3 ? 'closed' : 'backlog'),
     );
     const dir = plainDir(t, rows);
-    const all = plainRows(dir, overlay(), () => true)!;
+    const all = plainRows(dir, overlay(), () => true, PIPED_LINES)!;
     t.same(
       all.items.map((x) => (typeof x === 'string' ? x : x.id)),
       [`${lineOf(rows[0]!)}\n${lineOf(rows[1]!)}`, 'a003', `${lineOf(rows[3]!)}\n${lineOf(rows[4]!)}`],
       'two runs around the live row',
     );
-    const open = plainRows(dir, overlay(), (s) => s !== 'closed')!;
+    const open = plainRows(dir, overlay(), (s) => s !== 'closed', PIPED_LINES)!;
     t.same(
       open.items.map((x) => (typeof x === 'string' ? x : x.id)),
       [`${lineOf(rows[0]!)}\n${lineOf(rows[1]!)}`, 'a003', lineOf(rows[4]!)],
       'an unkept status ends a run',
     );
     const moved = tuple('a002', 'blocked', 'moved on');
-    const over = plainRows(dir, overlay([moved], ['a005']), () => true)!;
+    const over = plainRows(dir, overlay([moved], ['a005']), () => true, PIPED_LINES)!;
     t.same(
       over.items.map((x) => (typeof x === 'string' ? x : `${x.id}:${x.status}`)),
       [lineOf(rows[0]!), 'a002:blocked', 'a003:working', lineOf(rows[3]!)],
@@ -331,7 +358,7 @@ t.test(
   async (t) => {
     const evil = tuple('d001', 'backlog', 'red \u001b[31mtext\u0085 and\ta tab');
     const dir = plainDir(t, [evil]);
-    const [line] = plainRows(dir, overlay(), () => true)!.items as string[];
+    const [line] = plainRows(dir, overlay(), () => true, PIPED_LINES)!.items as string[];
     t.notMatch(line, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, 'no control character stored');
     t.match(line, 'red \\u001b[31mtext\\u0085 and a tab', 'each one a printable escape; the tab a space');
     const style: Style = { tty: false, color: false };
