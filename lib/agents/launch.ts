@@ -13,7 +13,7 @@ import type { Draft } from '../store/draft.js';
 import type { Config } from '../store/config.js';
 import type { TaskView } from '../model/fold.js';
 import type { Status } from '../model/status.js';
-import { assertBranchKept, taskBranch } from '../workspace/branch.js';
+import { assertBranchKept } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, revParse, worktreePath } from '../workspace/worktree.js';
 import { snapshotWorktree, type WorktreeSnapshot } from '../workspace/ask-snapshot.js';
 import { resolveAgent } from './adapters/registry.js';
@@ -32,6 +32,8 @@ import { withLock } from '../core/lock.js';
 import { watchTarget } from '../workspace/target-tips.js';
 import { env } from '../core/env.js';
 import { nowIso } from '../core/clock.js';
+import { taskBranch } from '../core/names.js';
+import { landingBranch } from '../model/landing.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
@@ -71,10 +73,6 @@ export interface Launched {
   /** The upstream merge this turn asked for and did not get (the worktree was dirty). */
   upstream_skipped?: UpstreamSkipped;
 }
-
-/** The branch a task's work stacks on: its parent's branch, or the branch it was created from. */
-export const upstreamOf = (v: Pick<TaskView, 'parent' | 'base'>, fallback: string) =>
-  v.parent ? taskBranch(v.parent) : (v.base ?? fallback);
 
 export async function launchTurn(repo: Repo, store: Store, launcher: Launcher, input: LaunchInput): Promise<Launched> {
   // Under the task's lock from the first look to the spawned supervisor: two launches
@@ -126,7 +124,7 @@ async function prepareWorktree(repo: Repo, input: LaunchInput, before: TaskView)
       program: agent.command[0],
     });
   }
-  const upstream = upstreamOf(before, 'main');
+  const upstream = landingBranch(before);
   const path = worktreePath(repo, input.id, input.config.worktree_dir);
   const baseCommit = await revParse(repo.cwd, upstream);
   if (!baseCommit)

@@ -2,19 +2,18 @@ import { placeOf } from '../core/place.js';
 import { selfIdentity } from '../core/proc.js';
 import type { TaskView } from '../model/fold.js';
 import type { Draft } from '../store/draft.js';
-import { taskRef } from '../store/layout.js';
 import { casRef } from '../store/refs.js';
-import { launchTurn, upstreamOf } from '../agents/launch.js';
+import { launchTurn } from '../agents/launch.js';
 import type { RunRecord } from '../agents/runs.js';
 import { planResume, planStart, type RunRef } from '../agents/turns.js';
 import { dirtyFiles, revParse, worktreePath } from '../workspace/worktree.js';
-import { taskBranch } from '../workspace/branch.js';
-import { branchRef } from '../sync/submit-push.js';
-import { leaseRef, writeLease, type LeaseDoc } from './lease.js';
+import { writeLease, type LeaseDoc } from './lease.js';
 import { casPush, type RefUpdate, type Verdict } from './claim.js';
 import { saveClaim, saveLease, type ClaimState } from './claims.js';
 import { resumable, startable, type Pick } from './pick.js';
 import type { FleetDeps } from './deps.js';
+import { branchRef, leaseRef, taskBranch, taskRef } from '../core/names.js';
+import { landingBranch } from '../model/landing.js';
 
 // Claiming a task: the turn is launched exactly as start or auto-resume launch it, with the
 // worker's claim stamped on the move into working, and the supervisor is spawned only after
@@ -116,7 +115,7 @@ function planClaim(c: Claiming, dirty: boolean, d: Draft, r: { id: string; host:
   const still = pick.kind === 'start' ? startable(d.view, deps.now()) : resumable(d.view, deps.now());
   if (!still) throw new Refused({ ok: false, stale: [], refused: [] });
   if (pick.kind === 'start') return planStart(d, run);
-  const upstream = upstreamOf(d.view, 'main');
+  const upstream = landingBranch(d.view);
   return planResume(d, run, { actor: 'system', trigger: 'auto_resume', dirty, upstream });
 }
 

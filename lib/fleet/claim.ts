@@ -2,6 +2,7 @@ import { git } from '../core/git.js';
 import { pushFailed } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 import { isBehind, pushLines } from '../sync/remote.js';
+import { leaseOption, pushOidSpec } from '../core/names.js';
 
 // The fleet's one primitive: an atomic push in which every ref carries its expected old value
 // (--force-with-lease=<ref>:<expected>, empty = must not exist). Either every ref moves or none
@@ -31,8 +32,8 @@ const RACED = /atomic transaction failed|failed to lock|cannot lock/;
 
 /** One atomic compare-and-swap push; a refusal is a verdict, a transport failure throws (exit 7). */
 export async function casPush(repo: Repo, remote: string, updates: RefUpdate[]): Promise<Verdict> {
-  const leases = updates.map((u) => `--force-with-lease=${u.ref}:${u.expected ?? ''}`);
-  const specs = updates.map((u) => `${u.next ?? ''}:${u.ref}`);
+  const leases = updates.map((u) => leaseOption(u.ref, u.expected ?? ''));
+  const specs = updates.map((u) => pushOidSpec(u.next ?? '', u.ref));
   const r = await git(['push', '--porcelain', '--atomic', ...leases, remote, ...specs], {
     cwd: repo.cwd,
     allowFail: true,

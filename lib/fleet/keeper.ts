@@ -1,8 +1,6 @@
 import { now, sleep } from '../core/clock.js';
 import { readClaim, saveClaim } from './claims.js';
 import { pull } from '../sync/sync.js';
-import { branchRef } from '../sync/submit-push.js';
-import { taskRef } from '../store/layout.js';
 import { releaseHeld, renewalDue, renewDue } from './running.js';
 import { liveness } from '../core/proc.js';
 import { leaseMsOf, type FleetDeps } from './deps.js';
@@ -12,6 +10,7 @@ import type { Config } from '../store/config.js';
 import type { Launcher } from '../core/launcher.js';
 import type { RunRecord } from '../agents/runs.js';
 import type { Unkept as SupervisorUnkept } from '../agents/supervisor/supervisor.js';
+import { branchRef, taskRef } from '../core/names.js';
 
 // The supervisor's hold on a fleet run's claim. The lease is renewed on the supervisor's own
 // schedule, beside its agent, so a worker busy pulling and claiming (or killed outright) never

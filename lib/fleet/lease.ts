@@ -3,13 +3,12 @@ import type { Signature } from '../core/actor.js';
 import { ObjectWriter } from '../store/writer.js';
 import { parseCommit, parseTree, type ObjectReader } from '../store/objects.js';
 import { readDoc, writeDoc } from '../store/validate.js';
+import { leaseRef, LEASES_NS } from '../core/names.js';
 
 // A claimed task's lease: one ref per task on the remote only, refs/lazy/leases/<id>, at a
 // commit whose tree holds lease.yaml. Invariant: no local refs/lazy/leases/* ref is ever
 // written (lazy push's refs/lazy/* pattern would send it); a lease is pushed by object id.
 
-export const LEASES_NS = 'refs/lazy/leases/';
-export const leaseRef = (id: string) => LEASES_NS + id;
 const LEASE_FILE = 'lease.yaml';
 
 export interface LeaseDoc {
@@ -58,7 +57,7 @@ export async function readLease(objects: ObjectReader, oid: string): Promise<Lea
     const entry = tree?.type === 'tree' ? parseTree(tree.data).find((e) => e.name === LEASE_FILE) : undefined;
     const blob = entry ? await objects.read(entry.oid) : null;
     if (!blob || blob.type !== 'blob' || blob.oversize) return null;
-    const where = { ref: `${LEASES_NS}?`, object: blob.oid, file: LEASE_FILE };
+    const where = { ref: leaseRef('?'), object: blob.oid, file: LEASE_FILE };
     return await readDoc<LeaseDoc>('lease', blob.data.toString('utf8'), where);
   } catch {
     return null;

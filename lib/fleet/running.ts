@@ -1,16 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { LazyError } from '../core/errors.js';
 import type { TaskDocs } from '../model/docs.js';
-import { taskRef } from '../store/layout.js';
 import { casRef } from '../store/refs.js';
 import { clearActive } from '../store/markers.js';
 import { readAgentIdentity, readRun, runDir, runFiles } from '../agents/runs.js';
 import { terminateVerified } from '../agents/supervisor/kill.js';
 import { revParse } from '../workspace/worktree.js';
-import { taskBranch } from '../workspace/branch.js';
 import { isAncestor } from '../workspace/target-tips.js';
-import { branchRef } from '../sync/submit-push.js';
-import { leaseRef, readLease, writeLease } from './lease.js';
+import { readLease, writeLease } from './lease.js';
 import { git } from '../core/git.js';
 import { casPush, type RefUpdate } from './claim.js';
 import { dropClaim, readClaim, saveLease, type ClaimState } from './claims.js';
@@ -18,6 +15,7 @@ import { withLock } from '../core/lock.js';
 import { isThisProcess } from '../core/proc.js';
 import type { FleetDeps } from './deps.js';
 import { nowIso } from '../core/clock.js';
+import { branchRef, leaseRef, taskBranch, taskRef } from '../core/names.js';
 
 // A claim while its turn runs and when it ends: renewal (a new lease commit pushed with the
 // last one expected), release (the outcome, the work branch and the lease's deletion in one
@@ -135,7 +133,7 @@ export async function release(deps: FleetDeps, c: ClaimState): Promise<Released>
     // Fast-forward only: a branch someone else moved on the remote is never overwritten.
     if (!c.branch_tip || (await isAncestor(repo.cwd, c.branch_tip, branch)))
       updates.push({ ref: branchRef(c.task), next: branch, expected: c.branch_tip });
-    else skipped = `lazy/${c.task} diverged from the remote's copy; it was not pushed`;
+    else skipped = `${taskBranch(c.task)} diverged from the remote's copy; it was not pushed`;
   }
   updates.push({ ref: leaseRef(c.task), next: null, expected: c.lease });
   const v = await casPush(repo, deps.remote, updates);

@@ -1,6 +1,7 @@
 import { sanitizeLine } from '../core/sanitize.js';
 import { isReviewTurn } from './review.js';
 import type { TaskView } from './fold.js';
+import { taskBranch } from '../core/names.js';
 
 // The pull request body: the review package as Markdown, for a forge's PR command
 // (LAZY_BODY_FILE) and for `lazy show --markdown`. It lives in model/ because both ops/
@@ -62,7 +63,7 @@ export function prBody(v: TaskView): string {
   const files = strings(r.changed_files);
   out.push('', '## Changed files', '');
   if (typeof r.head === 'string' && typeof r.commits === 'number')
-    out.push(`${r.commits} commit(s) on ${code(`lazy/${v.id}`)} at ${code(r.head.slice(0, 12))}`, '');
+    out.push(`${r.commits} commit(s) on ${code(taskBranch(v.id))} at ${code(r.head.slice(0, 12))}`, '');
   out.push(files.length ? files.map((f) => `- ${code(f)}`).join('\n') : '_none_');
   if (typeof r.diffstat === 'string' && r.diffstat.trim())
     out.push('', '### Diff stat', '', fenced(r.diffstat.trimEnd()));

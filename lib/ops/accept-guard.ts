@@ -7,11 +7,12 @@ import { parkStatus } from '../model/park.js';
 import { situatedActions } from '../model/situation.js';
 import { isActive, isTerminal } from '../model/status.js';
 import { refreshIndex } from '../store/listing.js';
-import { taskBranch, workedElsewhere } from '../workspace/branch.js';
+import { workedElsewhere } from '../workspace/branch.js';
 import { isAncestor } from '../workspace/target-tips.js';
 import { dirtyFiles, revParse } from '../workspace/worktree.js';
 import { mergeBase, undecidedChanges } from '../workspace/review.js';
 import type { App } from './app.js';
+import { branchRef, headRef, taskBranch } from '../core/names.js';
 
 // What lands is what was reviewed, from a clean worktree, at the right place in the task
 // tree: the checks accept's preflight makes under the task's lock before anything moves.
@@ -39,14 +40,14 @@ export interface ReviewGap {
 export async function reviewGap(app: App, v: TaskView, target: string): Promise<ReviewGap | null> {
   const cwd = app.repo.cwd;
   const branch = taskBranch(v.id);
-  const head = (await revParse(cwd, `refs/heads/${branch}`)) ?? '';
+  const head = (await revParse(cwd, headRef(branch))) ?? '';
   const reviewed = v.reviewed_head;
   if (reviewed === head) return null;
   const gap = { branch, branch_head: head, reviewed_head: reviewed, host: null, agent_accepted: [] };
   const elsewhere = workedElsewhere(v, placeOf(app.repo));
   if (elsewhere && reviewed && (!(await revParse(cwd, reviewed)) || (await isAncestor(cwd, head, reviewed))))
     return { ...gap, kind: 'behind', count: 0, commits: [], host: elsewhere };
-  const from = reviewed ?? (await mergeBase(cwd, `refs/heads/${target}`, head)) ?? head;
+  const from = reviewed ?? (await mergeBase(cwd, headRef(target), head)) ?? head;
   const range = `${from}..${head}`;
   const count = Number((await git(['rev-list', '--count', range], { cwd, allowFail: true })).stdout.trim()) || 0;
   if (!reviewed && count === 0) return null; // the branch adds nothing anybody could have reviewed
@@ -120,8 +121,8 @@ export async function assertDecided(
 ): Promise<void> {
   if (!globs.length) return;
   const cwd = app.repo.cwd;
-  const head = (await revParse(cwd, `refs/heads/${taskBranch(v.id)}`)) ?? plan.commit;
-  const base = (await mergeBase(cwd, `refs/heads/${target}`, head)) ?? plan.targetOld;
+  const head = (await revParse(cwd, branchRef(v.id))) ?? plan.commit;
+  const base = (await mergeBase(cwd, headRef(target), head)) ?? plan.targetOld;
   const points = protectedPoints((await app.store.read(v.id)).docs);
   const found = await undecidedChanges(cwd, { from: plan.targetOld, to: plan.commit, head, base }, globs, points);
   if (!found.length) return;

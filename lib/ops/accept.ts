@@ -1,13 +1,4 @@
-import {
-  cancelled,
-  busy,
-  mergeConflict,
-  mergeFailed,
-  noTarget,
-  notAllowed,
-  unexpected,
-  type LazyError,
-} from '../core/errors.js';
+import { cancelled, busy, mergeConflict, mergeFailed, notAllowed, unexpected, type LazyError } from '../core/errors.js';
 import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
 import { placeOf } from '../core/place.js';
 import { randomId } from '../core/ids.js';
@@ -20,7 +11,7 @@ import { parkStatus } from '../model/park.js';
 import type { TaskView } from '../model/fold.js';
 import { clearActive, markActive, readActive, type ActiveMarker } from '../store/markers.js';
 import { afterKill, recoverAccept, type AfterKill, type Restore } from '../reconcile/accept-recovery.js';
-import { assertNotWorkingElsewhere, branchGone, taskBranch } from '../workspace/branch.js';
+import { assertNotWorkingElsewhere, branchGone } from '../workspace/branch.js';
 import { branchExists, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { applySquash, deleteBranch, planSquash, type Applied, type SquashPlan } from '../workspace/merge.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
@@ -29,6 +20,8 @@ import { assertClean, assertDecided, assertFamily, assertReviewed } from './acce
 import { taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { nowIso } from '../core/clock.js';
+import { headRef, taskBranch } from '../core/names.js';
+import { landingBranch } from '../model/landing.js';
 
 // accept: blocked → merging → complete, as the steps of ACCEPT_STEPS, in order. The whole
 // accept runs under the task's lock, so two concurrent accepts merge exactly once. Each
@@ -137,10 +130,6 @@ export interface Accepting {
   warnings: string[];
 }
 
-/** The branch a task's accepted work lands on: its parent's branch, or the branch it came from. */
-export const targetOf = (v: Pick<TaskView, 'parent' | 'base' | 'session'>) =>
-  v.parent ? taskBranch(v.parent) : (v.session?.base ?? v.base);
-
 export async function acceptTask(app: App, idArg: string, o: AcceptOptions = {}): Promise<AcceptReport> {
   const { id, view: before } = await taskArg(app, idArg);
   assertNotWorkingElsewhere(before, 'accept', placeOf(app.repo));
@@ -179,7 +168,6 @@ async function runSteps(a: Accepting): Promise<AcceptReport> {
 async function preflight(a: Accepting): Promise<void> {
   const { app } = a;
   assertAllowed('accept', a.v);
-  if (!a.target) throw detached(a.v);
   if (!(await branchExists(app.repo, a.branch)))
     throw a.v.sessions.length ? branchGone(a.v, 'accept', placeOf(app.repo)) : noWork(a.v, a.branch);
   const config = await app.config();
@@ -256,7 +244,7 @@ function accepting(app: App, v: TaskView, o: AcceptOptions): Accepting {
     o,
     step: ACCEPT_STEPS[0]!,
     v,
-    target: targetOf(v) ?? '',
+    target: landingBranch(v),
     branch: taskBranch(v.id),
     worktree: '',
     plan: null,
@@ -293,7 +281,7 @@ function alreadyAccepted(v: TaskView): AcceptReport {
   const commit = v.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
   const none = { branch_deleted: false, worktree_removed: false, checkout: null, stash: null, warnings: [] };
   const landed = typeof commit === 'string' ? commit : null;
-  return { task: v, target: targetOf(v) ?? '', commit: landed, already_accepted: true, ...none };
+  return { task: v, target: landingBranch(v), commit: landed, already_accepted: true, ...none };
 }
 
 const squashMessage = (v: TaskView) => `Accept task ${v.id}: ${v.goal}\n\nLazy-Task: ${v.id}\n`;
@@ -302,7 +290,7 @@ const squashCommit = (a: Accepting) => (a.plan?.kind === 'ok' ? a.plan.commit : 
 /** Asks before taking the lock: an unanswered prompt must not block every other command. */
 async function confirmFirst(id: string, v: TaskView, confirm: AcceptOptions['confirm']): Promise<void> {
   if (!confirm || isTerminal(v.status)) return;
-  if (await confirm(`Squash-merge ${taskBranch(id)} into ${targetOf(v) ?? '?'}?`)) return;
+  if (await confirm(`Squash-merge ${taskBranch(id)} into ${landingBranch(v)}?`)) return;
   throw cancelled('accept cancelled: nothing was merged', {
     status: v.status,
     available_actions: v.available_actions,
@@ -350,12 +338,9 @@ async function keptStash(app: App, commit: string, checkout: string | null): Pro
 }
 
 async function isAncestor(cwd: string, commit: string, target: string): Promise<boolean> {
-  const r = await git(['merge-base', '--is-ancestor', commit, `refs/heads/${target}`], { cwd, allowFail: true });
+  const r = await git(['merge-base', '--is-ancestor', commit, headRef(target)], { cwd, allowFail: true });
   return r.code === 0;
 }
-
-const detached = (v: TaskView) =>
-  noTarget(`task ${v.id} has no branch to merge into (created on a detached HEAD)`, { status: v.status });
 
 const noWork = (v: TaskView, branch: string) =>
   notAllowed(

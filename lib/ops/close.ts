@@ -4,13 +4,14 @@ import { placeOf } from '../core/place.js';
 import { usageError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { assertNotWorkingElsewhere, taskBranch } from '../workspace/branch.js';
+import { assertNotWorkingElsewhere } from '../workspace/branch.js';
 import { branchExists, commitAll, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';
 import { boundedText } from './create.js';
 import { allowedTaskArg, taskArg } from './resolve.js';
 import type { App } from './app.js';
+import { taskBranch } from '../core/names.js';
 
 export interface CloseInput {
   reason?: string;

@@ -12,7 +12,6 @@ import {
   type ConfigSnapshot,
   type Layer,
 } from '../store/config.js';
-import { CONFIG_REF } from '../store/layout.js';
 import { trust } from '../store/trust.js';
 import type { Json } from '../core/json.js';
 import { usageError } from '../core/errors.js';
@@ -20,6 +19,7 @@ import type { App } from './app.js';
 import { DEFAULT_RETRY } from '../agents/supervisor/retry.js';
 import { DEFAULT_AGENT } from '../agents/adapters/registry.js';
 import { DEFAULT_LEASE_SECONDS } from '../fleet/deps.js';
+import { CONFIG_REF } from '../core/names.js';
 
 /** What a setting no layer sets falls back to, where lazy has one (the values its readers use). */
 const DEFAULTS: Record<string, Json> = {

@@ -17,6 +17,7 @@ import type { Io } from '../core/io.js';
 import type { ListedTask, ShownTask } from './query.js';
 import type { LogLine } from './log.js';
 import { nodeBinary } from '../core/proc.js';
+import { taskRef } from '../core/names.js';
 
 // `lazy demo`: the whole loop in a throwaway repository, narrated, with a built-in
 // scripted agent so it runs offline on a fresh machine: create, start, wait, review,
@@ -167,7 +168,7 @@ async function acceptAndLook({ app, dir, r, step }: Demo, task: { id: string }):
   step('List everything', 'lazy list --all', r.list(await listTasks(app, { all: true })));
   step(
     "The task's history is ordinary git",
-    `lazy log ${task.id}   # git log refs/lazy/tasks/${task.id}`,
+    `lazy log ${task.id}   # git log ${taskRef(task.id)}`,
     r.log(await taskLog(app, task.id)),
   );
 }

@@ -1,5 +1,4 @@
 import type { TaskView } from '../model/fold.js';
-import { taskRef } from '../store/layout.js';
 import { readActive } from '../store/markers.js';
 import { fetchObjects, remoteTips } from '../sync/remote.js';
 import { readLeases } from '../fleet/lease.js';
@@ -7,6 +6,7 @@ import { pinnedTasks } from '../fleet/pick.js';
 import { leaseMsOf } from '../fleet/deps.js';
 import { now } from '../core/clock.js';
 import type { Pass } from './doctor-pass.js';
+import { taskRef } from '../core/names.js';
 
 // Fleet tasks no worker can ever end: working under a lease that is unreadable, names another task,
 // runs out later than any renewal could set (the year 2999), or is gone while the claim stands. Only a

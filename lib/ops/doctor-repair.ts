@@ -4,20 +4,20 @@ import { placeOf } from '../core/place.js';
 import { LazyError } from '../core/errors.js';
 import { processesIn, thisHost } from '../core/proc.js';
 import { lastChange, type TaskView } from '../model/fold.js';
-import { CONFIG_REF, taskRef } from '../store/layout.js';
 import type { RefTip } from '../store/refs.js';
 import { readConfigAt } from '../store/config.js';
 import { parseCommit } from '../store/objects.js';
 import { indexedIds } from '../store/listing.js';
 import { danglingTaskCommits, firstValidTip, reflogTaskIds, reflogTips, restoreRef } from '../store/recover.js';
 import { listActive } from '../store/markers.js';
-import { branchGone, sessionRanHere, taskBranch } from '../workspace/branch.js';
+import { branchGone, sessionRanHere } from '../workspace/branch.js';
 import { isTerminal } from '../model/status.js';
 import { branchExists, dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch } from '../workspace/merge.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import type { App } from './app.js';
 import { HELD, type Pass } from './doctor-pass.js';
+import { CONFIG_REF, headRef, taskBranch, taskRef } from '../core/names.js';
 
 // What doctor repairs beyond locks and temp files: damaged lazy refs (restored to their
 // last good tip by compare-and-swap), leftovers of an accept that died after its
@@ -166,14 +166,10 @@ async function keepReason(app: App, v: TaskView, wt: string, branch: string | nu
   if (!branch) return null;
   const done = v.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details ?? {};
   const landed =
-    typeof done.commit === 'string'
-      ? done.commit
-      : typeof done.target === 'string'
-        ? `refs/heads/${done.target}`
-        : null;
+    typeof done.commit === 'string' ? done.commit : typeof done.target === 'string' ? headRef(done.target) : null;
   if (!landed) return 'the accept recorded no commit to compare the branch with';
   // Merging the branch into what landed changes nothing when the accept took all of it.
-  const merged = await git(['merge-tree', '--write-tree', landed, `refs/heads/${branch}`], {
+  const merged = await git(['merge-tree', '--write-tree', landed, headRef(branch)], {
     cwd: app.repo.cwd,
     allowFail: true,
   });

@@ -6,7 +6,6 @@ import { git } from '../core/git.js';
 import { foldTask } from '../model/fold.js';
 import { listTaskRefs, type RefTip } from '../store/refs.js';
 import { listLocks, removeLock } from '../core/lock.js';
-import { TASKS_NS } from '../store/layout.js';
 import { refreshIndex } from '../store/listing.js';
 import type { App } from './app.js';
 import { missingRefspecs } from '../sync/remote.js';
@@ -24,6 +23,7 @@ import {
 } from './doctor-repair.js';
 import type { Finding, Pass } from './doctor-pass.js';
 import { fileSystemNow } from '../core/clock.js';
+import { TASKS_NS } from '../core/names.js';
 
 export interface DoctorReport {
   healthy: boolean;

@@ -1,7 +1,7 @@
 import { git } from '../core/git.js';
 import { resolveTaskId } from '../store/refs.js';
-import { taskRef } from '../store/layout.js';
 import type { App } from './app.js';
+import { taskRef } from '../core/names.js';
 
 export interface LogLine {
   commit: string;

@@ -7,9 +7,9 @@ import { parkStatus } from '../model/park.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { resolveAgent } from '../agents/adapters/registry.js';
 import { clearActive, markActive } from '../store/markers.js';
-import { assertBranchKept, taskBranch } from '../workspace/branch.js';
+import { assertBranchKept } from '../workspace/branch.js';
 import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
-import { sessionHostElsewhere, upstreamOf } from '../agents/launch.js';
+import { sessionHostElsewhere } from '../agents/launch.js';
 import { git } from '../core/git.js';
 import { branchDiff, branchViolations } from '../workspace/review.js';
 import { withLock } from '../core/lock.js';
@@ -17,6 +17,8 @@ import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 import { env } from '../core/env.js';
 import { nowIso } from '../core/clock.js';
+import { taskBranch } from '../core/names.js';
+import { landingBranch } from '../model/landing.js';
 
 export interface Paired {
   task: TaskView;
@@ -42,7 +44,7 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
     // The worktree and the move into pairing under the task's lock, like a turn launch.
     await withLock(app.repo.lazyDir, id, async () => {
       await assertBranchKept(app.repo, view, 'pair');
-      await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: upstreamOf(view, 'main') });
+      await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: landingBranch(view) });
       await app.store.mutateUnlocked(id, 'pair', (d) => {
         assertAllowed('pair', d.view);
         d.transition('pairing', 'pair', `pairing: ${command.join(' ')}`);
@@ -74,7 +76,7 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
       Number((await git(['rev-list', '--count', `${before}..${after}`], { cwd: path })).stdout.trim()) || 0;
     const dirty = await dirtyFiles(path);
     // The branch moved in front of the person pairing: that is its review, and its violations.
-    const upstream = upstreamOf(view, 'main');
+    const upstream = landingBranch(view);
     // Best effort: a git failure here must not strand the task in pairing (accept checks both again).
     const review = await branchDiff(path, upstream, after).catch(() => null);
     const found = await branchViolations(

@@ -8,14 +8,15 @@ import { refreshIndex, type Row } from '../store/listing.js';
 import type { ActionCondition, Situated } from '../model/situation.js';
 import { situateRows } from './situated.js';
 import { liveness, type ProcIdentity } from '../core/proc.js';
-import { branchGone, taskBranch } from '../workspace/branch.js';
+import { branchGone } from '../workspace/branch.js';
 import { branchExists } from '../workspace/worktree.js';
 import { agentName, boundedText, tagOf } from './create.js';
-import { targetOf } from './accept.js';
 import { allowedTaskArg, taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { rowFilter, type RowFilter } from './query.js';
+import { taskBranch } from '../core/names.js';
+import { landingBranch } from '../model/landing.js';
 
 export interface Diff {
   task: TaskView;
@@ -30,7 +31,7 @@ export interface Diff {
 export async function taskDiff(app: App, idArg: string, stat: boolean, color = false): Promise<Diff> {
   const { id, view } = await taskArg(app, idArg);
   const branch = taskBranch(id);
-  const base = targetOf(view) ?? 'HEAD';
+  const base = landingBranch(view);
   const mode = [color ? '--color=always' : '--no-color', ...(stat ? ['--stat'] : [])];
   if (await branchExists(app.repo, branch)) {
     const mb = (await git(['merge-base', base, branch], { cwd: app.repo.cwd, allowFail: true })).stdout.trim() || base;

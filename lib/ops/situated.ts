@@ -10,6 +10,8 @@ import { FACTS, factsOf, type RowFacts } from '../store/listing-rows.js';
 import { refreshIndex, type LeanRow } from '../store/listing.js';
 import type { ReviewGap } from './accept-guard.js';
 import type { App } from './app.js';
+import { landingBranch } from '../model/landing.js';
+import { BRANCH_NS } from '../core/names.js';
 
 // The reading surfaces' available_actions: the table's, less what this clone's situation refuses
 // (lib/model/situation.ts), gathered with as little git as the answer needs: one for-each-ref for every task
@@ -48,9 +50,10 @@ async function branchHeads(cwd: string, commonDir: string): Promise<Map<string, 
   const packed = readOr(join(commonDir, 'packed-refs'));
   for (const line of packed.split('\n')) {
     const sp = line.indexOf(' ');
-    if (sp > 0 && line.startsWith('refs/heads/lazy/', sp + 1)) heads.set(line.slice(sp + 17), line.slice(0, sp));
+    if (sp > 0 && line.startsWith(BRANCH_NS, sp + 1))
+      heads.set(line.slice(sp + 1 + BRANCH_NS.length), line.slice(0, sp));
   }
-  const dir = join(commonDir, 'refs', 'heads', 'lazy');
+  const dir = join(commonDir, BRANCH_NS);
   let loose: string[] = [];
   try {
     loose = readdirSync(dir);
@@ -74,11 +77,11 @@ const readOr = (path: string) => {
 };
 
 async function forEachRef(cwd: string): Promise<Map<string, string>> {
-  const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/lazy/'], { cwd });
+  const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', BRANCH_NS], { cwd });
   const heads = new Map<string, string>();
   for (const line of r.stdout.split('\n')) {
-    const at = line.indexOf(' refs/heads/lazy/');
-    if (at > 0) heads.set(line.slice(at + ' refs/heads/lazy/'.length), line.slice(0, at));
+    const at = line.indexOf(` ${BRANCH_NS}`);
+    if (at > 0) heads.set(line.slice(at + 1 + BRANCH_NS.length), line.slice(0, at));
   }
   return heads;
 }
@@ -122,9 +125,8 @@ async function situationOf(
     else if (needs(s, LANDS) && head !== s.facts.reviewed_head) {
       // Not at the reviewed head: only the full check knows (a person's accept of a subtask counts as reviewed).
       const { reviewGap } = await import('./accept-guard.js');
-      const { targetOf } = await import('./accept.js');
       const v = known ?? (await c.view(s.id));
-      gap = await reviewGap(app, v, targetOf(v) ?? 'HEAD');
+      gap = await reviewGap(app, v, landingBranch(v));
       if (gap) situation.unreviewed = true;
     }
   }

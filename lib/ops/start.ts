@@ -1,12 +1,13 @@
 import { assertAllowed } from '../model/table.js';
 import { CLARIFY_QUESTION } from '../model/attention.js';
 import type { TaskView } from '../model/fold.js';
-import { launchTurn, upstreamOf } from '../agents/launch.js';
+import { launchTurn } from '../agents/launch.js';
 import { revParse } from '../workspace/worktree.js';
 import { planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
 import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
+import { landingBranch } from '../model/landing.js';
 
 export interface Started {
   task: TaskView;
@@ -48,7 +49,7 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
 
 /** A task created on a detached HEAD has no branch of its own to come back to: say where its work goes. */
 async function warnDetached(app: App, view: TaskView): Promise<void> {
-  const upstream = upstreamOf(view, 'main');
+  const upstream = landingBranch(view);
   const commit = await revParse(app.repo.cwd, upstream);
   const from = `${upstream}${commit ? ` at ${commit.slice(0, 10)}` : ''}`;
   app.io.warn(

@@ -2,14 +2,14 @@ import { notAllowed, pushRejected } from '../core/errors.js';
 import { thisHost } from '../core/proc.js';
 import { assertAllowed } from '../model/table.js';
 import { lastChange, type TaskView } from '../model/fold.js';
-import { taskRef } from '../store/layout.js';
 import { casRef } from '../store/refs.js';
 import { pull } from '../sync/sync.js';
 import { defaultRemote } from '../sync/remote.js';
 import { casPush, type RefUpdate } from '../fleet/claim.js';
-import { leaseRef, readLease } from '../fleet/lease.js';
+import { readLease } from '../fleet/lease.js';
 import { syncDeps } from './sync.js';
 import type { App } from './app.js';
+import { leaseRef, taskRef } from '../core/names.js';
 
 // `lazy stop <id> --force`: a person breaks a claim no worker can end, a turn of another clone or
 // machine that is gone, or held by a lease nobody can renew (unreadable, another task's, valid until

@@ -1,20 +1,20 @@
-import { LazyError, noTarget, notAllowed } from '../core/errors.js';
+import { LazyError, notAllowed } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import { situatedActions } from '../model/situation.js';
 import type { TaskView } from '../model/fold.js';
 import { oneLine, prBody } from '../model/pr-body.js';
 import { standingPr } from '../model/submission.js';
 import { withLock } from '../core/lock.js';
-import { remoteTrackingRef, taskBranch } from '../workspace/branch.js';
 import { branchExists, revParse, worktreePath } from '../workspace/worktree.js';
 import { defaultRemote } from '../sync/remote.js';
 import { pushSubmission } from '../sync/submit-push.js';
 import { assertReviewed } from './accept-guard.js';
-import { targetOf } from './accept.js';
 import { prCommandOf, runPrCommand, type PrRun } from './pr-command.js';
 import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 import type { ReconcileAction } from '../reconcile/action.js';
+import { headRef, remoteTrackingRef, taskBranch } from '../core/names.js';
+import { landingBranch } from '../model/landing.js';
 
 // lazy submit: the hand-off to a forge. The reviewed branch goes to refs/heads/lazy/<id> on
 // the remote (fast-forward only), the task moves blocked → submitted, the configured PR
@@ -48,8 +48,7 @@ export async function submitTask(app: App, idArg: string, remoteArg?: string): P
   const remote = await defaultRemote(app.repo, remoteArg);
   // Refused before anything moves: an untrusted or unparsable command is known now.
   const argv = prCommandOf(await app.config());
-  const target = targetOf(view);
-  if (!target) throw noTarget(`task ${id} has no branch to submit against (created on a detached HEAD)`);
+  const target = landingBranch(view);
   const branch = taskBranch(id);
   const handed = await withLock(app.repo.lazyDir, id, () => handOver(app, id, remote, target));
   const pr =
@@ -114,10 +113,10 @@ async function handOver(app: App, id: string, remote: string, target: string) {
       `task ${id} has no work to submit: no branch ${branch}`,
     );
   await assertReviewed(app, v, target, worktreePath(app.repo, id, (await app.config()).worktree_dir), 'submit');
-  const head = (await revParse(app.repo.cwd, `refs/heads/${branch}`))!;
+  const head = (await revParse(app.repo.cwd, headRef(branch)))!;
   const target_tip =
     (await revParse(app.repo.cwd, remoteTrackingRef(remote, target))) ??
-    (await revParse(app.repo.cwd, `refs/heads/${target}`));
+    (await revParse(app.repo.cwd, headRef(target)));
   await pushSubmission(app.repo, remote, id);
   const kept = standingPr(v.turns, v.changelog);
   if (v.status === 'submitted') return { task: v, head, retried: true, kept };

@@ -4,7 +4,7 @@ import { placeOf } from '../core/place.js';
 import { LazyError, notAllowed } from '../core/errors.js';
 import { pendingQuestion } from '../model/attention.js';
 import type { TaskView } from '../model/fold.js';
-import { launchTurn, upstreamOf } from '../agents/launch.js';
+import { launchTurn } from '../agents/launch.js';
 import { planFeedback, planResume, planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
 import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
@@ -15,6 +15,7 @@ import { allowedTaskArg, taskArg } from './resolve.js';
 import { firstLine } from './comment.js';
 import type { UpstreamSkipped } from '../agents/prompt.js';
 import type { App } from './app.js';
+import { landingBranch } from '../model/landing.js';
 
 export interface TurnStarted {
   task: TaskView;
@@ -154,7 +155,7 @@ export async function resumeTask(app: App, idArg: string): Promise<TurnStarted> 
     config,
     plan: (d, r) => {
       assertAllowed('resume', d.view);
-      return planResume(d, r, { actor: d.ctx.actor, trigger: 'resume', dirty, upstream: upstreamOf(d.view, 'main') });
+      return planResume(d, r, { actor: d.ctx.actor, trigger: 'resume', dirty, upstream: landingBranch(d.view) });
     },
   });
   return { task, run };

@@ -1,10 +1,9 @@
 import { foldTask, type TaskView } from '../model/fold.js';
 import { LazyError } from '../core/errors.js';
 import { listTaskRefs } from '../store/refs.js';
-import { TASKS_NS, taskRef } from '../store/layout.js';
 import type { Store } from '../store/store.js';
 import { readLeases, type Lease } from '../fleet/lease.js';
-import { branchRef } from '../sync/submit-push.js';
+import { branchRef, taskRef } from '../core/names.js';
 
 // What a worker knows between pulls: every local task's view (re-read only when its tip
 // moved) and the remote's tips and leases as the last pull saw them.
@@ -57,6 +56,6 @@ export class Known {
 
   /** Candidates are tasks the remote knows (the claim is a compare-and-swap there) that the last pull took. */
   claimable(): TaskView[] {
-    return [...this.views.values()].filter((v) => !this.refused.has(v.id) && this.tips.has(TASKS_NS + v.id));
+    return [...this.views.values()].filter((v) => !this.refused.has(v.id) && this.tips.has(taskRef(v.id)));
   }
 }

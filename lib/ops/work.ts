@@ -9,11 +9,11 @@ import { claimTask } from '../fleet/claim-turn.js';
 import { leaseMsOf, type FleetDeps } from '../fleet/deps.js';
 import { listClaims, readClaim, saveClaim, type ClaimState } from '../fleet/claims.js';
 import { endAbandoned, endLost, releaseHeld, renewDue } from '../fleet/running.js';
-import { leaseRef } from '../fleet/lease.js';
 import { EXIT, LazyError, pushRejected, usageError } from '../core/errors.js';
 import { syncDeps } from './sync.js';
 import { reconcileNow, type App } from './app.js';
 import { Known } from './work-state.js';
+import { leaseRef } from '../core/names.js';
 
 // lazy work: a foreground loop, not a daemon. Pull, pick the best task nobody holds, claim it
 // by compare-and-swap on the remote, run the turn as start or auto-resume does, push its

@@ -7,6 +7,7 @@ import { indent } from './format.js';
 import { keepColors, paintResult } from './color.js';
 import type { Diff } from '../ops/review.js';
 import type { ShownTask } from '../ops/query.js';
+import { taskBranch } from '../core/names.js';
 
 // The review package: what a reviewer needs to judge a completed turn.
 
@@ -30,7 +31,7 @@ export function renderReview(v: TaskView): string {
   };
   const lines = [`Review (turn #${t.sequence}, revision ${v.revisions})`, indent(t.content.trimEnd())];
   lines.push(
-    `  branch ${v.session?.branch ?? `lazy/${v.id}`} at ${r.head.slice(0, 10)}: ` +
+    `  branch ${v.session?.branch ?? taskBranch(v.id)} at ${r.head.slice(0, 10)}: ` +
       `${r.commits} commit(s) over ${r.base_commit.slice(0, 10)}`,
   );
   if (r.changed_files.length) lines.push('  changed files:', ...r.changed_files.map((f) => `    ${f}`));

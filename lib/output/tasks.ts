@@ -15,6 +15,7 @@ import { sanitizeLine } from '../core/sanitize.js';
 import { queueLabel, type Schedule } from '../model/schedule.js';
 import type { UsageTotals } from '../model/usage.js';
 import { now } from '../core/clock.js';
+import { remoteBranch, taskBranch } from '../core/names.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
@@ -162,9 +163,11 @@ function showFacts(lines: string[], v: ShownTask): void {
   const b = v.branch_sync;
   if (b.state === 'diverged' || b.state === 'behind')
     lines.push(
-      `branch:    lazy/${v.id} ${b.state === 'diverged' ? 'has diverged from' : 'is behind'} ${b.remote}'s ` +
+      `branch:    ${taskBranch(v.id)} ${b.state === 'diverged' ? 'has diverged from' : 'is behind'} ${b.remote}'s ` +
         `(${b.ahead} commit(s) only here, ${b.behind} only there)` +
-        (b.state === 'diverged' ? `: merge ${b.remote}/lazy/${v.id} into it by hand, then lazy push` : ': lazy pull'),
+        (b.state === 'diverged'
+          ? `: merge ${remoteBranch(b.remote!, taskBranch(v.id))} into it by hand, then lazy push`
+          : ': lazy pull'),
     );
   const usage = usageLine(v.usage);
   if (usage) lines.push(`usage:     ${usage}`);

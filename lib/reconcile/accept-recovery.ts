@@ -2,10 +2,10 @@ import type { Store } from '../store/store.js';
 import type { Repo } from '../core/repo.js';
 import type { Config } from '../store/config.js';
 import { lastChange } from '../model/fold.js';
-import { taskBranch } from '../workspace/branch.js';
 import { removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, findAccepted } from '../workspace/merge.js';
 import { readActive, type ActiveMarker } from '../store/markers.js';
+import { taskBranch } from '../core/names.js';
 
 // Finishing or rolling back an accept that stopped midway (its process died, or a git
 // step failed under it). The merging entry records the target and the target's tip when

@@ -1,11 +1,11 @@
 import type { Draft } from '../store/draft.js';
-import { taskBranch } from '../workspace/branch.js';
 import { deleteBranch } from '../workspace/merge.js';
 import { dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import type { Repo } from '../core/repo.js';
 import type { Store } from '../store/store.js';
 import type { Config } from '../store/config.js';
 import type { ReconcileAction } from './action.js';
+import { taskBranch } from '../core/names.js';
 
 // A task whose work landed outside an accept (merged by hand, or upstream on a forge) completes
 // the way accept ends: the session ends accepted, then the worktree and the branch go, except

@@ -2,11 +2,11 @@ import { git } from '../core/git.js';
 import { LazyError } from '../core/errors.js';
 import type { ChangeView, TaskView } from '../model/fold.js';
 import { TERMINAL } from '../model/status.js';
-import { taskBranch } from '../workspace/branch.js';
 import { findAccepted } from '../workspace/merge.js';
 import { isAncestor } from '../workspace/target-tips.js';
 import type { ReconcileAction } from './action.js';
 import { completeLanded, type SweepDeps } from './complete.js';
+import { branchRef, headRef } from '../core/names.js';
 
 // An accept SIGKILLed while its git child moves the target: the next command rolls the task
 // back (nothing had landed yet), then the orphaned `git update-ref` lands the squash anyway.
@@ -43,7 +43,7 @@ export async function landedAfterRollback(cwd: string, v: TaskView): Promise<Lat
   const squash = rollback.details?.squash;
   const commit =
     typeof squash === 'string'
-      ? (await isAncestor(cwd, squash, `refs/heads/${target}`))
+      ? (await isAncestor(cwd, squash, headRef(target)))
         ? squash
         : null
       : await findAccepted(cwd, target, v.id, typeof since === 'string' ? since : undefined);
@@ -55,7 +55,7 @@ export async function landedAfterRollback(cwd: string, v: TaskView): Promise<Lat
 
 /** Whether merging the task branch into `commit` changes nothing (a branch already gone has nothing left). */
 async function takesBranch(cwd: string, commit: string, id: string): Promise<boolean> {
-  const branch = `refs/heads/${taskBranch(id)}`;
+  const branch = branchRef(id);
   if ((await git(['rev-parse', '--verify', '--quiet', branch], { cwd, allowFail: true })).code !== 0) return true;
   const merged = await git(['merge-tree', '--write-tree', commit, branch], { cwd, allowFail: true });
   const tree = (await git(['rev-parse', `${commit}^{tree}`], { cwd, allowFail: true })).stdout.trim();

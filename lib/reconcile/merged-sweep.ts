@@ -12,11 +12,12 @@ import {
   writeTips,
   type TargetTips,
 } from '../workspace/target-tips.js';
-import { upstreamOf } from '../agents/launch.js';
 import { safeRefName } from '../workspace/branch.js';
 import type { ReconcileAction } from './action.js';
 import { completeLanded, type SweepDeps } from './complete.js';
 import { acceptedIn, sweepLateAccepts } from './late-accept.js';
+import { landingBranch } from '../model/landing.js';
+import { headRef, taskBranch } from '../core/names.js';
 
 // The merged-branch sweep: a task branch merged into its target by other means (a
 // `git merge` by hand, a merge pulled from the remote) completes the task, recording the
@@ -46,7 +47,7 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
       const v = await readView(deps.store, id);
       if (v && !TERMINAL.includes(v.status)) {
         views.set(id, v);
-        targets.add(upstreamOf(v, 'main'));
+        targets.add(landingBranch(v));
       }
     }
   }
@@ -58,13 +59,13 @@ export async function sweepMerged(deps: SweepDeps, actions: ReconcileAction[]): 
     const before = old?.targets[target];
     next.targets[target] = tip;
     if (before === tip) continue;
-    const merged = await taskBranchTips(repo.cwd, `refs/heads/${target}`);
+    const merged = await taskBranchTips(repo.cwd, headRef(target));
     const already = before ? await taskBranchTips(repo.cwd, before) : new Map<string, string>();
     if (before) for (const id of await acceptedIn(repo.cwd, `${before}..${tip}`)) late.add(id);
     for (const [id, head] of merged) {
-      if (already.get(id) === head || `lazy/${id}` === target) continue;
+      if (already.get(id) === head || taskBranch(id) === target) continue;
       const v = views.get(id) ?? (await readView(deps.store, id));
-      if (!v || TERMINAL.includes(v.status) || upstreamOf(v, 'main') !== target) continue;
+      if (!v || TERMINAL.includes(v.status) || landingBranch(v) !== target) continue;
       const base = v.session?.base_commit;
       // No work of its own.
       if (!base || !v.session || head === base || (await isAncestor(repo.cwd, head, base))) continue;
@@ -101,13 +102,13 @@ async function readView(store: Store, id: string): Promise<TaskView | null> {
 }
 
 async function complete(deps: SweepDeps, v: TaskView, target: string, head: string): Promise<ReconcileAction | null> {
-  const commit = await mergeCommitOf(deps.repo.cwd, head, `refs/heads/${target}`);
+  const commit = await mergeCommitOf(deps.repo.cwd, head, headRef(target));
   return completeLanded(deps, v.id, {
     op: 'merged-branch',
     what: `its branch was merged into ${target} as ${commit.slice(0, 10)}`,
     move: (d) => {
       if (TERMINAL.includes(d.status) || BUSY.has(d.status)) return false;
-      d.transition('zombie', 'zombie', `lazy/${v.id} was merged into ${target} outside lazy`, {}, 'system');
+      d.transition('zombie', 'zombie', `${taskBranch(v.id)} was merged into ${target} outside lazy`, {}, 'system');
       d.transition(
         'complete',
         'merge_done',

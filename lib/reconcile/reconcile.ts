@@ -24,7 +24,7 @@ import {
 import { clearActive, listActive, type ActiveMarker } from '../store/markers.js';
 import { recordOutcome } from '../agents/supervisor/outcome.js';
 import { setAsideAskLeftovers } from '../agents/supervisor/ask-end.js';
-import { launchFailureClass, launchTurn, upstreamOf } from '../agents/launch.js';
+import { launchFailureClass, launchTurn } from '../agents/launch.js';
 import type { FailureClass } from '../agents/adapters/taxonomy.js';
 import { planResume } from '../agents/turns.js';
 import { startQueuedOrNote } from '../agents/supervisor/queue.js';
@@ -39,6 +39,7 @@ import { now } from '../core/clock.js';
 import { clearStaleLocks } from '../core/lock.js';
 import { isTaskId } from '../core/ids.js';
 import { deadOrSilent, LAUNCH_GRACE_MS, runGone, tookRun } from './dead-run.js';
+import { landingBranch } from '../model/landing.js';
 
 // Reconcile runs at the start of every command. There is no daemon: this is where a
 // finished turn is recorded if its supervisor could not, a dead supervisor is noticed,
@@ -196,8 +197,7 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
       op: 'auto-resume',
       actor: 'system',
       config,
-      plan: (d, r) =>
-        planResume(d, r, { actor: 'system', trigger: 'auto_resume', dirty, upstream: upstreamOf(v, 'main') }),
+      plan: (d, r) => planResume(d, r, { actor: 'system', trigger: 'auto_resume', dirty, upstream: landingBranch(v) }),
     });
     actions.push({ task: id, action: 'auto-resumed', detail: `run ${run.id} (${dirty ? 'dirty' : 'clean'} worktree)` });
     return true;

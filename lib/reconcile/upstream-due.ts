@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { readStateFile, writeStateFile } from '../core/fsutil.js';
 import { fileSystemNow } from '../core/clock.js';
+import { REMOTES_NS } from '../core/names.js';
 
 // The upstream settle's trigger. A fetch, a push or a prune that moves a remote-tracking ref
 // rewrites a file in refs/remotes/<remote>/ (a target such as main) or in
@@ -48,13 +49,13 @@ export function currentStamps(repo: Repo): Pick<UpstreamStamp, 'dirs' | 'packed'
   const dirs: Record<string, string> = {};
   let remotes: string[] = [];
   try {
-    remotes = readdirSync(join(repo.commonDir, 'refs', 'remotes'));
+    remotes = readdirSync(join(repo.commonDir, REMOTES_NS));
   } catch {
     /* no remote-tracking refs */
   }
   for (const r of remotes)
     for (const sub of [r, `${r}/lazy`]) {
-      const s = stampOf(join(repo.commonDir, 'refs', 'remotes', sub), now);
+      const s = stampOf(join(repo.commonDir, REMOTES_NS, sub), now);
       if (s) dirs[sub] = s;
     }
   return { dirs, packed: stampOf(join(repo.commonDir, 'packed-refs'), now) };

@@ -2,13 +2,13 @@ import { git } from '../core/git.js';
 import { LazyError } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
 import { refreshIndex } from '../store/listing.js';
-import { taskBranch } from '../workspace/branch.js';
 import { revParse } from '../workspace/worktree.js';
 import { isAncestor, mergeCommitOf } from '../workspace/target-tips.js';
 import { branchNews, submissionOf, type Submission } from '../workspace/submission.js';
 import type { ReconcileAction } from './action.js';
 import { completeLanded, type SweepDeps } from './complete.js';
 import { currentStamps, readStamp, writeStamp, type UpstreamStamp } from './upstream-due.js';
+import { branchRef, remoteBranch, taskBranch } from '../core/names.js';
 
 // A submitted task's outcome on the forge, read from git alone (local refs only: whatever the
 // last fetch brought), whichever forge merged it:
@@ -159,7 +159,7 @@ async function patchTwin(cwd: string, base: string, head: string, range: string[
 
 async function complete(deps: SweepDeps, v: TaskView, sub: Submission, m: Merged): Promise<ReconcileAction | null> {
   const cwd = deps.repo.cwd;
-  const where = `${sub.remote}/${sub.target}`;
+  const where = remoteBranch(sub.remote, sub.target);
   const details = { target: sub.target, commit: m.commit, head: m.head, how: m.how, remote: sub.remote };
   return completeLanded(deps, v.id, {
     op: 'upstream',
@@ -177,7 +177,7 @@ async function complete(deps: SweepDeps, v: TaskView, sub: Submission, m: Merged
     },
     // Local commits the merged head lacks (work not pushed yet) keep the branch.
     keepBranch: async () => {
-      const local = await revParse(cwd, `refs/heads/${taskBranch(v.id)}`);
+      const local = await revParse(cwd, branchRef(v.id));
       if (!local || (await isAncestor(cwd, local, m.head)) || (await isAncestor(cwd, local, sub.target_ref)))
         return null;
       return `branch ${taskBranch(v.id)} kept: it holds commits the merged head ${m.head.slice(0, 10)} does not`;

@@ -4,10 +4,11 @@ import { GIT_ENV } from '../core/git.js';
 import { gitFailed } from '../core/errors.js';
 import type { TaskDoc } from '../model/docs.js';
 import { creationDraft } from './draft.js';
-import { entryName, TASK_FILE, taskRef } from './layout.js';
+import { entryName, TASK_FILE } from './layout.js';
 import { writeDoc } from './validate.js';
 import type { Store } from './store.js';
 import { env } from '../core/env.js';
+import { taskRef } from '../core/names.js';
 
 // Creating many tasks at once (benchmarks, imports): the same documents and commit
 // messages a `lazy create` writes, validated the same way, streamed through one

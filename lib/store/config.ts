@@ -7,7 +7,7 @@ import { usageError, invalidData, LazyError, EXIT, contention } from '../core/er
 import type { Signature } from '../core/actor.js';
 import type { Repo } from '../core/repo.js';
 import type { Json } from '../core/json.js';
-import { CONFIG_FILE, CONFIG_REF } from './layout.js';
+import { CONFIG_FILE } from './layout.js';
 import type { Config } from './config-doc.js';
 import { casRef } from './refs.js';
 import { checkDoc, readDoc, writeDoc } from './validate.js';
@@ -18,6 +18,7 @@ import { withLock } from '../core/lock.js';
 import { isTrusted, readTrust, record, untrustedAgents } from './trust.js';
 import { applySafety, isSafetyKey, withKey, type HeldBack } from './safety.js';
 import { reflogTips } from './recover.js';
+import { CONFIG_REF } from '../core/names.js';
 
 // Settings come in layers, as git's do, each winning over the one before: the user's
 // ($XDG_CONFIG_HOME/lazy/config.yaml), the shared ones in refs/lazy/config (validated,

@@ -3,10 +3,6 @@ import type { EntryKind } from '../model/docs.js';
 // Where things live. One ref per task; inside its commit tree, the task record,
 // session records, and one append-only file per entry named by Lamport clock and id.
 
-export const TASKS_NS = 'refs/lazy/tasks/';
-export const CONFIG_REF = 'refs/lazy/config';
-export const taskRef = (id: string) => TASKS_NS + id;
-
 export const TASK_FILE = 'task.yaml';
 export const SESSIONS_DIR = 'sessions';
 export const ENTRY_DIRS: readonly EntryKind[] = ['turns', 'changelog', 'violations', 'decisions'];

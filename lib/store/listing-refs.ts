@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../core/fsutil.js';
 import { deltaPath } from './listing-files.js';
 import { parseRefTips, taskRefsText, taskRefsToFile, type RefTip } from './refs.js';
 import { fileSystemNow } from '../core/clock.js';
+import { TASKS_NS } from '../core/names.js';
 
 // The task refs as one for-each-ref lists them, and the copy of that text the listing index was last made
 // current for. After one comment a list compares the two texts (a common prefix and suffix, at memory speed) and
@@ -111,7 +112,7 @@ const mtime = (p: string) => {
 export function refsLikelyMoved(lazyDir: string): boolean {
   const saved = mtime(deltaPath(lazyDir));
   const gitDir = join(lazyDir, '..');
-  return [join(gitDir, 'refs', 'lazy', 'tasks'), join(gitDir, 'packed-refs')].some((p) => mtime(p) > saved);
+  return [join(gitDir, TASKS_NS), join(gitDir, 'packed-refs')].some((p) => mtime(p) > saved);
 }
 
 /** Past this many lines between the common prefix and suffix, the full compare is as cheap. */

@@ -2,8 +2,9 @@ import { invalidData, LazyError, notFound } from '../core/errors.js';
 import type { EntryKind, SessionDoc, TaskDoc, TaskDocs } from '../model/docs.js';
 import { replayStatus } from '../model/fold.js';
 import { ObjectReader, parseCommit, parseTree, type GitObject, type TreeEntry } from './objects.js';
-import { ENTRY_DIRS, parseEntryName, SESSIONS_DIR, TASK_FILE, taskRef } from './layout.js';
+import { ENTRY_DIRS, parseEntryName, SESSIONS_DIR, TASK_FILE } from './layout.js';
 import { ENTRY_SCHEMA, readDoc, type DocKind } from './validate.js';
+import { taskRef } from '../core/names.js';
 
 // Reads task trees in four rounds (commits, root trees, subtrees, blobs), every task in
 // each round, through one cat-file process; then parses every document at once. Each

@@ -5,7 +5,8 @@ import { isTaskId } from '../core/ids.js';
 import { parseCommit } from './objects.js';
 import type { TaskReader } from './read.js';
 import { casRef } from './refs.js';
-import { TASKS_NS, ZERO_OID } from './layout.js';
+import { ZERO_OID } from './layout.js';
+import { TASKS_NS } from '../core/names.js';
 
 // Finding the last good tip of a lazy ref that was deleted or pointed at junk by hand
 // (or by an agent). Two sources, best first: the ref's reflog (lazy writes refs with

@@ -1,7 +1,8 @@
 import { git } from '../core/git.js';
 import { ambiguous, notFound, usageError } from '../core/errors.js';
 import { isIdPrefix, isTaskId, MIN_PREFIX } from '../core/ids.js';
-import { TASKS_NS, ZERO_OID } from './layout.js';
+import { ZERO_OID } from './layout.js';
+import { taskRef, TASKS_NS } from '../core/names.js';
 
 // Ref moves go through `git update-ref NEW OLD`: git's own lock file and old-value
 // check make it a true compare-and-swap across processes. Invariant: a task ref is
@@ -42,7 +43,7 @@ const FOR_EACH_REF = ['for-each-ref', '--format=%(objectname) %(refname)'];
 
 /** for-each-ref's own text over the task namespace (the listing index fingerprints it). */
 export async function taskRefsText(cwd: string, prefix = ''): Promise<string> {
-  return (await git([...FOR_EACH_REF, prefix ? `${TASKS_NS}${prefix}*` : TASKS_NS], { cwd })).stdout;
+  return (await git([...FOR_EACH_REF, prefix ? `${taskRef(prefix)}*` : TASKS_NS], { cwd })).stdout;
 }
 
 /** The same text written to `file` (see GitOptions.stdoutFile); the text itself when the file could not be made. */

@@ -11,9 +11,10 @@ import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
 import { ObjectWriter, type Entries } from './writer.js';
 import { casRef } from './refs.js';
 import { withLock } from '../core/lock.js';
-import { ENTRY_DIRS, entryName, sessionName, SESSIONS_DIR, TASK_ENTRY_LIMIT, TASK_FILE, taskRef } from './layout.js';
+import { ENTRY_DIRS, entryName, sessionName, SESSIONS_DIR, TASK_ENTRY_LIMIT, TASK_FILE } from './layout.js';
 import { ENTRY_SCHEMA, writeDoc, type DocKind } from './validate.js';
 import { now } from '../core/clock.js';
+import { taskRef } from '../core/names.js';
 
 // The write protocol. Under the task's lock: read the tip, plan the mutation against
 // the folded state, write objects, then move the ref with compare-and-swap from the

@@ -4,13 +4,22 @@ import { placeOf } from '../core/place.js';
 import type { TaskView } from '../model/fold.js';
 import { isActive, isTerminal } from '../model/status.js';
 import type { TaskReader } from '../store/read.js';
-import { lastReviewHead, remoteTrackingRef, sessionRanHere, taskBranch } from '../workspace/branch.js';
+import { lastReviewHead, sessionRanHere } from '../workspace/branch.js';
 import { dirtyFiles, removeWorktree } from '../workspace/worktree.js';
 import { deleteBranch } from '../workspace/merge.js';
 import { moveRefs, type RefMove } from './apply.js';
 import { isAncestor } from '../workspace/target-tips.js';
-import { BRANCH_NS, branchIdOf, branchState, trackingRef, viewsOf } from './branches.js';
+import { branchIdOf, branchState, viewsOf } from './branches.js';
 import type { Rejected } from './check.js';
+import {
+  BRANCH_NS,
+  branchRef,
+  headRef,
+  remoteTrackingRef,
+  shortTrackingName,
+  taskBranch,
+  trackingRef,
+} from '../core/names.js';
 
 // The pull side of travelling branches, run after the task merge: the remote branches of
 // known tasks become tracking refs (pruned when the remote branch is gone), then the local
@@ -47,8 +56,8 @@ export function wantedRefs(tips: Map<string, string>, known: Set<string>, target
     if (id && known.has(id)) out.set(ref, oid);
   }
   for (const t of targets) {
-    const oid = tips.get(`refs/heads/${t}`);
-    if (oid) out.set(`refs/heads/${t}`, oid);
+    const oid = tips.get(headRef(t));
+    if (oid) out.set(headRef(t), oid);
   }
   return out;
 }
@@ -97,7 +106,7 @@ export async function settleBranches(s: Settle): Promise<BranchPull> {
     if (!mine) {
       if (isTerminal(v.status)) continue;
       if (here) out.kept.push({ id, reason: 'the task is working on this host; its branch is not created' });
-      else creates.push({ ref: BRANCH_NS + id, next: tip, old: null });
+      else creates.push({ ref: branchRef(id), next: tip, old: null });
     } else if (await isAncestor(cwd, mine, tip)) {
       if (here) out.kept.push({ id, reason: 'the task is working on this host; its branch was not fast-forwarded' });
       else await fastForward(s, id, mine, tip, checkouts.get(id), out, creates);
@@ -106,7 +115,7 @@ export async function settleBranches(s: Settle): Promise<BranchPull> {
         id,
         reason:
           `${taskBranch(id)} and ${s.remote}'s have diverged; neither was moved: ` +
-          `merge ${trackingRef(s.remote, id).slice('refs/'.length)} into it by hand, then lazy push`,
+          `merge ${shortTrackingName(s.remote, id)} into it by hand, then lazy push`,
         details: { branch: taskBranch(id), local_tip: mine, remote_tip: tip },
       });
   }
@@ -156,7 +165,7 @@ async function targetTracking(s: Settle): Promise<Map<string, string>> {
   const r = await git(['for-each-ref', '--format=%(objectname) %(refname)', ...refs], { cwd: s.repo.cwd });
   const now = new Map(r.stdout.split('\n').map((l) => [l.slice(41), l.slice(0, 40)]));
   for (const t of s.targets) {
-    const oid = s.tips.get(`refs/heads/${t}`);
+    const oid = s.tips.get(headRef(t));
     if (oid && now.get(remoteTrackingRef(s.remote, t)) !== oid) out.set(t, oid);
   }
   return out;
@@ -172,7 +181,7 @@ async function fastForward(
   out: BranchPull,
   moves: RefMove[],
 ): Promise<void> {
-  if (!wt) return void moves.push({ ref: BRANCH_NS + id, next: tip, old: mine });
+  if (!wt) return void moves.push({ ref: branchRef(id), next: tip, old: mine });
   if ((await dirtyFiles(wt)).length)
     return void out.kept.push({ id, reason: `uncommitted changes in ${wt}; not fast-forwarded` });
   const r = await git(['merge', '--ff-only', '-q', tip], { cwd: wt, allowFail: true });

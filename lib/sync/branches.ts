@@ -5,20 +5,28 @@ import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import { isTerminal } from '../model/status.js';
 import type { TaskRead, TaskReader } from '../store/read.js';
-import { taskRef } from '../store/layout.js';
-import { lastReviewHead, remoteTrackingRef, sessionRanHere, taskBranch } from '../workspace/branch.js';
+import { lastReviewHead, sessionRanHere } from '../workspace/branch.js';
 import { isAncestor } from '../workspace/target-tips.js';
 import type { Rejected } from './check.js';
 import type { PushExtra, PushLine } from './remote.js';
-import { BRANCH_PUSH_SPEC } from './remote.js';
+import {
+  BRANCH_NS,
+  BRANCH_PUSH_SPEC,
+  branchOfRef,
+  branchRef,
+  HEADS_NS,
+  leaseOption,
+  pushOidSpec,
+  taskRef,
+  trackingPrefix,
+  trackingRef,
+} from '../core/names.js';
 
 // A task's work branch travels with it: local refs/heads/lazy/<id> <-> the remote's
 // refs/heads/lazy/<id>, with the remote-tracking copy refs/remotes/<remote>/lazy/<id> as
 // the tip this clone last saw there. Only branches of known tasks travel, named by task id.
 // Invariant: a branch is pushed fast-forward only; a deletion always carries a lease.
 
-export const BRANCH_NS = 'refs/heads/lazy/';
-export const trackingRef = (remote: string, id: string) => remoteTrackingRef(remote, taskBranch(id));
 /** Above this many ids one walk of the tracking folder is cheaper than naming each ref. */
 const EXACT_MAX = 2000;
 
@@ -42,7 +50,7 @@ export interface BranchState {
  * may also hold refs/remotes/<remote>/lazy/tasks/* (plain git fetch after init --remote), thousands of refs to walk.
  */
 export async function branchState(cwd: string, remote: string, ids?: Iterable<string>): Promise<BranchState> {
-  const track = `refs/remotes/${remote}/lazy/`;
+  const track = trackingPrefix(remote);
   const list = async (patterns: string[]) =>
     patterns.length
       ? (await git(['for-each-ref', '--format=%(objectname) %(refname)', ...patterns], { cwd })).stdout
@@ -56,7 +64,10 @@ export async function branchState(cwd: string, remote: string, ids?: Iterable<st
       const id = branchIdOf(line.slice(41));
       if (id) want.add(id);
     }
-    text = heads + '\n' + (want.size > EXACT_MAX ? await list([track]) : await list([...want].map((id) => track + id)));
+    text =
+      heads +
+      '\n' +
+      (want.size > EXACT_MAX ? await list([track]) : await list([...want].map((id) => trackingRef(remote, id))));
   }
   const out: BranchState = { local: new Map(), tracking: new Map(), others: new Map() };
   for (const line of text.split('\n')) {
@@ -149,22 +160,22 @@ export async function planBranchPush(
     const theirs = remoteTips.get(id);
     if (theirs === tip) out.up_to_date++;
     else if (!tasks.here.has(id))
-      except.push(BRANCH_NS + id); // not a task here: not ours to send
+      except.push(branchRef(id)); // not a task here: not ours to send
     else if (tasks.skipped.has(id)) {
-      except.push(BRANCH_NS + id);
+      except.push(branchRef(id));
       out.skipped.push({
         id,
         reason: 'its task is skipped (a pull would refuse it)',
-        details: { ref: BRANCH_NS + id },
+        details: { ref: branchRef(id) },
       });
     } else if (!theirs && state.tracking.has(id)) {
       // Deleted on the remote since this clone saw it there (a pull request closed, a teammate's
       // accept): never resurrected by a push; a pull settles what it means first.
-      except.push(BRANCH_NS + id);
+      except.push(branchRef(id));
       out.behind.push(id);
     } else if (!theirs) fresh.push(id);
     else if (state.tracking.get(id) === tip) {
-      except.push(BRANCH_NS + id); // the remote moved on since this clone saw it at our tip
+      except.push(branchRef(id)); // the remote moved on since this clone saw it at our tip
       out.behind.push(id);
     }
   }
@@ -173,18 +184,18 @@ export async function planBranchPush(
   );
   const views = await viewsOf(reader, [...fresh, ...gone], tasks.read);
   // A finished task's branch is never re-created on the remote.
-  for (const id of fresh) if (!views.get(id) || isTerminal(views.get(id)!.status)) except.push(BRANCH_NS + id);
+  for (const id of fresh) if (!views.get(id) || isTerminal(views.get(id)!.status)) except.push(branchRef(id));
   const extra: PushExtra = { specs: [], options: [] };
   for (const id of gone) {
     const v = views.get(id);
     const seen = state.tracking.get(id)!;
     if (!v || !(await removedHere(cwd, v, seen, here))) continue;
-    extra.options.push(`--force-with-lease=${BRANCH_NS}${id}:${seen}`);
-    extra.specs.push(`:${BRANCH_NS}${id}`);
+    extra.options.push(leaseOption(branchRef(id), seen));
+    extra.specs.push(pushOidSpec('', branchRef(id)));
   }
   const held = new Set(except);
   const sends =
-    [...state.local].filter(([id, tip]) => remoteTips.get(id) !== tip && !held.has(BRANCH_NS + id)).length +
+    [...state.local].filter(([id, tip]) => remoteTips.get(id) !== tip && !held.has(branchRef(id))).length +
     extra.specs.length;
   if (state.local.size > 0) extra.specs.unshift(BRANCH_PUSH_SPEC);
   return { extra, except, state, remoteTips, sends };
@@ -206,7 +217,7 @@ async function removedHere(cwd: string, v: TaskView, seen: string, here: Place):
 }
 
 async function onAnotherBranch(cwd: string, commit: string): Promise<boolean> {
-  const r = await git(['for-each-ref', '--count=1', '--contains', commit, 'refs/heads/'], { cwd, allowFail: true });
+  const r = await git(['for-each-ref', '--count=1', '--contains', commit, HEADS_NS], { cwd, allowFail: true });
   return r.stdout.trim() !== '';
 }
 
@@ -235,7 +246,7 @@ export async function classifyBranch(cwd: string, plan: BranchPlan, l: PushLine,
       out.diverged.push({
         id,
         reason:
-          `the remote branch ${l.ref.slice('refs/heads/'.length)} has commits this clone lacks ` +
+          `the remote branch ${branchOfRef(l.ref)} has commits this clone lacks ` +
           `(git: ${l.summary}); not overwritten: lazy pull, and merge the two by hand if they diverged`,
         details: { ...details, local_tip: mine, ...(theirs ? { remote_tip: theirs } : {}) },
       });

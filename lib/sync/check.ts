@@ -1,8 +1,9 @@
 import { LazyError } from '../core/errors.js';
 import { isTaskId } from '../core/ids.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
-import { CONFIG_REF, ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT, TASKS_NS } from '../store/layout.js';
+import { ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT } from '../store/layout.js';
 import { maxClock } from '../model/fold.js';
+import { CONFIG_REF, TASKS_NS } from '../core/names.js';
 
 // What may travel between clones, checked the same way in both directions: a pull
 // refuses what fails here, and a push never sends it. One piece of code for both.

@@ -3,7 +3,6 @@ import { LazyError } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
 import type { Signature } from '../core/actor.js';
 import type { Json } from '../core/json.js';
-import { CONFIG_REF } from '../store/layout.js';
 import type { ObjectReader } from '../store/objects.js';
 import { casRef } from '../store/refs.js';
 import { withLock } from '../core/lock.js';
@@ -11,6 +10,7 @@ import { readTrust, record } from '../store/trust.js';
 import { applySafety, union } from '../store/safety.js';
 import { commitConfig, readConfigAt, type Config } from '../store/config.js';
 import { merge3 } from './merge-docs.js';
+import { CONFIG_REF, remoteRefLabel } from '../core/names.js';
 
 // refs/lazy/config travels like a task: fast-forward when one side is ahead, otherwise
 // a deterministic key-by-key three-way merge of config.yaml. A refusal says why.
@@ -61,7 +61,7 @@ export async function mergeConfig(
   remote: string,
   theirs: string | null,
 ): Promise<ConfigResult> {
-  const tracking = `${remote}:${CONFIG_REF}`;
+  const tracking = remoteRefLabel(remote, CONFIG_REF);
   const ours =
     (await git(['rev-parse', '--verify', '--quiet', CONFIG_REF], { cwd: repo.cwd, allowFail: true })).stdout.trim() ||
     null;

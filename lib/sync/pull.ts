@@ -4,11 +4,12 @@ import type { Repo } from '../core/repo.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
 import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
 import { listTaskRefs } from '../store/refs.js';
-import { ENTRY_DIRS, TASKS_NS, taskRef } from '../store/layout.js';
+import { ENTRY_DIRS } from '../store/layout.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import { planMerge, CorruptMerge } from './merge-docs.js';
 import { writeMergeCommit } from './write-merge.js';
 import { moveRefs, type RefMove } from './apply.js';
+import { remoteRefLabel, taskRef, TASKS_NS } from '../core/names.js';
 
 // Merging fetched task refs into the local ones. Every remote task is validated (schema,
 // invariants, append-only history) before anything local moves; a bad one is reported
@@ -58,8 +59,8 @@ export async function mergeRemote(
   const local = new Map(localRefs.map((r) => [r.id, r.tip]));
   const todo: Todo[] = [];
   for (const r of remoteRefs) {
-    const ref = `${remote}:${TASKS_NS}${r.id}`;
-    const refused = refusedName(TASKS_NS + r.id, ref);
+    const ref = remoteRefLabel(remote, taskRef(r.id));
+    const refused = refusedName(taskRef(r.id), ref);
     if (refused) {
       report.rejected.push(refused);
       continue;

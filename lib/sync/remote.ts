@@ -1,6 +1,17 @@
 import { git } from '../core/git.js';
 import { usageError, fetchFailed, pushFailed } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
+import {
+  BRANCH_GLOB,
+  BRANCH_PUSH_SPEC,
+  branchFetchSpec,
+  exceptSpec,
+  fetchSpec,
+  headRef,
+  headsFetchSpec,
+  LAZY_GLOB,
+  PUSH_SPEC,
+} from '../core/names.js';
 
 // Remote plumbing: refspecs and the git CLI transfers. isomorphic-git cannot move a
 // refs/lazy/* namespace (no ssh/file transport, one ref per push), so the git CLI does.
@@ -10,15 +21,6 @@ import type { Repo } from '../core/repo.js';
 // refs/remotes/<remote>/lazy/, outside refs/lazy/, so a refs/lazy/* glob never sweeps them up.
 // Task branches travel as refs/heads/lazy/<id> (branches.ts, branch-pull.ts) in the same
 // ls-remote, fetch and push.
-
-export const trackingPrefix = (remote: string) => `refs/remotes/${remote}/lazy/`;
-export const fetchSpec = (remote: string) => `+refs/lazy/*:${trackingPrefix(remote)}*`;
-/** No '+': the remote accepts fast-forwards only; nothing is ever force-pushed. */
-export const PUSH_SPEC = 'refs/lazy/*:refs/lazy/*';
-/** Task work branches travel under the same name, so forges can open pull requests from them. */
-export const BRANCH_PUSH_SPEC = 'refs/heads/lazy/*:refs/heads/lazy/*';
-/** git's default fetch refspec: it already keeps refs/remotes/<remote>/lazy/<id> for the branches. */
-export const headsFetchSpec = (remote: string) => `+refs/heads/*:refs/remotes/${remote}/*`;
 
 export async function defaultRemote(repo: Repo, name?: string): Promise<string> {
   const remotes = (await git(['remote'], { cwd: repo.cwd })).stdout.split('\n').filter(Boolean);
@@ -41,7 +43,7 @@ export async function defaultRemote(repo: Repo, name?: string): Promise<string> 
  * trip: refname → oid.
  */
 export async function remoteTips(repo: Repo, remote: string, heads: string[] = []): Promise<Map<string, string>> {
-  const patterns = ['refs/lazy/*', 'refs/heads/lazy/*', ...heads.map((h) => `refs/heads/${h}`)];
+  const patterns = [LAZY_GLOB, BRANCH_GLOB, ...heads.map(headRef)];
   const r = await git(['ls-remote', '--refs', remote, ...patterns], { cwd: repo.cwd, allowFail: true });
   if (r.code !== 0)
     throw fetchFailed(`git ls-remote ${remote} failed: ${r.stderr.trim()}`, {
@@ -125,7 +127,7 @@ export async function pushLazy(
   except: string[],
   extra: PushExtra = { specs: [], options: [] },
 ): Promise<PushLine[]> {
-  const specs = [PUSH_SPEC, ...extra.specs, ...except.map((r) => `^${r}`)];
+  const specs = [PUSH_SPEC, ...extra.specs, ...except.map(exceptSpec)];
   const args = ['push', '--porcelain', ...(progress ? ['--progress'] : []), ...extra.options, remote, ...specs];
   const r = await git(args, { cwd: repo.cwd, allowFail: true });
   const lines = pushLines(r.stdout);
@@ -134,9 +136,6 @@ export async function pushLazy(
   }
   return lines;
 }
-
-/** The fetch refspec that keeps branch tracking refs when the remote's fetch refspecs do not already (a narrow clone). */
-export const branchFetchSpec = (remote: string) => `+refs/heads/lazy/*:refs/remotes/${remote}/lazy/*`;
 
 /** The refspecs plain `git fetch` / `git push` need to carry tasks and their branches, each with whether it is there. */
 async function refspecs(repo: Repo, remote: string): Promise<{ key: string; spec: string; have: boolean }[]> {

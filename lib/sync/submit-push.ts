@@ -1,21 +1,18 @@
 import { git } from '../core/git.js';
 import { pushFailed, pushRejected } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
-import { taskRef } from '../store/layout.js';
 import { isBehind, pushLines } from './remote.js';
-import { BRANCH_NS } from './branches.js';
+import { branchRef, sameNameSpec, taskBranch, taskRef } from '../core/names.js';
 
 // One task's hand-off push (lazy submit): its work branch to refs/heads/lazy/<id> on the
 // remote, where a forge opens pull requests from, and its task ref. Fast-forward only
 // (no '+', never --force): a branch someone else moved on the remote is reported, not
 // overwritten. --atomic: either every named ref moves or none does.
 
-export const branchRef = (id: string) => `${BRANCH_NS}${id}`;
-
 /** Pushes refs/heads/lazy/<id> and refs/lazy/tasks/<id>, each to the same name; throws what the remote refused. */
 export async function pushSubmission(repo: Repo, remote: string, id: string): Promise<void> {
   const refs = [branchRef(id), taskRef(id)];
-  const r = await git(['push', '--porcelain', '--atomic', remote, ...refs.map((x) => `${x}:${x}`)], {
+  const r = await git(['push', '--porcelain', '--atomic', remote, ...refs.map(sameNameSpec)], {
     cwd: repo.cwd,
     allowFail: true,
   });
@@ -25,7 +22,7 @@ export async function pushSubmission(repo: Repo, remote: string, id: string): Pr
   if (r.code === 0 && !refused.length) return;
   const behind = refused.find((x) => isBehind(x.summary));
   if (behind) {
-    const what = behind.ref === branchRef(id) ? `branch lazy/${id}` : `task ${id}`;
+    const what = behind.ref === branchRef(id) ? `branch ${taskBranch(id)}` : `task ${id}`;
     throw pushRejected(
       `${remote} has changes to ${what} that this clone lacks (git: ${behind.summary}); ` +
         `pull first (lazy pull ${remote}), then submit again: a teammate's work is never overwritten`,

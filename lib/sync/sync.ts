@@ -14,10 +14,10 @@ import {
 import { settleBranches, wantedRefs, type BranchPull } from './branch-pull.js';
 import { localTasks, submittedTargets } from './targets.js';
 import { mergeRemote, type MergeReport } from './pull.js';
-import { CONFIG_REF, TASKS_NS } from '../store/layout.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
 import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
 import { readConfigAt } from '../store/config.js';
+import { CONFIG_REF, HEADS_NS, LAZY_NS, TASKS_NS } from '../core/names.js';
 
 // pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/* that a
 // pull would take; sync = pull then push, again while someone pushed meanwhile.
@@ -117,7 +117,7 @@ async function fetchMissing(
   const known = new Set(local);
   for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
   const extra = wantedRefs(tips, known, targets);
-  const lazyTips = [...tips].filter(([ref]) => ref.startsWith('refs/lazy/')).map(([, oid]) => oid);
+  const lazyTips = [...tips].filter(([ref]) => ref.startsWith(LAZY_NS)).map(([, oid]) => oid);
   const oids = [...new Set([...lazyTips, ...extra.values()])];
   const have = await d.reader.objects.readMany(oids);
   if (!have.some((o) => !o)) return;
@@ -182,7 +182,7 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
   // The remote's tips and the local refs are asked at once: the round trip hides the local reads.
   const [tips, listing] = await Promise.all([
     knownTips ?? remoteTips(d.repo, remote),
-    git(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/lazy/'], { cwd: d.repo.cwd }),
+    git(['for-each-ref', '--format=%(objectname) %(refname)', LAZY_NS], { cwd: d.repo.cwd }),
   ]);
   const remoteIds = [...tips.keys()].map(branchIdOf).filter((id): id is string => id !== null);
   const state = await branchState(d.repo.cwd, remote, remoteIds);
@@ -204,7 +204,7 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
   const except = [...out.skipped.map((s) => String(s.details.ref)), ...plan.except];
   const lines = await pushLazy(d.repo, remote, !!d.progress, except, plan.extra);
   for (const l of lines) {
-    if (l.ref.startsWith('refs/heads/')) await classifyBranch(d.repo.cwd, plan, l, branches);
+    if (l.ref.startsWith(HEADS_NS)) await classifyBranch(d.repo.cwd, plan, l, branches);
     else classify(out, l);
   }
   return out;

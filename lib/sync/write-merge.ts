@@ -6,8 +6,9 @@ import type { TaskRead, TaskReader } from '../store/read.js';
 import { ObjectWriter, type Entries } from '../store/writer.js';
 import { writeDoc } from '../store/validate.js';
 import { parseCommit } from '../store/objects.js';
-import { SESSIONS_DIR, taskRef } from '../store/layout.js';
+import { SESSIONS_DIR } from '../store/layout.js';
 import type { TreePlan } from './merge-docs.js';
+import { taskRef } from '../core/names.js';
 
 // The merge commit: both tips as parents (sorted), a fixed author, the later parent's
 // date, and a message derived from the content only, so every clone that merges the

@@ -7,13 +7,9 @@ import { lastChange, type TaskView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
 import { situatedActions } from '../model/situation.js';
 import { madeHere, placeName, placeOf, type Place } from '../core/place.js';
+import { symbolicHead, taskBranch } from '../core/names.js';
 
 // Branch names lazy derives, and the checkout's current branch read straight from HEAD.
-
-export const taskBranch = (id: string) => `lazy/${id}`;
-
-/** A branch as plain `git fetch` keeps the remote's copy of it. */
-export const remoteTrackingRef = (remote: string, branch: string) => `refs/remotes/${remote}/${branch}`;
 
 /** A ref name component lazy accepts from stored (possibly pulled) data: no option, no `..`, no path tricks. */
 export const safeRefName = (b: string) =>
@@ -29,7 +25,8 @@ export const safeRefName = (b: string) =>
 export function currentBranch(repo: Repo): string | null {
   try {
     const head = readFileSync(join(repo.gitDir, 'HEAD'), 'utf8').trim();
-    return head.startsWith('ref: refs/heads/') ? head.slice('ref: refs/heads/'.length) : null;
+    const prefix = symbolicHead('');
+    return head.startsWith(prefix) ? head.slice(prefix.length) : null;
   } catch {
     return null;
   }

@@ -1,6 +1,7 @@
 import { git } from '../core/git.js';
 import { dirtyFiles } from './worktree.js';
 import { acceptStashMessage } from './stash.js';
+import { headRef, STASH_REF, worktreeBranchLine } from '../core/names.js';
 
 // Squash-merging a task branch into its target without disturbing anyone's checkout:
 // the squash commit is computed in the object store (merge-tree + commit-tree), then
@@ -13,11 +14,11 @@ export type SquashPlan =
   | { kind: 'conflict'; files: string[]; detail: string };
 
 export async function planSquash(cwd: string, target: string, branch: string, message: string): Promise<SquashPlan> {
-  const targetOld = (await git(['rev-parse', '--verify', `refs/heads/${target}^{commit}`], { cwd })).stdout.trim();
-  const r = await git(
-    ['merge-tree', '--write-tree', '--name-only', '--no-messages', targetOld, `refs/heads/${branch}`],
-    { cwd, allowFail: true },
-  );
+  const targetOld = (await git(['rev-parse', '--verify', `${headRef(target)}^{commit}`], { cwd })).stdout.trim();
+  const r = await git(['merge-tree', '--write-tree', '--name-only', '--no-messages', targetOld, headRef(branch)], {
+    cwd,
+    allowFail: true,
+  });
   const lines = r.stdout.split('\n').filter(Boolean);
   if (r.code !== 0)
     return {
@@ -38,7 +39,7 @@ export async function checkoutOf(cwd: string, branch: string): Promise<string | 
   let path: string | null = null;
   for (const line of r.stdout.split('\n')) {
     if (line.startsWith('worktree ')) path = line.slice('worktree '.length);
-    else if (line === `branch refs/heads/${branch}` && path) return path;
+    else if (line === worktreeBranchLine(branch) && path) return path;
   }
   return null;
 }
@@ -60,7 +61,7 @@ export async function applySquash(
   const checkout = await checkoutOf(cwd, target);
   if (!checkout) {
     const r = await git(
-      ['update-ref', '-m', `lazy: accept into ${target}`, `refs/heads/${target}`, plan.commit, plan.targetOld],
+      ['update-ref', '-m', `lazy: accept into ${target}`, headRef(target), plan.commit, plan.targetOld],
       { cwd, allowFail: true },
     );
     return { moved: r.code === 0, checkout: null, stash: null };
@@ -70,7 +71,7 @@ export async function applySquash(
     await git(['stash', 'push', '--include-untracked', '-q', '-m', acceptStashMessage(task, checkout)], {
       cwd: checkout,
     });
-    stash = { id: (await git(['rev-parse', 'refs/stash'], { cwd: checkout })).stdout.trim(), restored: false };
+    stash = { id: (await git(['rev-parse', STASH_REF], { cwd: checkout })).stdout.trim(), restored: false };
     onStash?.(stash.id); // so a crash before the restore can still say where the work went
   }
   const ff = await git(['merge', '--ff-only', '-q', plan.commit], { cwd: checkout, allowFail: true });
@@ -90,7 +91,7 @@ export async function applySquash(
 
 /** The accepted squash commit of a task on the target, found by its trailer; only after `since` when given. */
 export async function findAccepted(cwd: string, target: string, id: string, since?: string): Promise<string | null> {
-  const range = since && /^[0-9a-f]{40}$/.test(since) ? `${since}..refs/heads/${target}` : `refs/heads/${target}`;
+  const range = since && /^[0-9a-f]{40}$/.test(since) ? `${since}..${headRef(target)}` : headRef(target);
   const r = await git(
     ['log', range, '-F', `--grep=Lazy-Task: ${id}`, '--format=%H%x00%B%x01', '-n', '20', '--end-of-options'],
     { cwd, allowFail: true },
@@ -105,7 +106,7 @@ export async function findAccepted(cwd: string, target: string, id: string, sinc
 
 /** Commits only on `branch`, reachable from no other branch: what deleting it would lose. */
 export async function unmergedCommits(cwd: string, branch: string): Promise<number> {
-  const r = await git(['rev-list', '--count', `refs/heads/${branch}`, '--not', `--exclude=${branch}`, '--branches'], {
+  const r = await git(['rev-list', '--count', headRef(branch), '--not', `--exclude=${branch}`, '--branches'], {
     cwd,
     allowFail: true,
   });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from '../core/git.js';
+import { STASH_REF } from '../core/names.js';
 
 // Work an accept stashed and could not restore. git is the one truth: an entry is
 // listed while it is still in the stash list, and disappears once the user pops it.
@@ -43,7 +44,7 @@ export async function stashEntries(cwd: string): Promise<StashEntry[]> {
 
 /** Stash entries an accept made that are still there; costs one stat when nothing is stashed. */
 export async function acceptStashes(cwd: string, commonDir: string): Promise<AcceptStash[]> {
-  if (!existsSync(join(commonDir, 'logs', 'refs', 'stash'))) return [];
+  if (!existsSync(join(commonDir, 'logs', STASH_REF))) return [];
   const out: AcceptStash[] = [];
   for (const e of await stashEntries(cwd)) {
     const m = STASH_RE.exec(e.message);

@@ -1,7 +1,8 @@
 import { git } from '../core/git.js';
 import type { TaskView } from '../model/fold.js';
-import { remoteTrackingRef, safeRefName, taskBranch } from './branch.js';
+import { safeRefName } from './branch.js';
 import { revParse } from './worktree.js';
+import { branchRef, remoteBranch, remoteTrackingRef, taskBranch, trackingRef } from '../core/names.js';
 
 // Where a submitted task's work stands on the forge's remote, read from local refs only:
 // the submission (what `lazy submit` recorded on its move into submitted), the remote's
@@ -38,7 +39,7 @@ export function submissionOf(v: Pick<TaskView, 'id' | 'changelog'>): Submission 
       target,
       head,
       target_tip: typeof tip === 'string' && SHA.test(tip) ? tip : '',
-      tracking: remoteTrackingRef(remote, taskBranch(v.id)),
+      tracking: trackingRef(remote, v.id),
       target_ref: remoteTrackingRef(remote, target),
     };
   }
@@ -57,7 +58,7 @@ export interface BranchNews {
 /** Commits someone else pushed to the submitted branch, as the last fetch saw them (null: nothing to compare). */
 export async function branchNews(cwd: string, id: string, sub: Submission): Promise<BranchNews | null> {
   const remote = await revParse(cwd, sub.tracking);
-  const local = (await revParse(cwd, `refs/heads/${taskBranch(id)}`)) ?? (await revParse(cwd, sub.head));
+  const local = (await revParse(cwd, branchRef(id))) ?? (await revParse(cwd, sub.head));
   if (!remote || !local) return null;
   const r = await git(['log', '--format=%H%x00%an%x00%s', '-n', '50', `${local}..${remote}`, '--'], {
     cwd,
@@ -71,5 +72,5 @@ export async function branchNews(cwd: string, id: string, sub: Submission): Prom
       return { sha: sha!, author: author ?? '', subject: subject ?? '' };
     });
   const count = Number((await git(['rev-list', '--count', `${local}..${remote}`, '--'], { cwd })).stdout.trim()) || 0;
-  return { ref: `${sub.remote}/${taskBranch(id)}`, count, commits };
+  return { ref: remoteBranch(sub.remote, taskBranch(id)), count, commits };
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Repo } from '../core/repo.js';
 import { git } from '../core/git.js';
 import { readStateFile, writeStateFile } from '../core/fsutil.js';
+import { BRANCH_NS, branchOfRef, headRef } from '../core/names.js';
 
 // The merged-branch sweep's trigger. Task branches merge into a few target branches
 // (main, a parent's lazy/<id>); `.git/lazy/target-tips.json` remembers each target's tip
@@ -34,7 +35,7 @@ export function packedStamp(repo: Repo): string | null {
 
 const looseTip = (repo: Repo, branch: string): string | null => {
   try {
-    return readFileSync(join(repo.commonDir, 'refs', 'heads', branch), 'utf8').trim();
+    return readFileSync(join(repo.commonDir, headRef(branch)), 'utf8').trim();
   } catch {
     return null;
   }
@@ -63,14 +64,14 @@ export function watchTarget(repo: Repo, target: string, tip: string): void {
 export async function branchTips(cwd: string, branches: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!branches.length) return out;
-  const r = await git(
-    ['for-each-ref', '--format=%(refname)%00%(objectname)', ...branches.map((b) => `refs/heads/${b}`)],
-    { cwd, allowFail: true },
-  );
-  const want = new Set(branches.map((b) => `refs/heads/${b}`));
+  const r = await git(['for-each-ref', '--format=%(refname)%00%(objectname)', ...branches.map(headRef)], {
+    cwd,
+    allowFail: true,
+  });
+  const want = new Set(branches.map(headRef));
   for (const line of r.stdout.split('\n')) {
     const [ref, sha] = line.split('\0');
-    if (ref && sha && want.has(ref)) out.set(ref.slice('refs/heads/'.length), sha);
+    if (ref && sha && want.has(ref)) out.set(branchOfRef(ref)!, sha);
   }
   return out;
 }
@@ -78,18 +79,13 @@ export async function branchTips(cwd: string, branches: string[]): Promise<Map<s
 /** Task branches (lazy/<id>) with their tips; with `merged`, only those whose tip `merged` contains. */
 export async function taskBranchTips(cwd: string, merged?: string): Promise<Map<string, string>> {
   const r = await git(
-    [
-      'for-each-ref',
-      '--format=%(refname)%00%(objectname)',
-      ...(merged ? [`--merged=${merged}`] : []),
-      'refs/heads/lazy/',
-    ],
+    ['for-each-ref', '--format=%(refname)%00%(objectname)', ...(merged ? [`--merged=${merged}`] : []), BRANCH_NS],
     { cwd, allowFail: true },
   );
   const out = new Map<string, string>();
   for (const line of r.stdout.split('\n')) {
     const [ref, sha] = line.split('\0');
-    const id = ref?.slice('refs/heads/lazy/'.length);
+    const id = ref?.slice(BRANCH_NS.length);
     if (id && sha && /^[0-9a-z]{4,64}$/.test(id)) out.set(id, sha);
   }
   return out;

@@ -4,6 +4,7 @@ import { git, gitError } from '../core/git.js';
 import { withLock } from '../core/lock.js';
 import { indexLocked, worktreeMismatch } from '../core/errors.js';
 import type { Repo } from '../core/repo.js';
+import { headRef } from '../core/names.js';
 
 // Each task works in a git worktree of its own on branch lazy/<id>. Worktrees live under
 // <main checkout>/.lazy/worktrees where editors and agent tools see them; /.lazy/ is in
@@ -26,7 +27,7 @@ export function worktreePath(repo: Repo, id: string, configured?: string): strin
 }
 
 export async function branchExists(repo: Repo, branch: string): Promise<boolean> {
-  const r = await git(['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { cwd: repo.cwd, allowFail: true });
+  const r = await git(['show-ref', '--verify', '--quiet', headRef(branch)], { cwd: repo.cwd, allowFail: true });
   return r.code === 0;
 }
 

@@ -4,8 +4,8 @@ import { eventually } from '../helpers/agent.js';
 import { machines, refs } from '../helpers/fleet.js';
 import { machine } from '../helpers/fleet-deps.js';
 import { agentAlive, killMachine, seeded, startWorker } from '../helpers/workers.js';
-import { leaseRef, writeLease } from '../../lib/fleet/lease.js';
-import { taskRef } from '../../lib/store/layout.js';
+import { writeLease } from '../../lib/fleet/lease.js';
+import { leaseRef, taskRef } from '../../lib/core/names.js';
 
 // Claims a person must break (issue 27): a lease no worker can renew or take over pins its task,
 // `lazy work` and `lazy doctor` name it, and `lazy stop --force` breaks it by compare-and-swap on the

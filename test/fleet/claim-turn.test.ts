@@ -6,9 +6,8 @@ import { queueTasks, runsPerTask } from '../helpers/fleet.js';
 import { machine, type Machine } from '../helpers/fleet-deps.js';
 import { join } from 'node:path';
 import { claimTask, type ClaimResult } from '../../lib/fleet/claim-turn.js';
-import { taskRef } from '../../lib/store/layout.js';
-import { branchRef } from '../../lib/sync/submit-push.js';
 import { seeded } from '../helpers/seed.js';
+import { branchRef, taskRef } from '../../lib/core/names.js';
 
 // Claims race on the remote's compare-and-swap: two clones claim the same task at (seeded)
 // random moments; exactly one wins, and the loser's claim commit is undone and never runs.

@@ -9,9 +9,10 @@ import { TestClock } from '../helpers/clock.js';
 import { withClock } from '../../lib/core/clock.js';
 import { keepClaim } from '../../lib/fleet/keeper.js';
 import { casPush } from '../../lib/fleet/claim.js';
-import { leaseRef, writeLease } from '../../lib/fleet/lease.js';
+import { writeLease } from '../../lib/fleet/lease.js';
 import { readClaim, saveClaim, saveLease } from '../../lib/fleet/claims.js';
 import type { Unkept } from '../../lib/agents/supervisor/supervisor.js';
+import { leaseRef } from '../../lib/core/names.js';
 
 // The supervisor's hold on its claim (lib/fleet/keeper.ts), on a clock the test moves: it renews the
 // lease once a third of it has passed; a refused renewal is a lost claim; a lease it cannot renew for two

@@ -9,8 +9,7 @@ import { machine } from '../helpers/fleet-deps.js';
 import { claimTask } from '../../lib/fleet/claim-turn.js';
 import { endAbandoned, release, renew } from '../../lib/fleet/running.js';
 import { listClaims } from '../../lib/fleet/claims.js';
-import { taskRef } from '../../lib/store/layout.js';
-import { branchRef } from '../../lib/sync/submit-push.js';
+import { branchRef, taskRef } from '../../lib/core/names.js';
 
 // A claim's life after the claim push: renewals move the lease forward; a claim whose run this
 // clone lost (its run files gone) ends as a crash, and the release pushes that outcome and
