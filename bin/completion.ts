@@ -83,7 +83,7 @@ async function valuesOf(arg: ArgSpec, cur: string, cwd: string): Promise<Candida
 async function taskIds(cwd: string, cur: string): Promise<Candidate[]> {
   try {
     const { openRepo } = await import('../lib/core/repo.js');
-    const { indexedIds } = await import('../lib/store/listing-ids.js');
+    const { indexedIds } = await import('../lib/store/listing/ids.js');
     return indexedIds((await openRepo(cwd)).lazyDir, cur).map((id): Candidate => [id]);
   } catch {
     return [];

@@ -21,7 +21,7 @@ export const handler = (a: Args) =>
   run(
     a,
     async (app) => {
-      const { acceptTask } = await import('../../lib/ops/accept.js');
+      const { acceptTask } = await import('../../lib/ops/accept/index.js');
       // Off a terminal nobody can answer the prompt: merging must be asked for, as gh pr merge does.
       if (!a.yes && !(app.io.isTTY.stdin && app.io.isTTY.stdout)) {
         const { usageError } = await import('../../lib/core/errors.js');

@@ -7,6 +7,6 @@ export const describe = false;
 export const builder = (y: Argv) => y.positional('prompt', { type: 'string', describe: "the demo agent's prompt" });
 
 export const handler = async (a: { prompt: string }) => {
-  const { demoAgent } = await import('../../lib/ops/demo-agent.js');
+  const { demoAgent } = await import('../../lib/ops/demo/agent.js');
   setExitCode(demoAgent(String(a.prompt)));
 };

@@ -16,7 +16,7 @@ export const handler = (a: GlobalArgs & { keep?: boolean }) =>
   runBare(
     a,
     async () => {
-      const { runDemo } = await import('../../lib/ops/demo.js');
+      const { runDemo } = await import('../../lib/ops/demo/index.js');
       const { io } = currentCall();
       let n = 0;
       const say = a.json

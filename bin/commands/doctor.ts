@@ -12,7 +12,7 @@ export const handler = (a: GlobalArgs & { fix?: boolean }) =>
   run(
     a,
     async (app) => {
-      const { doctor } = await import('../../lib/ops/doctor.js');
+      const { doctor } = await import('../../lib/ops/doctor/index.js');
       return doctor(app, { fix: a.fix });
     },
     renderDoctor,

@@ -15,7 +15,7 @@ export const handler = (a: GlobalArgs & { id: string; force?: boolean }) =>
   run(
     a,
     async (app) => {
-      const { stopTask } = await import('../../lib/ops/stop.js');
+      const { stopTask } = await import('../../lib/ops/stop/index.js');
       return stopTask(app, String(a.id), { force: a.force === true });
     },
     renderStopped,

@@ -24,7 +24,7 @@ export const handler = (a: WorkArgs) =>
   run(
     a,
     async (app) => {
-      const { work } = await import('../../lib/ops/work.js');
+      const { work } = await import('../../lib/ops/work/index.js');
       const o = { remote: a.remote, agent: a.agent, max: a.max, drain: a.drain, now: a.now };
       return work(app, o, (kind, e) => (a.json ? app.io.err : app.io.out)(renderWorkEvent(kind, e)));
     },

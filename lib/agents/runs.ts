@@ -6,7 +6,7 @@ import { now, nowIso, sleep } from '../core/clock.js';
 import type { ProcIdentity } from '../core/proc.js';
 import type { Status } from '../model/status.js';
 import type { AgentSpec } from './adapters/adapter.js';
-import type { Outcome } from './supervisor/outcome-types.js';
+import type { Outcome } from './supervisor/outcome/types.js';
 import type { AgentIdentity } from './supervisor/kill.js';
 import type { WorktreeSnapshot } from '../workspace/ask-snapshot.js';
 

@@ -6,7 +6,7 @@ import { now } from './clock.js';
 // Provenance: who pressed the button (the actor channel) and which person's git
 // identity the commit is authored with. The actor never gates behaviour, except
 // that zombie is reserved for the system actor, and that a subtask an agent accepted
-// after its parent's review is no reviewed work for the parent's accept (accept-guard.ts).
+// after its parent's review is no reviewed work for the parent's accept (lib/ops/accept/guard.ts).
 
 export const ACTORS = ['human', 'builder', 'agent', 'system', 'supervisor'] as const;
 export type Actor = (typeof ACTORS)[number];

@@ -1,7 +1,7 @@
 import type { Repo } from '../core/repo.js';
 import type { Launcher } from '../core/launcher.js';
 import type { Store } from '../store/store.js';
-import type { Config } from '../store/config.js';
+import type { Config } from '../store/config/index.js';
 
 // What every fleet step works with: this clone, the remote it coordinates through, and the lease.
 

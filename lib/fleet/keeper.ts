@@ -6,7 +6,7 @@ import { liveness } from '../core/proc.js';
 import { leaseMsOf, type FleetDeps } from './deps.js';
 import type { Repo } from '../core/repo.js';
 import type { Store } from '../store/store.js';
-import type { Config } from '../store/config.js';
+import type { Config } from '../store/config/index.js';
 import type { Launcher } from '../core/launcher.js';
 import type { RunRecord } from '../agents/runs.js';
 import type { Unkept as SupervisorUnkept } from '../agents/supervisor/supervisor.js';

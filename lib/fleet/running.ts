@@ -9,7 +9,7 @@ import { revParse } from '../workspace/worktree.js';
 import { isAncestor } from '../workspace/target-tips.js';
 import { readLease, writeLease } from './lease.js';
 import { git } from '../core/git.js';
-import { casPush, type RefUpdate } from './claim.js';
+import { casPush, type RefUpdate } from './claim/push.js';
 import { dropClaim, readClaim, saveLease, type ClaimState } from './claims.js';
 import { withLock } from '../core/lock.js';
 import { isThisProcess } from '../core/proc.js';

@@ -7,7 +7,7 @@ import { resultPathOf } from '../agents/launch.js';
 import type { RunRecord } from '../agents/runs.js';
 import { beginWaitOn, writeProgress, PROGRESS_MAX } from '../agents/substate.js';
 import type { TaskView } from '../model/fold.js';
-import { acceptTask } from '../ops/accept.js';
+import { acceptTask } from '../ops/accept/index.js';
 import { askTask } from '../ops/ask.js';
 import { createTask } from '../ops/create.js';
 import { showTask } from '../ops/query.js';

@@ -2,7 +2,7 @@ import { showTask, listTasks } from '../ops/query.js';
 import { startTask } from '../ops/start.js';
 import { waitTask } from '../ops/wait.js';
 import { askTask } from '../ops/ask.js';
-import { acceptTask } from '../ops/accept.js';
+import { acceptTask } from '../ops/accept/index.js';
 import { inbox } from '../ops/review.js';
 import { createTask } from '../ops/create.js';
 import { commentTask } from '../ops/comment.js';

@@ -1,5 +1,5 @@
 import { usageError } from '../core/errors.js';
-import { stopTask } from '../ops/stop.js';
+import { stopTask } from '../ops/stop/index.js';
 import { resumeTask } from '../ops/turn.js';
 import { closeTask, reopenTask } from '../ops/close.js';
 import { submitExit, submitTask } from '../ops/submit.js';

@@ -9,13 +9,13 @@ import type { Status } from './status.js';
 
 /** Something wrong with the task here, each predicting one family of refusals. Absent means fine. */
 export interface Situation {
-  /** The running turn runs in another clone (lib/workspace/branch.ts assertNotWorkingElsewhere, stop). */
+  /** The running turn runs in another clone (lib/workspace/branch/index.ts assertNotWorkingElsewhere, stop). */
   elsewhere?: boolean;
   /** lazy/<id> is not in this clone: lost, or not pulled yet (branchGone, accept's and submit's no-work refusals). */
   noBranch?: boolean;
-  /** The branch is not the head the latest review recorded (accept-guard reviewGap: unreviewed_head). */
+  /** The branch is not the head the latest review recorded (lib/ops/accept/guard.ts reviewGap: unreviewed_head). */
   unreviewed?: boolean;
-  /** Subtasks still open: accepting removes the branch they build on (accept-guard assertFamily). */
+  /** Subtasks still open: accepting removes the branch they build on (lib/ops/accept/guard.ts assertFamily). */
   openChildren?: boolean;
   /** The parent is active: a subtask is not merged into a live worktree (assertFamily). */
   parentActive?: boolean;

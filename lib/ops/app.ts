@@ -1,6 +1,6 @@
 import { openRepo, type Repo } from '../core/repo.js';
 import { Store } from '../store/store.js';
-import { loadConfig, type Config } from '../store/config.js';
+import { loadConfig, type Config } from '../store/config/index.js';
 import type { Io } from '../core/io.js';
 import type { Launcher } from '../core/launcher.js';
 
@@ -54,7 +54,7 @@ export async function reconcileNow(app: App): Promise<void> {
   const { listActive } = await import('../store/markers.js');
   const { locksPresent } = await import('../core/lock.js');
   const { sweepDue } = await import('../workspace/target-tips.js');
-  const { upstreamDue } = await import('../reconcile/upstream-due.js');
+  const { upstreamDue } = await import('../reconcile/upstream/due.js');
   const sweep = sweepDue(app.repo);
   const upstream = upstreamDue(app.repo);
   if (!sweep && !upstream && listActive(app.repo.lazyDir).length === 0 && !locksPresent(app.repo.lazyDir)) return;

@@ -4,7 +4,7 @@ import { placeOf } from '../core/place.js';
 import { usageError } from '../core/errors.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { assertNotWorkingElsewhere } from '../workspace/branch.js';
+import { assertNotWorkingElsewhere } from '../workspace/branch/index.js';
 import { branchExists, commitAll, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, unmergedCommits } from '../workspace/merge.js';
 import { firstLine } from './comment.js';

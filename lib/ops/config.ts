@@ -11,7 +11,7 @@ import {
   type Config,
   type ConfigSnapshot,
   type Layer,
-} from '../store/config.js';
+} from '../store/config/index.js';
 import { trust } from '../store/trust.js';
 import type { Json } from '../core/json.js';
 import { usageError } from '../core/errors.js';

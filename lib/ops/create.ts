@@ -5,7 +5,7 @@ import { MAX_TEXT_BYTES, readTextInput } from '../core/fsutil.js';
 import { isTerminal } from '../model/status.js';
 import type { TaskView } from '../model/fold.js';
 import { resolveTaskId } from '../store/refs.js';
-import { currentBranch } from '../workspace/branch.js';
+import { currentBranch } from '../workspace/branch/index.js';
 import type { App } from './app.js';
 import { taskBranch } from '../core/names.js';
 

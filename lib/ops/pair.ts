@@ -7,7 +7,7 @@ import { parkStatus } from '../model/park.js';
 import { protectedPoints, type TaskView } from '../model/fold.js';
 import { resolveAgent } from '../agents/adapters/registry.js';
 import { clearActive, markActive } from '../store/markers.js';
-import { assertBranchKept } from '../workspace/branch.js';
+import { assertBranchKept } from '../workspace/branch/index.js';
 import { dirtyFiles, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
 import { sessionHostElsewhere } from '../agents/launch.js';
 import { git } from '../core/git.js';

@@ -6,7 +6,7 @@ import { untrustedConfig } from '../core/errors.js';
 import { env } from '../core/env.js';
 import { splitCommand } from '../agents/adapters/split.js';
 import { lastUrl, URL_RE } from '../model/submission.js';
-import type { Config } from '../store/config.js';
+import type { Config } from '../store/config/index.js';
 
 // forge.pr_command: the command line lazy submit runs to open a pull request (`gh pr create
 // --head {branch} --base {base} --title={title} --body-file {body_file}`, or a script for any forge). Split like an agent's command line and

@@ -1,5 +1,5 @@
-import type { BranchStanding } from '../workspace/branch-sync.js';
-import type { ReviewGap } from './accept-guard.js';
+import type { BranchStanding } from '../workspace/branch/sync.js';
+import type { ReviewGap } from './accept/guard.js';
 import { existsSync, statSync } from 'node:fs';
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
 import { lastChange, type TaskView } from '../model/fold.js';
@@ -13,7 +13,7 @@ import {
   type LeanRow,
   type PlainLines,
   type Row,
-} from '../store/listing.js';
+} from '../store/listing/index.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import type { AdapterName } from '../agents/adapters/adapter.js';
@@ -209,7 +209,7 @@ export interface ShownTask extends TaskView {
   branch_sync: BranchStanding;
   /**
    * While accept or submit is an action: the task branch against the head its latest review recorded, when accept
-   * would refuse it (lib/ops/accept-guard.ts reviewGap, the fact its unreviewed_head refusal reads), with the remote
+   * would refuse it (lib/ops/accept/guard.ts reviewGap, the fact its unreviewed_head refusal reads), with the remote
    * a pull brought that head from; null when accept would land the branch as it stands.
    */
   review_gap: (ReviewGap & { pulled_from: string | null }) | null;
@@ -253,7 +253,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     news = sub && (await branchNews(app.repo.cwd, id, sub));
   }
   const { worktreePath } = await import('../workspace/worktree.js');
-  const { branchStanding } = await import('../workspace/branch-sync.js');
+  const { branchStanding } = await import('../workspace/branch/sync.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
   const here = await situateView(app, v);
   const gap = await reviewGapOf(app, v, here.gap);
@@ -286,7 +286,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
  */
 async function reviewGapOf(app: App, v: TaskView, gap: ReviewGap | null): Promise<ShownTask['review_gap']> {
   if (!gap) return null;
-  const { pulledFrom } = await import('../workspace/branch-sync.js');
+  const { pulledFrom } = await import('../workspace/branch/sync.js');
   return { ...gap, pulled_from: await pulledFrom(app.repo.cwd, v.id, gap.branch_head) };
 }
 

@@ -6,9 +6,9 @@ import type { TaskView } from '../model/fold.js';
 import { situate, type Situated, type Situation } from '../model/situation.js';
 import { isActive, isTerminal, type Status } from '../model/status.js';
 import type { Action } from '../model/table.js';
-import { FACTS, factsOf, type RowFacts } from '../store/listing-rows.js';
-import { refreshIndex, type LeanRow } from '../store/listing.js';
-import type { ReviewGap } from './accept-guard.js';
+import { FACTS, factsOf, type RowFacts } from '../store/listing/rows.js';
+import { refreshIndex, type LeanRow } from '../store/listing/index.js';
+import type { ReviewGap } from './accept/guard.js';
 import type { App } from './app.js';
 import { landingBranch } from '../model/landing.js';
 import { BRANCH_NS } from '../core/names.js';
@@ -124,7 +124,7 @@ async function situationOf(
     if (head === undefined) situation.noBranch = true;
     else if (needs(s, LANDS) && head !== s.facts.reviewed_head) {
       // Not at the reviewed head: only the full check knows (a person's accept of a subtask counts as reviewed).
-      const { reviewGap } = await import('./accept-guard.js');
+      const { reviewGap } = await import('./accept/guard.js');
       const v = known ?? (await c.view(s.id));
       gap = await reviewGap(app, v, landingBranch(v));
       if (gap) situation.unreviewed = true;

@@ -8,7 +8,7 @@ import { withLock } from '../core/lock.js';
 import { branchExists, revParse, worktreePath } from '../workspace/worktree.js';
 import { defaultRemote } from '../sync/remote.js';
 import { pushSubmission } from '../sync/submit-push.js';
-import { assertReviewed } from './accept-guard.js';
+import { assertReviewed } from './accept/guard.js';
 import { prCommandOf, runPrCommand, type PrRun } from './pr-command.js';
 import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
@@ -79,7 +79,7 @@ export async function submitTask(app: App, idArg: string, remoteArg?: string): P
     },
   );
   // From now on this clone watches it upstream (and records that it saw the remote branch it pushed).
-  const { settleSubmitted } = await import('../reconcile/upstream.js');
+  const { settleSubmitted } = await import('../reconcile/upstream/index.js');
   const actions: ReconcileAction[] = [];
   await settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions);
   for (const a of actions) if (a.warn) app.io.warn(`task ${a.task}: ${a.detail}`);

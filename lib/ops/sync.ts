@@ -9,7 +9,7 @@ import {
   type SyncResult,
   type SyncDeps,
 } from '../sync/sync.js';
-import { primeIndex } from '../store/listing.js';
+import { primeIndex } from '../store/listing/index.js';
 import type { App } from './app.js';
 import type { ReconcileAction } from '../reconcile/action.js';
 
@@ -23,7 +23,7 @@ export function syncDeps(app: App, progress: boolean): SyncDeps {
     onViews: (r) => primeIndex(app.repo.lazyDir, r.views.values()),
     // After each pull's merge and branch step, when the tracking refs it reads are fresh.
     afterPull: async () => {
-      const { settleSubmitted } = await import('../reconcile/upstream.js');
+      const { settleSubmitted } = await import('../reconcile/upstream/index.js');
       const actions: ReconcileAction[] = [];
       await settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions);
       return actions.map(({ task, action, detail }) => ({ task, action, detail }));

@@ -8,7 +8,7 @@ import { launchTurn } from '../agents/launch.js';
 import { planFeedback, planResume, planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
 import { dirtyFiles, worktreePath } from '../workspace/worktree.js';
-import { assertNotWorkingElsewhere } from '../workspace/branch.js';
+import { assertNotWorkingElsewhere } from '../workspace/branch/index.js';
 import { boundedText } from './create.js';
 import { applyReverts, planDecisions, recordDecisions, type DecisionFlags } from './decisions.js';
 import { allowedTaskArg, taskArg } from './resolve.js';

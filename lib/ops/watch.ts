@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isActive } from '../model/status.js';
-import { refreshIndex } from '../store/listing.js';
+import { refreshIndex } from '../store/listing/index.js';
 import { logTail, readRun, runDir, runFiles } from '../agents/runs.js';
 import { substateOf, type Substate } from '../agents/substate.js';
 import { listActive } from '../store/markers.js';

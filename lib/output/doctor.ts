@@ -1,4 +1,4 @@
-import type { DoctorReport } from '../ops/doctor.js';
+import type { DoctorReport } from '../ops/doctor/index.js';
 
 export function renderDoctor(r: DoctorReport): string {
   const lines = r.findings.map((f) => `${f.level.padEnd(7)} ${f.code}: ${f.message}`);

@@ -1,6 +1,6 @@
 import { oneCell, printable } from '../core/sanitize.js';
 import { shortHash } from '../core/hash.js';
-import type { LeanRow, PlainLines } from '../store/listing.js';
+import type { LeanRow, PlainLines } from '../store/listing/index.js';
 
 // The line piped `lazy list` prints for a row. The listing index's plain file stores it for every row it can, so a
 // list copies it unscanned. The store sits below output (and ops below it too), so the lines are handed down:

@@ -1,4 +1,4 @@
-import type { AcceptReport } from '../ops/accept.js';
+import type { AcceptReport } from '../ops/accept/index.js';
 import type { Submitted } from '../ops/submit.js';
 import type { Submission } from '../model/submission.js';
 import type { TaskView, TurnView } from '../model/fold.js';

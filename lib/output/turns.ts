@@ -1,6 +1,6 @@
 import type { Started } from '../ops/start.js';
 import type { TurnStarted } from '../ops/turn.js';
-import type { Stopped } from '../ops/stop.js';
+import type { Stopped } from '../ops/stop/index.js';
 import type { Asked } from '../ops/ask.js';
 import type { Paired } from '../ops/pair.js';
 import type { TaskView } from '../model/fold.js';

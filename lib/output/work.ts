@@ -1,4 +1,4 @@
-import type { WorkEvent, WorkEventKind, WorkResult } from '../ops/work.js';
+import type { WorkEvent, WorkEventKind, WorkResult } from '../ops/work/index.js';
 import { sanitizeLine } from '../core/sanitize.js';
 
 // lazy work's output: one line per event as it happens, then a summary.

@@ -1,6 +1,6 @@
 import type { Store } from '../store/store.js';
 import type { Repo } from '../core/repo.js';
-import type { Config } from '../store/config.js';
+import type { Config } from '../store/config/index.js';
 import { lastChange } from '../model/fold.js';
 import { removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, findAccepted } from '../workspace/merge.js';
@@ -14,7 +14,7 @@ import { taskBranch } from '../core/names.js';
 
 /**
  * What is done with an accept that died (or failed) inside a step. Each step of ACCEPT_STEPS
- * (lib/ops/accept.ts) names its rule, and the accept's active marker carries the rule of the
+ * (lib/ops/accept/index.ts) names its rule, and the accept's active marker carries the rule of the
  * step it is in, for whoever finds it dead: reconcile, or the next accept of the task.
  * - restore: nothing has moved the target yet; the task goes back to the status it had.
  * - settle: the target decides. Holding this accept's squash commit, the task completes

@@ -3,7 +3,7 @@ import { deleteBranch } from '../workspace/merge.js';
 import { dirtyFiles, removeWorktree, worktreePath } from '../workspace/worktree.js';
 import type { Repo } from '../core/repo.js';
 import type { Store } from '../store/store.js';
-import type { Config } from '../store/config.js';
+import type { Config } from '../store/config/index.js';
 import type { ReconcileAction } from './action.js';
 import { taskBranch } from '../core/names.js';
 

@@ -6,7 +6,7 @@ import { runDir, runFiles, type RunRecord } from '../agents/runs.js';
 import { statSync } from 'node:fs';
 
 // Whether a turn marker's run can still be finished by a process of its own: one judgement, so every command's
-// reconcile and lazy doctor (lib/ops/doctor-markers.ts) agree on which turns are dead. A live process is never
+// reconcile and lazy doctor (lib/ops/doctor/markers.ts) agree on which turns are dead. A live process is never
 // judged: a claim or a launch in progress is left to finish, whatever a concurrent command finds.
 
 /** Whether a process is gone for good, by the caller's standard of proof. */

@@ -12,7 +12,7 @@ import {
   writeTips,
   type TargetTips,
 } from '../workspace/target-tips.js';
-import { safeRefName } from '../workspace/branch.js';
+import { safeRefName } from '../workspace/branch/index.js';
 import type { ReconcileAction } from './action.js';
 import { completeLanded, type SweepDeps } from './complete.js';
 import { acceptedIn, sweepLateAccepts } from './late-accept.js';

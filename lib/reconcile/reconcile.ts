@@ -5,7 +5,7 @@ import { madeHere, placeOf, type Place } from '../core/place.js';
 import { LazyError } from '../core/errors.js';
 import type { Store } from '../store/store.js';
 import type { TaskView } from '../model/fold.js';
-import type { Config } from '../store/config.js';
+import type { Config } from '../store/config/index.js';
 import { unattendedResume } from '../model/resume.js';
 import { MAX_CONSECUTIVE_INTERRUPTIONS } from '../model/attention.js';
 import { parkStatus } from '../model/park.js';
@@ -22,7 +22,7 @@ import {
   type RunRecord,
 } from '../agents/runs.js';
 import { clearActive, listActive, type ActiveMarker } from '../store/markers.js';
-import { recordOutcome } from '../agents/supervisor/outcome.js';
+import { recordOutcome } from '../agents/supervisor/outcome/index.js';
 import { setAsideAskLeftovers } from '../agents/supervisor/ask-end.js';
 import { launchFailureClass, launchTurn } from '../agents/launch.js';
 import type { FailureClass } from '../agents/adapters/taxonomy.js';
@@ -31,10 +31,10 @@ import { startQueuedOrNote } from '../agents/supervisor/queue.js';
 import { clearWaiting } from '../agents/supervisor/waits.js';
 import { sweepDue } from '../workspace/target-tips.js';
 import { sweepMerged } from './merged-sweep.js';
-import { upstreamDue } from './upstream-due.js';
+import { upstreamDue } from './upstream/due.js';
 import type { ReconcileAction } from './action.js';
 import { endPairing, terminateVerified } from '../agents/supervisor/kill.js';
-import type { Outcome } from '../agents/supervisor/outcome-types.js';
+import type { Outcome } from '../agents/supervisor/outcome/types.js';
 import { now } from '../core/clock.js';
 import { clearStaleLocks } from '../core/lock.js';
 import { isTaskId } from '../core/ids.js';
@@ -71,7 +71,7 @@ export async function reconcile(
   // A submitted task merged or closed upstream (what the last fetch brought) is settled before anything resumes.
   if (o.upstream ?? upstreamDue(deps.repo)) {
     try {
-      const { settleSubmitted } = await import('./upstream.js');
+      const { settleSubmitted } = await import('./upstream/index.js');
       await settleSubmitted(deps, actions);
     } catch (e) {
       if (!(e instanceof LazyError)) throw e;

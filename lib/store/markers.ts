@@ -14,7 +14,7 @@ export interface ActiveMarker {
   since: string;
   owner: ProcIdentity;
   stash?: string;
-  /** accept: the step it is in (lib/ops/accept.ts), and that step's rule if it dies there (accept-recovery.ts). */
+  /** accept: the step it is in (lib/ops/accept/index.ts), and that step's rule if it dies there (accept-recovery.ts). */
   step?: string;
   if_killed?: 'restore' | 'settle';
   /** accept: the squash commit it is moving the target to, written before the move (a late landing is judged by it). */

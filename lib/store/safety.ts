@@ -1,5 +1,5 @@
 import type { Json } from '../core/json.js';
-import type { Config } from './config-doc.js';
+import type { Config } from './config/doc.js';
 
 // Safety settings: what a shared config arriving from a remote may not weaken until this
 // clone runs `lazy config trust`. The one list of them is here. `protected` may grow at

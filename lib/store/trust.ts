@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../core/fsutil.js';
 import type { Repo } from '../core/repo.js';
-import type { Config } from './config-doc.js';
+import type { Config } from './config/doc.js';
 import { safetyOf, type Safety } from './safety.js';
 import { nowIso } from '../core/clock.js';
 

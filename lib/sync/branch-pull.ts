@@ -4,7 +4,7 @@ import { placeOf } from '../core/place.js';
 import type { TaskView } from '../model/fold.js';
 import { isActive, isTerminal } from '../model/status.js';
 import type { TaskReader } from '../store/read.js';
-import { lastReviewHead, sessionRanHere } from '../workspace/branch.js';
+import { lastReviewHead, sessionRanHere } from '../workspace/branch/index.js';
 import { dirtyFiles, removeWorktree } from '../workspace/worktree.js';
 import { deleteBranch } from '../workspace/merge.js';
 import { moveRefs, type RefMove } from './apply.js';

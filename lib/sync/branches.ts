@@ -5,7 +5,7 @@ import { LazyError } from '../core/errors.js';
 import { foldTask, type TaskView } from '../model/fold.js';
 import { isTerminal } from '../model/status.js';
 import type { TaskRead, TaskReader } from '../store/read.js';
-import { lastReviewHead, sessionRanHere } from '../workspace/branch.js';
+import { lastReviewHead, sessionRanHere } from '../workspace/branch/index.js';
 import { isAncestor } from '../workspace/target-tips.js';
 import type { Rejected } from './check.js';
 import type { PushExtra, PushLine } from './remote.js';

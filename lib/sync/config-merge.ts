@@ -8,7 +8,7 @@ import { casRef } from '../store/refs.js';
 import { withLock } from '../core/lock.js';
 import { readTrust, record } from '../store/trust.js';
 import { applySafety, union } from '../store/safety.js';
-import { commitConfig, readConfigAt, type Config } from '../store/config.js';
+import { commitConfig, readConfigAt, type Config } from '../store/config/index.js';
 import { merge3 } from './merge-docs.js';
 import { CONFIG_REF, remoteRefLabel } from '../core/names.js';
 

@@ -16,7 +16,7 @@ import { localTasks, submittedTargets } from './targets.js';
 import { mergeRemote, type MergeReport } from './pull.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
 import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
-import { readConfigAt } from '../store/config.js';
+import { readConfigAt } from '../store/config/index.js';
 import { CONFIG_REF, HEADS_NS, LAZY_NS, TASKS_NS } from '../core/names.js';
 
 // pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/* that a
@@ -62,7 +62,7 @@ export interface SyncDeps {
   onViews?: (r: MergeReport) => Promise<void>;
   /**
    * Runs after every pull's merge and branch step (ops fills it: the upstream settlement of submitted tasks,
-   * lib/reconcile/upstream.ts settleSubmitted, which reads only the tracking refs this pull just wrote).
+   * lib/reconcile/upstream/index.ts settleSubmitted, which reads only the tracking refs this pull just wrote).
    */
   afterPull?: () => Promise<Settled[]>;
 }

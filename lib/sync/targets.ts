@@ -1,6 +1,6 @@
 import type { Repo } from '../core/repo.js';
 import type { TaskReader } from '../store/read.js';
-import { refreshIndex } from '../store/listing.js';
+import { refreshIndex } from '../store/listing/index.js';
 import { viewsOf } from './branches.js';
 import type { TaskView } from '../model/fold.js';
 import { submissionOf } from '../workspace/submission.js';

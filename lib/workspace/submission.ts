@@ -1,6 +1,6 @@
 import { git } from '../core/git.js';
 import type { TaskView } from '../model/fold.js';
-import { safeRefName } from './branch.js';
+import { safeRefName } from './branch/index.js';
 import { revParse } from './worktree.js';
 import { branchRef, remoteBranch, remoteTrackingRef, taskBranch, trackingRef } from '../core/names.js';
 

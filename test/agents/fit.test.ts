@@ -2,10 +2,10 @@ import t from 'tap';
 import { sandbox } from '../helpers/env.js';
 import { runRecord, workingTask } from '../helpers/outcome-run.js';
 import { MAX_DOCUMENT_BYTES } from '../../lib/store/yaml.js';
-import { applyOutcome, outcomeText } from '../../lib/agents/supervisor/outcome.js';
+import { applyOutcome, outcomeText } from '../../lib/agents/supervisor/outcome/index.js';
 import { fitOutcome } from '../../lib/agents/supervisor/fit.js';
 import type { RunRecord } from '../../lib/agents/runs.js';
-import type { Outcome } from '../../lib/agents/supervisor/outcome-types.js';
+import type { Outcome } from '../../lib/agents/supervisor/outcome/types.js';
 
 // Issue 27: what an agent reports is stored in the turn that records its run. A person's text over
 // the limit is refused; an agent's cannot be (the turn must be recorded), so it is cut to fit, and

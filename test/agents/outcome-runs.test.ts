@@ -1,8 +1,8 @@
 import t from 'tap';
 import { sandbox } from '../helpers/env.js';
 import { runRecord, workingTask } from '../helpers/outcome-run.js';
-import { applyOutcome } from '../../lib/agents/supervisor/outcome.js';
-import type { Outcome } from '../../lib/agents/supervisor/outcome-types.js';
+import { applyOutcome } from '../../lib/agents/supervisor/outcome/index.js';
+import type { Outcome } from '../../lib/agents/supervisor/outcome/types.js';
 
 t.jobs = 4;
 

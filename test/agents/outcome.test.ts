@@ -1,6 +1,6 @@
 import t from 'tap';
-import { applyOutcome, outcomeText } from '../../lib/agents/supervisor/outcome.js';
-import type { Outcome, OutcomeKind } from '../../lib/agents/supervisor/outcome-types.js';
+import { applyOutcome, outcomeText } from '../../lib/agents/supervisor/outcome/index.js';
+import type { Outcome, OutcomeKind } from '../../lib/agents/supervisor/outcome/types.js';
 import type { RunRecord } from '../../lib/agents/runs.js';
 import { Draft } from '../../lib/store/draft.js';
 import { foldTask } from '../../lib/model/fold.js';

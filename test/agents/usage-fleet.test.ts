@@ -17,7 +17,7 @@ import { withClock } from '../../lib/core/clock.js';
 import { openRepo } from '../../lib/core/repo.js';
 import { Store } from '../../lib/store/store.js';
 import type { Draft } from '../../lib/store/draft.js';
-import { loadConfig } from '../../lib/store/config.js';
+import { loadConfig } from '../../lib/store/config/index.js';
 import { launchTurn } from '../../lib/agents/launch.js';
 import { planResume, planStart, type RunRef } from '../../lib/agents/turns.js';
 import { pickable } from '../../lib/model/schedule.js';

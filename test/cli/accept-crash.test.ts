@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox } from '../helpers/agent.js';
 import { gitSync, killAcceptAt } from '../helpers/env.js';
-import { ACCEPT_STEPS } from '../../lib/ops/accept.js';
+import { ACCEPT_STEPS } from '../../lib/ops/accept/index.js';
 
-// SIGKILL of a real accept process in each step of ACCEPT_STEPS (lib/ops/accept.ts). Each
+// SIGKILL of a real accept process in each step of ACCEPT_STEPS (lib/ops/accept/index.ts). Each
 // step is narrated before it runs; the fixture sets the port's pause between steps, so the
 // kill lands after the narration and before the step's work. Whatever the step, the next
 // command leaves the task consistent with the target, by the rule the step's entry names

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { sandbox, lazySpawn, cli, gitSync, LAZY, type Sandbox } from '../helpers/env.js';
 import { STATUSES } from '../../lib/model/status.js';
 import { mcpClient } from '../helpers/mcp.js';
-import { VERSION } from '../../lib/store/listing-files.js';
+import { VERSION } from '../../lib/store/listing/files.js';
 import { PIPED_LINES } from '../../lib/output/piped-line.js';
 
 // Shell completion: the scripts `lazy completion <shell>` prints, run in a real bash (zsh and

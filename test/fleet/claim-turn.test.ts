@@ -5,7 +5,7 @@ import { eventually } from '../helpers/agent.js';
 import { queueTasks, runsPerTask } from '../helpers/fleet.js';
 import { machine, type Machine } from '../helpers/fleet-deps.js';
 import { join } from 'node:path';
-import { claimTask, type ClaimResult } from '../../lib/fleet/claim-turn.js';
+import { claimTask, type ClaimResult } from '../../lib/fleet/claim/index.js';
 import { seeded } from '../helpers/seed.js';
 import { branchRef, taskRef } from '../../lib/core/names.js';
 

@@ -5,7 +5,7 @@ import { gitSync } from '../helpers/env.js';
 import { team } from '../helpers/team.js';
 import { openRepo } from '../../lib/core/repo.js';
 import { withEnv } from '../../lib/core/env.js';
-import { casPush } from '../../lib/fleet/claim.js';
+import { casPush } from '../../lib/fleet/claim/push.js';
 import { LazyError } from '../../lib/core/errors.js';
 
 // The compare-and-swap push: every ref moves only if the remote holds its expected value, all or

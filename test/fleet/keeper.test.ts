@@ -8,7 +8,7 @@ import { machine } from '../helpers/fleet-deps.js';
 import { TestClock } from '../helpers/clock.js';
 import { withClock } from '../../lib/core/clock.js';
 import { keepClaim } from '../../lib/fleet/keeper.js';
-import { casPush } from '../../lib/fleet/claim.js';
+import { casPush } from '../../lib/fleet/claim/push.js';
 import { writeLease } from '../../lib/fleet/lease.js';
 import { readClaim, saveClaim, saveLease } from '../../lib/fleet/claims.js';
 import type { Unkept } from '../../lib/agents/supervisor/supervisor.js';

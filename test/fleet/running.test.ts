@@ -6,7 +6,7 @@ import { team, withFakeAgent } from '../helpers/team.js';
 import { eventually, readJson, runDirOf } from '../helpers/agent.js';
 import { queueTasks } from '../helpers/fleet.js';
 import { machine } from '../helpers/fleet-deps.js';
-import { claimTask } from '../../lib/fleet/claim-turn.js';
+import { claimTask } from '../../lib/fleet/claim/index.js';
 import { endAbandoned, release, renew } from '../../lib/fleet/running.js';
 import { listClaims } from '../../lib/fleet/claims.js';
 import { branchRef, taskRef } from '../../lib/core/names.js';

@@ -1,7 +1,7 @@
 import { openRepo } from '../../lib/core/repo.js';
 import { withEnv } from '../../lib/core/env.js';
 import { Store } from '../../lib/store/store.js';
-import { loadConfig } from '../../lib/store/config.js';
+import { loadConfig } from '../../lib/store/config/index.js';
 import { pull } from '../../lib/sync/sync.js';
 import type { FleetDeps } from '../../lib/fleet/deps.js';
 import { detachedLauncher } from '../../lib/core/launcher.js';

@@ -2,7 +2,7 @@ import { type Test } from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACTIONS, type Action } from '../../lib/model/table.js';
-import { ACCEPT_STEPS } from '../../lib/ops/accept.js';
+import { ACCEPT_STEPS } from '../../lib/ops/accept/index.js';
 import { randomId } from '../../lib/core/ids.js';
 import { eventually, shellScript, type AgentBox } from './agent.js';
 import { gitSync, lazy, lazyJson, type Run } from './env.js';

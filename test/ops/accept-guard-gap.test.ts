@@ -4,7 +4,7 @@ import { team, withFakeAgent } from '../helpers/team.js';
 
 // `lazy pull` fast-forwards a task branch to commits a teammate pushed after its review; accept refuses them
 // (unreviewed_head). `lazy show` says so, in text and in --json, from the very fact accept's refusal reads
-// (lib/ops/accept-guard.ts reviewGap), and names the remote the pull brought them from.
+// (lib/ops/accept/guard.ts reviewGap), and names the remote the pull brought them from.
 
 async function clones() {
   const tm = team(2, 'lazy-gap');

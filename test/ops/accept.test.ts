@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { agentSandbox, reviewed, type AgentBox } from '../helpers/agent.js';
 import { gitSync, lazyJson, type Sandbox } from '../helpers/env.js';
-import { ACCEPT_STEPS, type Touch } from '../../lib/ops/accept.js';
+import { ACCEPT_STEPS, type Touch } from '../../lib/ops/accept/index.js';
 import { systemClock } from '../../lib/core/clock.js';
 
-// lib/ops/accept.ts in this process: accept as the steps of ACCEPT_STEPS. Each step has its
+// lib/ops/accept/index.ts in this process: accept as the steps of ACCEPT_STEPS. Each step has its
 // group below (`preflight: …`, `squash-merge: …`, `verify: …`, `clean up: …`), beside the
 // tests of the whole accept and of the table itself (what each step may touch, and the
 // rule that settles a step that fails). Real SIGKILLs: test/cli/accept-crash.test.ts.

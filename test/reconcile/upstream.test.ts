@@ -6,10 +6,10 @@ import { concurrent } from '../helpers/concurrent.js';
 import { withEnv } from '../../lib/core/env.js';
 import { openRepo } from '../../lib/core/repo.js';
 import { Store } from '../../lib/store/store.js';
-import { loadConfig } from '../../lib/store/config.js';
-import { settleSubmitted } from '../../lib/reconcile/upstream.js';
+import { loadConfig } from '../../lib/store/config/index.js';
+import { settleSubmitted } from '../../lib/reconcile/upstream/index.js';
 import type { ReconcileAction } from '../../lib/reconcile/action.js';
-import { upstreamDue } from '../../lib/reconcile/upstream-due.js';
+import { upstreamDue } from '../../lib/reconcile/upstream/due.js';
 
 // A submitted task's outcome on the forge, detected from git alone. The forge is a bare
 // remote; its merge button is plain git in a maintainer's clone (M). Clone A runs the task,

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
 import { team } from '../helpers/team.js';
-import { refreshIndex } from '../../lib/store/listing.js';
+import { refreshIndex } from '../../lib/store/listing/index.js';
 import { TaskReader } from '../../lib/store/read.js';
 
 // The listing index is a cache: a base of one line per row, a small delta of rows changed

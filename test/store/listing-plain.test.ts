@@ -12,15 +12,15 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cli, gitSync, sandbox, type Sandbox } from '../helpers/env.js';
-import { indexedIds, refreshPlain } from '../../lib/store/listing.js';
-import { firstRows, patch, plainRows, plainText, type PlainItem } from '../../lib/store/listing-plain.js';
-import { fromTuple, type Tuple } from '../../lib/store/listing-rows.js';
+import { indexedIds, refreshPlain } from '../../lib/store/listing/index.js';
+import { firstRows, patch, plainRows, plainText, type PlainItem } from '../../lib/store/listing/plain.js';
+import { fromTuple, type Tuple } from '../../lib/store/listing/rows.js';
 import { pipedLine, PIPED_LINES } from '../../lib/output/piped-line.js';
 import { renderList } from '../../lib/output/tasks.js';
 import { renderedText } from '../../lib/output/emit.js';
 import type { Style } from '../../lib/output/color.js';
 import type { ListItem } from '../../lib/ops/query.js';
-import { refChanges, RefsNow } from '../../lib/store/listing-refs.js';
+import { refChanges, RefsNow } from '../../lib/store/listing/refs.js';
 import { TaskReader } from '../../lib/store/read.js';
 
 // The plain path of `lazy list`: lines copied from the index's plain file, the few refs that moved since re-read

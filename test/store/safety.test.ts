@@ -8,7 +8,7 @@ import {
   SAFETY_LIMITS,
   type Safety,
 } from '../../lib/store/safety.js';
-import type { Config } from '../../lib/store/config.js';
+import type { Config } from '../../lib/store/config/index.js';
 
 // What a shared config pulled from a remote may not weaken before `lazy config trust`:
 // protected globs may grow at once but never shrink; a safety limit keeps its trusted

@@ -1,5 +1,5 @@
 import { usageError, untrustedConfig } from '../../core/errors.js';
-import type { Config } from '../../store/config.js';
+import type { Config } from '../../store/config/index.js';
 import type { Adapter, AdapterName, AgentSpec } from './adapter.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';

@@ -1,6 +1,6 @@
 import type { Store } from '../../store/store.js';
 import { setAsideSince } from '../../workspace/ask-snapshot.js';
-import type { Outcome } from './outcome-types.js';
+import type { Outcome } from './outcome/types.js';
 import type { RunRecord } from '../runs.js';
 
 // Invariant: an ask commits nothing and leaves nothing. However it ends (an answer, a

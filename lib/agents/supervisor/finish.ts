@@ -1,10 +1,10 @@
 import type { Store } from '../../store/store.js';
-import type { Config } from '../../store/config.js';
+import type { Config } from '../../store/config/index.js';
 import { commitAll, headOf } from '../../workspace/worktree.js';
 import { branchDiff, branchViolations } from '../../workspace/review.js';
 import { protectedPoints } from '../../model/fold.js';
 import type { RunRecord } from '../runs.js';
-import type { Outcome, Review } from './outcome-types.js';
+import type { Outcome, Review } from './outcome/types.js';
 
 // What a turn leaves once its agent ended normally: the work committed, the review's facts, and the
 // protected-file violations of the branch.

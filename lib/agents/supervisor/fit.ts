@@ -1,7 +1,7 @@
 import { MAX_DOCUMENT_BYTES, encodeYaml } from '../../store/yaml.js';
 import { textBytes } from '../../store/validate.js';
 import type { Json } from '../../core/json.js';
-import type { Outcome } from './outcome-types.js';
+import type { Outcome } from './outcome/types.js';
 
 // What an agent reports (its summary, question, risks and commands, the files its commits
 // touched, its log's last lines) is stored in the turn that records its run. A person's text

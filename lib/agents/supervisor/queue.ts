@@ -2,7 +2,7 @@ import type { Repo } from '../../core/repo.js';
 import type { Launcher } from '../../core/launcher.js';
 import { EXIT, LazyError } from '../../core/errors.js';
 import type { Store } from '../../store/store.js';
-import type { Config } from '../../store/config.js';
+import type { Config } from '../../store/config/index.js';
 import { lastChange, type TaskView, type TurnView } from '../../model/fold.js';
 import { launchTurn, type Launched } from '../launch.js';
 import { planQueued } from '../turns.js';

@@ -1,7 +1,7 @@
 import { clearActive } from '../../store/markers.js';
 import type { Store } from '../../store/store.js';
 import { unreadOutcome, writeOutcomeOnce, type RunRecord } from '../runs.js';
-import { recordOutcome } from './outcome.js';
+import { recordOutcome } from './outcome/index.js';
 
 /**
  * A run whose task moved on before its agent started (stopped at once, or settled by a reconcile that judged it

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Store } from '../../store/store.js';
-import type { Config } from '../../store/config.js';
+import type { Config } from '../../store/config/index.js';
 import type { Repo } from '../../core/repo.js';
 import type { Launcher } from '../../core/launcher.js';
 import { startQueuedOrNote } from './queue.js';
@@ -14,8 +14,8 @@ import { readEnvelope, type Envelope } from '../adapters/envelope.js';
 import { mergeCommands } from '../adapters/commands.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { retryRecorder, sleepRetrying, waitForUsage } from './waits.js';
-import type { Outcome } from './outcome-types.js';
-import { recordOutcome } from './outcome.js';
+import type { Outcome } from './outcome/types.js';
+import { recordOutcome } from './outcome/index.js';
 import { setAsideAskLeftovers } from './ask-end.js';
 import { settleSuperseded } from './superseded.js';
 import {

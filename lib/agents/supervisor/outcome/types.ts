@@ -1,0 +1,55 @@
+import type { Usage } from '../../../model/usage.js';
+import type { FailureClass } from '../../adapters/taxonomy.js';
+import type { SetAside } from '../../../workspace/ask-snapshot.js';
+
+// What a run ended with, written once to the run directory before it is recorded in
+// the task ref, so whoever records it (the supervisor or a later reconcile) records
+// the same thing exactly once.
+
+export type OutcomeKind = 'completed' | 'decision_required' | 'blocked' | 'failed' | 'interrupted';
+
+export interface Review {
+  head: string;
+  base_commit: string;
+  commits: number;
+  changed_files: string[];
+  diffstat: string;
+  auto_commit: string | null;
+}
+
+export interface Outcome {
+  run: string;
+  task: string;
+  kind: OutcomeKind;
+  ended_at: string;
+  attempts: number;
+  summary: string;
+  question?: string;
+  risks?: string[];
+  commands?: { command: string; exit_code: number }[];
+  failure?: { class: FailureClass; reason: string };
+  interrupt?: {
+    reason: string;
+    exit_code: number | null;
+    signal: string | null;
+    logs: string[];
+    at: string;
+    user_stopped?: boolean;
+    /** A fleet run whose claim could not be kept (its lease not renewed in time): resumable, and no crash. */
+    claim_unkept?: boolean;
+    /** A fleet run's usage limit: the turn ended so the task waits in the queue until this reset (ISO). */
+    not_before?: string;
+  };
+  agent_session_id?: string;
+  /** The turn's usage as its agent reported it (claude). */
+  usage?: Usage;
+  /** The agent thread's usage so far (codex): the recorded turn takes the difference from the last one. */
+  usage_cumulative?: Usage;
+  cost_usd?: number;
+  review?: Review;
+  /** Protected files this run's commits touched. */
+  violations?: { file: string; commit: string; base: string }[];
+  upstream?: { status: string; detail: string; files: string[] };
+  /** What an ask left in the worktree, set aside (never committed). */
+  set_aside?: SetAside;
+}
