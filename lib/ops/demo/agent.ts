@@ -20,8 +20,8 @@ export function demoAgent(prompt: string): number {
   writeFileSync('greet.js', body);
   const check =
     first || !empty
-      ? "import('../greet.js').then(m => { if (m.greet('Ada') !== 'Hello, Ada!') process.exit(1) })"
-      : "import('../greet.js').then(m => { if (m.greet('') !== 'Hello, stranger!') process.exit(1) })";
+      ? "import('./greet.js').then(m => { if (m.greet('Ada') !== 'Hello, Ada!') process.exit(1) })"
+      : "import('./greet.js').then(m => { if (m.greet('') !== 'Hello, stranger!') process.exit(1) })";
   const test = run(nodeBinary(), ['--input-type=module', '-e', check]);
   run('git', ['add', 'greet.js']);
   run('git', ['commit', '-q', '-m', empty ? 'Greet an empty name as a stranger' : 'Add greet()']);
