@@ -1,20 +1,12 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderClosed } from '../../lib/output/tasks.js';
 
 // close and reject share everything but their intent; reject.ts reuses this module.
-export function abandonCommand(action: 'close' | 'reject', describe: string) {
+export function abandonCommand(action: 'close' | 'reject') {
   return {
-    command: `${action} <id>`,
-    describe,
-    builder: (y: Argv) =>
-      y
-        .positional('id', { type: 'string', describe: `the task to ${action}` })
-        .option('message', { alias: 'm', type: 'string', describe: 'the reason' })
-        .option('delete-branch', {
-          type: 'boolean',
-          describe: 'delete the task branch even if it holds commits merged nowhere',
-        }),
+    ...commandOf(C[action]),
     handler: (a: GlobalArgs & { id: string; message?: string; deleteBranch?: boolean }) =>
       run(
         a,
@@ -27,7 +19,4 @@ export function abandonCommand(action: 'close' | 'reject', describe: string) {
   };
 }
 
-export const { command, describe, builder, handler } = abandonCommand(
-  'close',
-  'Close a task that will not be done (→ abandoned)',
-);
+export const { command, describe, builder, handler } = abandonCommand('close');

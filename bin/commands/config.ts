@@ -47,5 +47,5 @@ export const handler = (a: Args) =>
         async (app) => (await import('../../lib/ops/config.js')).configCommand(app, a),
         // get prints the bare value, and nothing when it is unset (exit 1), as git config does.
         (v) => (isGet(a, v) ? bareValue(v.value) : renderConfig(v)),
-        (v) => (isGet(a, v) && v.value === null ? 1 : 0),
+        { exit: (v) => (isGet(a, v) && v.value === null ? 1 : 0) },
       );

@@ -17,6 +17,5 @@ export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
       return taskDiff(app, String(a.id), !!a.stat, !a.json && styleOf(app.io, a).color);
     },
     renderDiff,
-    undefined,
     { page: true }, // on a terminal, through the pager, as git diff
   );

@@ -16,5 +16,5 @@ export const handler = (a: GlobalArgs & { fix?: boolean }) =>
       return doctor(app, { fix: a.fix });
     },
     renderDoctor,
-    (r) => (r.healthy ? EXIT.ok : EXIT.invalidData),
+    { exit: (r) => (r.healthy ? EXIT.ok : EXIT.invalidData) },
   );

@@ -1,38 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderListing } from '../../lib/output/tasks.js';
-import { SORTS } from '../../lib/ops/sorts.js';
 
 const filtered = (a: Args) => !!(a.status?.length || a.tag?.length || a.search || a.parent || a.queued || a.paused);
 
-export const command = ['list', 'ls'];
-export const describe = 'List tasks (non-terminal ones unless --all or --status)';
-/** --tag, --search, --sort, --limit: list's and inbox's shared filters. */
-export const filterOptions = (y: Argv) =>
-  y
-    .option('tag', {
-      alias: 't',
-      type: 'string',
-      array: true,
-      describe: 'only tasks with this tag (repeat: all must match)',
-    })
-    .option('search', { type: 'string', describe: 'only tasks whose goal, prompt or criteria contain TEXT (any case)' })
-    .option('sort', { choices: SORTS, describe: 'order: created (oldest first), updated (newest first), priority' })
-    .option('limit', { alias: 'n', type: 'number', describe: 'print at most N tasks' });
-
-export const builder = (y: Argv) =>
-  filterOptions(y)
-    .option('all', { alias: 'a', type: 'boolean', describe: 'include complete and abandoned tasks' })
-    .option('status', {
-      alias: 's',
-      type: 'string',
-      array: true,
-      describe: 'only these statuses (repeatable or comma-separated)',
-    })
-    .option('parent', { type: 'string', describe: 'only subtasks of ID' })
-    .option('tree', { type: 'boolean', describe: 'show subtasks under their parents' })
-    .option('queued', { type: 'boolean', describe: 'only queued tasks, in the order a worker picks them' })
-    .option('paused', { type: 'boolean', describe: 'only paused tasks' });
+export const { command, describe, builder } = commandOf(C.list);
 
 interface Args extends GlobalArgs {
   all?: boolean;

@@ -14,6 +14,5 @@ export const handler = (a: GlobalArgs & { id: string }) =>
       return taskLog(app, String(a.id));
     },
     renderLog,
-    undefined,
     { page: true }, // on a terminal, through the pager, as git log
   );

@@ -1,19 +1,13 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderScheduled } from '../../lib/output/tasks.js';
 import type { QueueAction } from '../../lib/ops/queue.js';
 
 // queue, unqueue, pause and unpause share everything but the action; the other three reuse this module.
-export function queueCommand(action: QueueAction, describe: string) {
+export function queueCommand(action: QueueAction) {
   return {
-    command: `${action} <ids..>`,
-    describe,
-    builder: (y: Argv) => {
-      const ids = y.positional('ids', { type: 'string', array: true, describe: 'task ids or unique prefixes' });
-      return action === 'queue'
-        ? ids.option('priority', { type: 'string', describe: 'an integer: higher runs first (default 0)' })
-        : ids;
-    },
+    ...commandOf(C[action]),
     handler: (a: GlobalArgs & { ids: string[]; priority?: unknown }) =>
       run(
         a,
@@ -27,14 +21,9 @@ export function queueCommand(action: QueueAction, describe: string) {
             action,
             rows.map((r) => r.task),
           ),
-        undefined,
-        // The op reconciles after its writes, so a pause lands before a crash it holds is resumed.
-        { reconcile: false },
+        { reconcile: C[action].reconcile }, // the op reconciles after its writes (its contract says so)
       ),
   };
 }
 
-export const { command, describe, builder, handler } = queueCommand(
-  'queue',
-  'Queue backlog or interrupted tasks for any machine running lazy work (--priority N: higher first)',
-);
+export const { command, describe, builder, handler } = queueCommand('queue');

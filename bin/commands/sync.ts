@@ -28,7 +28,7 @@ export function syncCommand(op: keyof typeof OPS) {
           return { pull: ops.pullOp, push: ops.pushOp, sync: ops.syncOp }[op](app, a.remote);
         },
         OPS[op].render as (v: unknown) => string,
-        (v) => exit(v),
+        { exit: (v) => exit(v) },
       );
     },
   };

@@ -29,5 +29,5 @@ export const handler = (a: WorkArgs) =>
       return work(app, o, (kind, e) => (a.json ? app.io.err : app.io.out)(renderWorkEvent(kind, e)));
     },
     renderWork,
-    workExit,
+    { exit: workExit },
   );

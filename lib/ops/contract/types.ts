@@ -1,0 +1,105 @@
+// An operation's contract: its command's name and arguments, declared once. bin/ builds the yargs command from
+// it (bin/contract.ts) and lib/mcp/ the builder tool's inputSchema (lib/mcp/schema.ts), so a flag added here is on
+// both surfaces; test/mcp/contract.test.ts holds each surface to it. Data only: the command parser loads this
+// module on every start, and no operation's code with it.
+
+/** How an argument looks to an MCP client, where it differs from the CLI's. */
+export interface ToolArg {
+  /** snake_case; default: the CLI's name with `-` as `_` (delete-branch → delete_branch). */
+  name?: string;
+  /** Default: the CLI's describe. */
+  description?: string;
+  /** Default: 'array' for an array, else the CLI's type ('string' for a choice). */
+  type?: 'string' | 'number' | 'boolean' | 'array';
+  /** Default: a required positional is required. A text the CLI reads from -m, stdin or the editor is required here. */
+  required?: boolean;
+}
+
+export interface ArgContract {
+  /** The CLI's name: the flag without dashes (kebab-case), or the positional's name in the usage line. */
+  name: string;
+  /** A positional argument: `<id>` when required, `[remote]` when not, `<ids..>` when an array. */
+  positional?: true;
+  required?: true;
+  /** Absent for a choice yargs lists without a type (--sort). */
+  type?: 'string' | 'number' | 'boolean';
+  array?: true;
+  choices?: readonly string[];
+  /** Its short name (-m). */
+  alias?: string;
+  default?: number;
+  describe: string;
+  /** The builder tool's argument, where it differs from the CLI's. */
+  tool?: ToolArg;
+  /** The tool has no such argument, and why (a terminal's concern, say). */
+  cliOnly?: string;
+}
+
+export interface CommandContract {
+  name: string;
+  aliases?: readonly string[];
+  /** Its line in `lazy --help`. */
+  describe: string;
+  /** Positionals first, then the options, in the order help lists them. */
+  args: readonly ArgContract[];
+  /** false: the operation reconciles after its own writes (queue and its kin), on either surface. */
+  reconcile?: false;
+  /** The builder tool lazy_<name> that serves this command over MCP (lib/mcp/builder.ts), if any. */
+  tool?: {
+    description: string;
+    /** Its arguments' order in tools/list, where it is not the CLI's (by tool name). */
+    order?: readonly string[];
+  };
+}
+
+/** An argument's name in the tool: the declared one, else the CLI's in snake_case. */
+export const toolName = (a: ArgContract) => a.tool?.name ?? a.name.replace(/-/g, '_');
+
+export const ID_TEXT = 'task id or unique prefix (4+ characters)';
+
+/** The task a command acts on: `<id>`, described for the command's help; the tool's description is the same for all. */
+export const id = (describe: string): ArgContract => ({
+  name: 'id',
+  positional: true,
+  required: true,
+  type: 'string',
+  describe,
+  tool: { description: ID_TEXT },
+});
+
+/** -m TEXT: on the CLI it may come from stdin or the editor instead, so only the tool requires it. */
+export const message = (describe: string, tool: ToolArg = {}): ArgContract => ({
+  name: 'message',
+  alias: 'm',
+  type: 'string',
+  describe,
+  tool: { required: true, ...tool },
+});
+
+export const follow = (describe = "stream the turn's output until it ends"): ArgContract => ({
+  name: 'follow',
+  alias: 'f',
+  type: 'boolean',
+  describe,
+  cliOnly: 'it streams to a terminal; a tool call returns once the turn runs (lazy_wait waits)',
+});
+
+/** accept's and unblock's protected-file decisions; `revertWhere` says where a revert happens. */
+export const decisionArgs = (revertWhere: string): ArgContract[] => [
+  {
+    name: 'approve-file',
+    type: 'string',
+    array: true,
+    describe: 'keep the change to a protected file',
+    tool: { name: 'approve_files', description: 'keep the change to these protected files' },
+  },
+  {
+    name: 'revert-file',
+    type: 'string',
+    array: true,
+    describe: `restore a protected file ${revertWhere}`,
+    tool: { name: 'revert_files', description: 'restore these protected files' },
+  },
+  { name: 'approve-all', type: 'boolean', describe: 'keep the change to every pending protected file' },
+  { name: 'revert-all', type: 'boolean', describe: 'restore every pending protected file' },
+];
