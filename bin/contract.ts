@@ -19,6 +19,7 @@ function yargsOptions(a: ArgContract): Options & PositionalOptions {
   if (a.array) o.array = true;
   if (a.choices !== undefined) o.choices = a.choices;
   if (a.default !== undefined) o.default = a.default;
+  if (a.conflicts !== undefined) o.conflicts = a.conflicts;
   o.describe = a.describe;
   return o;
 }

@@ -1,13 +1,9 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, styleOf, type GlobalArgs } from '../run.js';
 import { renderDiff } from '../../lib/output/review.js';
 
-export const command = 'diff <id>';
-export const describe = 'The task branch against its base';
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task whose branch to diff' })
-    .option('stat', { type: 'boolean', describe: 'a diffstat only' });
+export const { command, describe, builder } = commandOf(C.diff);
 
 export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
   run(

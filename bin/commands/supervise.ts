@@ -1,12 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { resolve } from 'node:path';
 import { setExitCode } from '../run.js';
 import { currentCall } from '../call.js';
 
 // Hidden: the detached per-turn supervisor that lazy start/unblock/resume launch.
-export const command = '__supervise <run>';
-export const describe = false;
-export const builder = (y: Argv) => y.positional('run', { type: 'string', describe: 'the run to supervise' });
+export const { command, describe, builder } = commandOf(C.supervise);
 
 export const handler = async (a: { run: string }) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');

@@ -1,23 +1,14 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderPull, renderPush, renderSync } from '../../lib/output/sync.js';
 
 // pull, push and sync take the same argument; pull.ts and push.ts reuse this module.
-const OPS = {
-  pull: {
-    describe: 'Fetch refs/lazy/* and merge it: fast-forward, or a deterministic merge of both histories',
-    render: renderPull,
-  },
-  push: { describe: 'Push refs/lazy/* (fast-forward only; never forced)', render: renderPush },
-  sync: { describe: 'Pull, then push; retried while someone else pushes meanwhile', render: renderSync },
-} as const;
+const RENDER = { pull: renderPull, push: renderPush, sync: renderSync } as const;
 
-export function syncCommand(op: keyof typeof OPS) {
+export function syncCommand(op: keyof typeof RENDER) {
   return {
-    command: `${op} [remote]`,
-    describe: OPS[op].describe,
-    builder: (y: Argv) =>
-      y.positional('remote', { type: 'string', describe: 'git remote (default: origin, or the only one)' }),
+    ...commandOf(C[op]),
     handler: (a: GlobalArgs & { remote?: string }) => {
       let exit = (_: unknown) => 0;
       return run(
@@ -27,7 +18,7 @@ export function syncCommand(op: keyof typeof OPS) {
           exit = ops.exitOf[op] as (v: unknown) => number;
           return { pull: ops.pullOp, push: ops.pushOp, sync: ops.syncOp }[op](app, a.remote);
         },
-        OPS[op].render as (v: unknown) => string,
+        RENDER[op] as (v: unknown) => string,
         { exit: (v) => exit(v) },
       );
     },

@@ -33,7 +33,14 @@ function specFromContract(c: CommandContract): Omit<CommandSpec, 'usage'> {
   };
 }
 
-t.test('every command the CLI parses with a contract declares exactly its contract', async (t) => {
+t.test('every command the CLI parses declares exactly its contract', async (t) => {
+  t.same(
+    commandSpecs()
+      .map((s) => s.name)
+      .sort(),
+    contracts.map((c) => c.name).sort(),
+    'a contract for each command, and no other',
+  );
   for (const c of contracts) {
     const spec = findSpec(commandSpecs(), c.name);
     if (!spec) {

@@ -28,6 +28,8 @@ export interface ArgContract {
   /** Its short name (-m). */
   alias?: string;
   default?: number;
+  /** An option it cannot be given with (--local, --user). */
+  conflicts?: string;
   describe: string;
   /** The builder tool's argument, where it differs from the CLI's. */
   tool?: ToolArg;
@@ -38,8 +40,8 @@ export interface ArgContract {
 export interface CommandContract {
   name: string;
   aliases?: readonly string[];
-  /** Its line in `lazy --help`. */
-  describe: string;
+  /** Its line in `lazy --help`; false for a hidden command. */
+  describe: string | false;
   /** Positionals first, then the options, in the order help lists them. */
   args: readonly ArgContract[];
   /** false: the operation reconciles after its own writes (queue and its kin), on either surface. */
