@@ -1,14 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
-import { run, decisionFlags, type DecisionArgs, type GlobalArgs } from '../run.js';
+import { run, decisionFlags, type GlobalArgs } from '../run.js';
 import { renderAccepted } from '../../lib/output/review.js';
 
 export const { command, describe, builder } = commandOf(C.accept);
 
-interface Args extends GlobalArgs, DecisionArgs {
-  id: string;
-  yes?: boolean;
-}
+type Args = GlobalArgs & CliArgs<typeof C.accept>;
 
 export const handler = (a: Args) =>
   run(

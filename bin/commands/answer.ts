@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
-import { run, messageArg, maybeFollow, orFollowed, type GlobalArgs, type FollowArgs } from '../run.js';
+import { run, messageArg, maybeFollow, orFollowed, type GlobalArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
 export const { command, describe, builder } = commandOf(C.answer);
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string; message?: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.answer>) =>
   run(
     a,
     async (app) => {

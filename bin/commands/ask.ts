@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, messageArg, type GlobalArgs } from '../run.js';
 import { renderAsked } from '../../lib/output/turns.js';
 
 export const { command, describe, builder } = commandOf(C.ask);
 
-export const handler = (a: GlobalArgs & { id: string; message?: string; timeout?: number }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.ask>) =>
   run(
     a,
     async (app) => {

@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 
 // Hidden: seeds N tasks through the store's own documents (npm run bench uses it).
 export const { command, describe, builder } = commandOf(C.benchSeed);
 
-export const handler = (a: GlobalArgs & { count: number }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.benchSeed>) =>
   run(
     a,
     async (app) => {

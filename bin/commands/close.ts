@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderClosed } from '../../lib/output/tasks.js';
@@ -7,7 +7,7 @@ import { renderClosed } from '../../lib/output/tasks.js';
 export function abandonCommand(action: 'close' | 'reject') {
   return {
     ...commandOf(C[action]),
-    handler: (a: GlobalArgs & { id: string; message?: string; deleteBranch?: boolean }) =>
+    handler: (a: GlobalArgs & CliArgs<(typeof C)[typeof action]>) =>
       run(
         a,
         async (app) => {

@@ -1,10 +1,10 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, messageArg, type GlobalArgs } from '../run.js';
 
 export const { command, describe, builder } = commandOf(C.comment);
 
-export const handler = (a: GlobalArgs & { id: string; message?: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.comment>) =>
   run(
     a,
     async (app) => {

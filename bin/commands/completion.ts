@@ -1,10 +1,10 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { runBare, type GlobalArgs } from '../run.js';
 
 export const { command, describe, builder } = commandOf(C.completion);
 
-export const handler = (a: GlobalArgs & { shell: 'bash' | 'zsh' | 'fish' }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.completion>) =>
   runBare(
     a,
     async () => {

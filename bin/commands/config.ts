@@ -1,18 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, runBare, type GlobalArgs } from '../run.js';
 import { bareValue, renderConfig } from '../../lib/output/config.js';
 
 export const { command, describe, builder } = commandOf(C.config);
 
-interface Args extends GlobalArgs {
-  action: 'set' | 'unset' | 'get' | 'list' | 'trust';
-  key?: string;
-  value?: string;
-  local?: boolean;
-  user?: boolean;
-  showOrigin?: boolean;
-}
+type Args = GlobalArgs & CliArgs<typeof C.config>;
 
 type Result = Awaited<ReturnType<typeof import('../../lib/ops/config.js').configGet>>;
 const isGet = (a: Args, v: Result | Result[]): v is Result => a.action === 'get' && !Array.isArray(v);

@@ -1,18 +1,10 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, readStdinText, type GlobalArgs } from '../run.js';
 
 export const { command, describe, builder } = commandOf(C.create);
 
-interface Args extends GlobalArgs {
-  goal?: string[];
-  prompt?: string;
-  promptFile?: string;
-  accept?: string[];
-  parent?: string;
-  tag?: string[];
-  agent?: string;
-}
+type Args = GlobalArgs & CliArgs<typeof C.create>;
 
 export const handler = (a: Args) =>
   run(

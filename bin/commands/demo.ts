@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { runBare, type GlobalArgs } from '../run.js';
 import { indent } from '../../lib/output/format.js';
@@ -11,7 +11,7 @@ import { renderAccepted } from '../../lib/output/review.js';
 
 export const { command, describe, builder } = commandOf(C.demo);
 
-export const handler = (a: GlobalArgs & { keep?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.demo>) =>
   runBare(
     a,
     async () => {

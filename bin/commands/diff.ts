@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, styleOf, type GlobalArgs } from '../run.js';
 import { renderDiff } from '../../lib/output/review.js';
 
 export const { command, describe, builder } = commandOf(C.diff);
 
-export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.diff>) =>
   run(
     a,
     async (app) => {

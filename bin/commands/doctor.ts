@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderDoctor } from '../../lib/output/doctor.js';
@@ -6,7 +6,7 @@ import { EXIT } from '../../lib/core/errors.js';
 
 export const { command, describe, builder } = commandOf(C.doctor);
 
-export const handler = (a: GlobalArgs & { fix?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.doctor>) =>
   run(
     a,
     async (app) => {

@@ -1,18 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderTransition } from '../../lib/output/tasks.js';
 
 export const { command, describe, builder } = commandOf(C.edit);
 
-interface Args extends GlobalArgs {
-  id: string;
-  goal?: string;
-  prompt?: string;
-  accept?: string[];
-  tag?: string[];
-  agent?: string;
-}
+type Args = GlobalArgs & CliArgs<typeof C.edit>;
 
 export const handler = (a: Args) =>
   run(

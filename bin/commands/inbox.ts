@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderInbox } from '../../lib/output/inbox.js';
 
 export const { command, describe, builder } = commandOf(C.inbox);
 
-type Args = GlobalArgs & { tag?: string[]; search?: string; sort?: string; limit?: number };
+type Args = GlobalArgs & CliArgs<typeof C.inbox>;
 
 export const handler = (a: Args) =>
   run(

@@ -1,9 +1,9 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 
 export const { command, describe, builder } = commandOf(C.init);
-export const handler = (a: GlobalArgs & { remote?: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.init>) =>
   run(
     a,
     async (app) => {

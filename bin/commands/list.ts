@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderListing } from '../../lib/output/tasks.js';
@@ -7,18 +7,7 @@ const filtered = (a: Args) => !!(a.status?.length || a.tag?.length || a.search |
 
 export const { command, describe, builder } = commandOf(C.list);
 
-interface Args extends GlobalArgs {
-  all?: boolean;
-  status?: string[];
-  tag?: string[];
-  search?: string;
-  sort?: string;
-  limit?: number;
-  parent?: string;
-  tree?: boolean;
-  queued?: boolean;
-  paused?: boolean;
-}
+type Args = GlobalArgs & CliArgs<typeof C.list>;
 
 export const handler = (a: Args) =>
   run(

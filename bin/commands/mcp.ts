@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import type { GlobalArgs } from '../run.js';
 import { currentCall } from '../call.js';
@@ -15,7 +15,7 @@ export const { command, describe, builder } = commandOf(C.mcp);
 const server = (): typeof serveMcp =>
   createRequire(import.meta.url)(fileURLToPath(new URL('./mcp.cjs', import.meta.url))).serveMcp;
 
-export const handler = async (a: GlobalArgs & { run?: string }) => {
+export const handler = async (a: GlobalArgs & CliArgs<typeof C.mcp>) => {
   const call = currentCall();
   call.exitCode = await server()({
     io: call.io,

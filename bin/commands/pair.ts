@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderPaired } from '../../lib/output/turns.js';
 
 export const { command, describe, builder } = commandOf(C.pair);
 
-export const handler = (a: GlobalArgs & { id: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.pair>) =>
   run(
     a,
     async (app) => {

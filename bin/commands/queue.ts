@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderScheduled } from '../../lib/output/tasks.js';
@@ -8,7 +8,7 @@ import type { QueueAction } from '../../lib/ops/queue.js';
 export function queueCommand(action: QueueAction) {
   return {
     ...commandOf(C[action]),
-    handler: (a: GlobalArgs & { ids: string[]; priority?: unknown }) =>
+    handler: (a: GlobalArgs & CliArgs<(typeof C)[typeof action]>) =>
       run(
         a,
         async (app) => {

@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderShow } from '../../lib/output/tasks.js';
@@ -9,7 +9,7 @@ export const { command, describe, builder } = commandOf(C.show);
 /** On a terminal the text goes through the pager, as git show's does. */
 const PAGED = { page: true };
 
-export const handler = (a: GlobalArgs & { id: string; markdown?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.show>) =>
   a.markdown
     ? run(
         a,

@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderStopped } from '../../lib/output/turns.js';
 
 export const { command, describe, builder } = commandOf(C.stop);
 
-export const handler = (a: GlobalArgs & { id: string; force?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.stop>) =>
   run(
     a,
     async (app) => {

@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderSubmitted } from '../../lib/output/review.js';
@@ -6,7 +6,7 @@ import type { Submitted } from '../../lib/ops/submit.js';
 
 export const { command, describe, builder } = commandOf(C.submit);
 
-export const handler = (a: GlobalArgs & { id: string; remote?: string }) => {
+export const handler = (a: GlobalArgs & CliArgs<typeof C.submit>) => {
   let exit = (_: Submitted) => 0;
   return run(
     a,

@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { resolve } from 'node:path';
 import { setExitCode } from '../run.js';
@@ -7,7 +7,7 @@ import { currentCall } from '../call.js';
 // Hidden: the detached per-turn supervisor that lazy start/unblock/resume launch.
 export const { command, describe, builder } = commandOf(C.supervise);
 
-export const handler = async (a: { run: string }) => {
+export const handler = async (a: CliArgs<typeof C.supervise>) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');
   const { supervise } = await import('../../lib/agents/supervisor/supervisor.js');
   const { claimKeeper } = await import('../../lib/fleet/keeper.js');

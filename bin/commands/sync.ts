@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderPull, renderPush, renderSync } from '../../lib/output/sync.js';
@@ -9,7 +9,7 @@ const RENDER = { pull: renderPull, push: renderPush, sync: renderSync } as const
 export function syncCommand(op: keyof typeof RENDER) {
   return {
     ...commandOf(C[op]),
-    handler: (a: GlobalArgs & { remote?: string }) => {
+    handler: (a: GlobalArgs & CliArgs<(typeof C)[typeof op]>) => {
       let exit = (_: unknown) => 0;
       return run(
         a,

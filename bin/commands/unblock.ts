@@ -1,23 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
-import {
-  run,
-  messageArg,
-  maybeFollow,
-  orFollowed,
-  decisionFlags,
-  type DecisionArgs,
-  type GlobalArgs,
-  type FollowArgs,
-} from '../run.js';
+import { run, messageArg, maybeFollow, orFollowed, decisionFlags, type GlobalArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
 export const { command, describe, builder } = commandOf(C.unblock);
 
-interface Args extends GlobalArgs, FollowArgs, DecisionArgs {
-  id: string;
-  message?: string;
-}
+type Args = GlobalArgs & CliArgs<typeof C.unblock>;
 
 export const handler = (a: Args) =>
   run(

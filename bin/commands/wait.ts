@@ -1,11 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
-import { run, followWriter, type GlobalArgs, type FollowArgs } from '../run.js';
+import { run, followWriter, type GlobalArgs } from '../run.js';
 import { renderWaited } from '../../lib/output/turns.js';
 
 export const { command, describe, builder } = commandOf(C.wait);
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string; timeout?: number }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.wait>) =>
   run(
     a,
     async (app) => {

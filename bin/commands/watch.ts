@@ -1,4 +1,4 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, styleOf, type GlobalArgs } from '../run.js';
 import { renderedText } from '../../lib/output/emit.js';
@@ -6,7 +6,7 @@ import { renderWatch } from '../../lib/output/watch.js';
 
 export const { command, describe, builder } = commandOf(C.watch);
 
-export const handler = (a: GlobalArgs & { once?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.watch>) =>
   run(
     a,
     async (app) => {

@@ -1,17 +1,11 @@
-import { CONTRACTS as C } from '../../lib/ops/contract/index.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
 import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderWork, renderWorkEvent, workExit } from '../../lib/output/work.js';
 
 export const { command, describe, builder } = commandOf(C.work);
 
-interface WorkArgs extends GlobalArgs {
-  remote?: string;
-  agent?: string;
-  max?: number;
-  drain?: boolean;
-  now?: boolean;
-}
+type WorkArgs = GlobalArgs & CliArgs<typeof C.work>;
 
 export const handler = (a: WorkArgs) =>
   run(

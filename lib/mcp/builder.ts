@@ -10,7 +10,7 @@ import { unblockTask, answerTask } from '../ops/turn.js';
 import { abandonTool, lifecycleTools } from './lifecycle.js';
 import type { DecisionFlags } from '../ops/decisions.js';
 import type { Reply } from './port.js';
-import { CONTRACTS as C, ID_TEXT } from '../ops/contract/index.js';
+import { CONTRACTS as C, ID_TEXT, type ToolArgs } from '../ops/contract/index.js';
 import { str, opt, req, inputSchemaOf, toolOf, type Args, type Tool } from './schema.js';
 
 // The builder's tools: each calls the lifecycle operation its CLI command calls, with the same
@@ -41,52 +41,33 @@ export const createInput = (a: Args, parent: string | undefined) => ({
 });
 
 /** list's and inbox's filters (--tag…, --search, --sort, --limit). */
-const filterInput = (a: Args) => ({
-  tag: opt<string[]>(a, 'tag'),
-  search: opt<string>(a, 'search'),
-  sort: opt<string>(a, 'sort'),
-  limit: opt<number>(a, 'limit'),
-});
+const filterInput = ({ tag, search, sort, limit }: ToolArgs<typeof C.inbox>) => ({ tag, search, sort, limit });
 
 const value = async <T>(p: Promise<T>): Promise<Reply> => ({ value: await p });
 
-export const startTool = toolOf(C.start, async ({ app }, a) =>
-  value(startTask(app, req(a, 'id'), { agent: opt(a, 'agent') })),
-);
+export const startTool = toolOf(C.start, async ({ app }, a) => value(startTask(app, a.id, { agent: a.agent })));
 
-export const waitTool = toolOf(C.wait, async ({ app }, a) =>
-  value(waitTask(app, req(a, 'id'), opt<number>(a, 'timeout'))),
-);
+export const waitTool = toolOf(C.wait, async ({ app }, a) => value(waitTask(app, a.id, a.timeout)));
 
-export const askTool = toolOf(C.ask, async ({ app }, a) =>
-  value(askTask(app, req(a, 'id'), req(a, 'question'), opt(a, 'timeout'))),
-);
+export const askTool = toolOf(C.ask, async ({ app }, a) => value(askTask(app, a.id, a.question, a.timeout)));
 
 /** accept without a confirmation prompt: the tool call is the consent (lazy accept --yes). */
 export const acceptTool = toolOf(C.accept, async ({ app }, a) =>
-  value(acceptTask(app, req(a, 'id'), { decisions: decisions(a) })),
+  value(acceptTask(app, a.id, { decisions: decisions(a) })),
 );
 
 export const builderTools: Tool[] = [
-  toolOf(C.list, async ({ app }, a) =>
-    value(
-      listTasks(app, {
-        all: opt(a, 'all'),
-        status: opt(a, 'status'),
-        ...filterInput(a),
-        parent: opt(a, 'parent'),
-        queued: opt(a, 'queued'),
-        paused: opt(a, 'paused'),
-      }),
-    ),
-  ),
-  toolOf(C.show, async ({ app }, a) => value(showTask(app, req(a, 'id')))),
+  toolOf(C.list, async ({ app }, a) => {
+    const { all, status, parent, queued, paused } = a;
+    return value(listTasks(app, { all, status, ...filterInput(a), parent, queued, paused }));
+  }),
+  toolOf(C.show, async ({ app }, a) => value(showTask(app, a.id))),
   toolOf(C.inbox, async ({ app }, a) => value(inbox(app, filterInput(a)))),
-  toolOf(C.create, async ({ app }, a) => value(createTask(app, createInput(a, opt(a, 'parent'))))),
-  toolOf(C.comment, async ({ app }, a) => value(commentTask(app, req(a, 'id'), req(a, 'message')))),
+  toolOf(C.create, async ({ app }, a) => value(createTask(app, createInput(a, a.parent)))),
+  toolOf(C.comment, async ({ app }, a) => value(commentTask(app, a.id, a.message))),
   startTool,
-  toolOf(C.unblock, async ({ app }, a) => value(unblockTask(app, req(a, 'id'), req(a, 'message'), decisions(a)))),
-  toolOf(C.answer, async ({ app }, a) => value(answerTask(app, req(a, 'id'), req(a, 'message')))),
+  toolOf(C.unblock, async ({ app }, a) => value(unblockTask(app, a.id, a.message, decisions(a)))),
+  toolOf(C.answer, async ({ app }, a) => value(answerTask(app, a.id, a.message))),
   askTool,
   waitTool,
   acceptTool,

@@ -7,7 +7,7 @@ import { parsePriority, scheduleTasks, type QueueAction } from '../ops/queue.js'
 import { editTask } from '../ops/review.js';
 import type { Reply } from './port.js';
 import { CONTRACTS as C } from '../ops/contract/index.js';
-import { opt, req, toolOf, type Tool } from './schema.js';
+import { toolOf, type Tool } from './schema.js';
 
 // The builder's lifecycle tools beyond the turn's own (lib/mcp/builder.ts): one per CLI command that moves or
 // changes a task, with the command's options (its contract, lib/ops/contract/) and its operation, so every action
@@ -18,25 +18,25 @@ const value = async <T>(p: Promise<T>): Promise<Reply> => ({ value: await p });
 /** close and reject: the task abandoned, with the reason given. */
 export const abandonTool = (action: 'close' | 'reject'): Tool =>
   toolOf(C[action], async ({ app }, a) =>
-    value(closeTask(app, req(a, 'id'), action, { reason: opt(a, 'reason'), deleteBranch: opt(a, 'delete_branch') })),
+    value(closeTask(app, a.id, action, { reason: a.reason, deleteBranch: a.delete_branch })),
   );
 
 /** queue, unqueue, pause, unpause: the CLI prints one `{task}` per id (an array, so `{items}` here). */
 const schedule = (action: QueueAction): Tool =>
   toolOf(C[action], async ({ app }, a) => {
-    const tasks = await scheduleTasks(app, action, req<string[]>(a, 'ids'), {
+    const tasks = await scheduleTasks(app, action, a.ids, {
       priority: parsePriority(a.priority === undefined ? undefined : String(a.priority)),
     });
     return { value: tasks.map((task) => ({ task })) };
   });
 
 export const lifecycleTools: Tool[] = [
-  toolOf(C.stop, async ({ app }, a) => value(stopTask(app, req(a, 'id'), { force: opt(a, 'force') === true }))),
-  toolOf(C.resume, async ({ app }, a) => value(resumeTask(app, req(a, 'id')))),
+  toolOf(C.stop, async ({ app }, a) => value(stopTask(app, a.id, { force: a.force === true }))),
+  toolOf(C.resume, async ({ app }, a) => value(resumeTask(app, a.id))),
   abandonTool('close'),
-  toolOf(C.reopen, async ({ app }, a) => value(reopenTask(app, req(a, 'id'), opt(a, 'reason')))),
+  toolOf(C.reopen, async ({ app }, a) => value(reopenTask(app, a.id, a.reason))),
   toolOf(C.submit, async ({ app }, a) => {
-    const s = await submitTask(app, req(a, 'id'), opt(a, 'remote'));
+    const s = await submitTask(app, a.id, a.remote);
     return { value: s, failed: submitExit(s) !== 0 };
   }),
   schedule('queue'),
@@ -45,15 +45,15 @@ export const lifecycleTools: Tool[] = [
   schedule('unpause'),
   toolOf(C.edit, async ({ app }, a) => {
     const e = {
-      goal: opt<string>(a, 'goal'),
-      prompt: opt<string>(a, 'prompt'),
-      accept: opt<string[]>(a, 'accept'),
-      tags: opt<string[]>(a, 'tags'),
-      agent: opt<string>(a, 'agent'),
+      goal: a.goal,
+      prompt: a.prompt,
+      accept: a.accept,
+      tags: a.tags,
+      agent: a.agent,
     };
     // The CLI opens an editor when no change is named; a tool call has none to open.
     if (Object.values(e).every((v) => v === undefined))
       throw usageError('lazy_edit: name a change (goal, prompt, accept, tags or agent)', { tool: 'lazy_edit' });
-    return value(editTask(app, req(a, 'id'), e));
+    return value(editTask(app, a.id, e));
   }),
 ];

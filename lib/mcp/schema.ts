@@ -1,7 +1,7 @@
 import { usageError } from '../core/errors.js';
 import type { App } from '../ops/app.js';
 import type { Reply } from './port.js';
-import { toolName, type ArgContract, type CommandContract } from '../ops/contract/index.js';
+import { toolName, type ArgContract, type CommandContract, type ToolArgs } from '../ops/contract/index.js';
 
 // Tool input schemas are plain JSON Schema: what tools/list announces, what the README documents
 // (a test holds the two together), and what a call's arguments are checked against here, so a
@@ -66,12 +66,16 @@ export interface Tool {
 }
 
 /** The builder tool lazy_<command>: its description and schema from the command's contract, its run its own. */
-export const toolOf = (c: CommandContract, run: Tool['run']): Tool => ({
+export const toolOf = <C extends CommandContract>(
+  c: C,
+  run: (ctx: ToolContext, args: ToolArgs<C>) => Promise<Reply>,
+): Tool => ({
   name: `lazy_${c.name}`,
   description: c.tool!.description,
   inputSchema: inputSchemaOf(c),
   ...(c.reconcile === false ? { reconcile: false as const } : {}),
-  run,
+  // checkArgs has held the arguments to this very schema before run is called.
+  run: run as Tool['run'],
 });
 
 const typeOf = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v);

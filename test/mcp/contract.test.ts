@@ -4,7 +4,13 @@ import { findSpec, specOf, type CommandSpec } from '../../bin/spec.js';
 import { commandOf } from '../../bin/contract.js';
 import { builderTools } from '../../lib/mcp/builder.js';
 import { inputSchemaOf } from '../../lib/mcp/schema.js';
-import { CONTRACTS, toolName, type CommandContract } from '../../lib/ops/contract/index.js';
+import {
+  CONTRACTS,
+  toolName,
+  type CliArgs,
+  type CommandContract,
+  type ToolArgs,
+} from '../../lib/ops/contract/index.js';
 
 // Issue 29: one contract per command (lib/ops/contract/) declares its arguments once; the CLI's yargs
 // definition and the builder tool's inputSchema are both generated from it, so a flag added to one
@@ -97,4 +103,14 @@ t.test('a flag added to a contract appears on both surfaces', async (t) => {
     'the tool takes dry_run',
   );
   t.notSame(specFromContract(c), specFromContract(CONTRACTS.reopen), 'and the check above sees the difference');
+});
+
+t.test("the handlers' argument types come from the contract too (checked by tsc)", async (t) => {
+  const tool: ToolArgs<typeof CONTRACTS.unblock> = { id: 'abcd', message: 'go on', approve_files: ['a'] };
+  // @ts-expect-error follow is CLI-only: the tool has no such argument
+  t.equal(tool.follow, undefined);
+  const cli: CliArgs<typeof CONTRACTS.close> = { id: 'abcd', deleteBranch: true };
+  // @ts-expect-error the CLI's is message (-m); reason is the tool's name for it
+  t.equal(cli.reason, undefined);
+  t.equal(cli.deleteBranch, true, 'yargs hands kebab-case flags over in camelCase');
 });

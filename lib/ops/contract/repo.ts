@@ -3,7 +3,7 @@ import { id, type ArgContract, type CommandContract } from './types.js';
 // The contracts of the commands that read a task's history, set up and check the repository, and move its
 // state between clones and machines: none has a builder tool (they are a person's, or a worker's).
 
-export const init: CommandContract = {
+export const init = {
   name: 'init',
   describe: 'Prepare the repository for lazy (safe to rerun)',
   args: [
@@ -13,45 +13,46 @@ export const init: CommandContract = {
       describe: 'also add refspecs so plain git fetch/push carry refs/lazy/* and the task branches',
     },
   ],
-};
+} as const satisfies CommandContract;
 
-export const log: CommandContract = {
+export const log = {
   name: 'log',
   describe: "The task's history, one line per commit",
   args: [id('the task whose history to print')],
-};
+} as const satisfies CommandContract;
 
-export const diff: CommandContract = {
+export const diff = {
   name: 'diff',
   describe: 'The task branch against its base',
   args: [id('the task whose branch to diff'), { name: 'stat', type: 'boolean', describe: 'a diffstat only' }],
-};
+} as const satisfies CommandContract;
 
-export const pair: CommandContract = {
+export const pair = {
   name: 'pair',
   describe: "Work interactively in the task's worktree (its agent's interactive command, or $SHELL)",
   args: [id('the task to work on')],
-};
+} as const satisfies CommandContract;
 
-export const watch: CommandContract = {
+export const watch = {
   name: 'watch',
   describe: 'A live view of active tasks and their running turns (one snapshot when not on a terminal)',
   args: [{ name: 'once', type: 'boolean', describe: 'print one snapshot and exit' }],
-};
+} as const satisfies CommandContract;
 
-const REMOTE: ArgContract = {
+const REMOTE = {
   name: 'remote',
   positional: true,
   type: 'string',
   describe: 'git remote (default: origin, or the only one)',
-};
+} as const satisfies ArgContract;
 
 /** pull, push and sync take the same argument. */
-const syncing = (name: 'pull' | 'push' | 'sync', describe: string): CommandContract => ({
-  name,
-  describe,
-  args: [REMOTE],
-});
+const syncing = (name: 'pull' | 'push' | 'sync', describe: string) =>
+  ({
+    name,
+    describe,
+    args: [REMOTE],
+  }) as const satisfies CommandContract;
 
 export const pull = syncing(
   'pull',
@@ -60,7 +61,7 @@ export const pull = syncing(
 export const push = syncing('push', 'Push refs/lazy/* (fast-forward only; never forced)');
 export const sync = syncing('sync', 'Pull, then push; retried while someone else pushes meanwhile');
 
-export const work: CommandContract = {
+export const work = {
   name: 'work',
   describe: 'Fleet worker: claim queued tasks on the remote, run them, push their outcomes; until stopped',
   args: [
@@ -70,9 +71,9 @@ export const work: CommandContract = {
     { name: 'drain', type: 'boolean', describe: 'exit 0 once nothing is left to pick and nothing runs' },
     { name: 'now', type: 'boolean', describe: 'on Ctrl-C or SIGTERM, stop the running turns as lazy stop does' },
   ],
-};
+} as const satisfies CommandContract;
 
-export const config: CommandContract = {
+export const config = {
   name: 'config',
   describe:
     'Read or change settings: config set|unset|get KEY [VALUE] [--local|--user], config list [--show-origin], config trust',
@@ -103,10 +104,10 @@ export const config: CommandContract = {
     { name: 'user', type: 'boolean', describe: 'every repository of yours ($XDG_CONFIG_HOME/lazy/config.yaml)' },
     { name: 'show-origin', type: 'boolean', describe: 'list: where each value comes from, shadowed ones too' },
   ],
-};
+} as const satisfies CommandContract;
 
-export const doctor: CommandContract = {
+export const doctor = {
   name: 'doctor',
   describe: 'Validate every task and report leftovers; exit 0 only when healthy',
   args: [{ name: 'fix', type: 'boolean', describe: 'remove leftovers that are verifiably dead' }],
-};
+} as const satisfies CommandContract;

@@ -4,7 +4,7 @@ import { id, message, type ArgContract, type CommandContract } from './types.js'
 // The contracts of the commands that read, create and change task records.
 
 /** --tag, --search, --sort, --limit: list's and inbox's shared filters. */
-const FILTERS: ArgContract[] = [
+const FILTERS = [
   {
     name: 'tag',
     alias: 't',
@@ -32,9 +32,9 @@ const FILTERS: ArgContract[] = [
     describe: 'print at most N tasks',
     tool: { description: 'at most this many' },
   },
-];
+] as const satisfies readonly ArgContract[];
 
-export const list: CommandContract = {
+export const list = {
   name: 'list',
   aliases: ['ls'],
   describe: 'List tasks (non-terminal ones unless --all or --status)',
@@ -68,9 +68,9 @@ export const list: CommandContract = {
     description: 'List tasks, non-terminal ones unless all or status is given (lazy list --json).',
     order: ['all', 'status', 'tag', 'search', 'sort', 'limit', 'parent', 'queued', 'paused'],
   },
-};
+} as const satisfies CommandContract;
 
-export const show: CommandContract = {
+export const show = {
   name: 'show',
   describe: 'Show a task: record, status, available actions, turns and changelog',
   args: [
@@ -83,16 +83,16 @@ export const show: CommandContract = {
     },
   ],
   tool: { description: 'A task: record, status, available actions, turns and changelog (lazy show --json).' },
-};
+} as const satisfies CommandContract;
 
-export const inbox: CommandContract = {
+export const inbox = {
   name: 'inbox',
   describe: 'Tasks that need a human, oldest first, with what they need',
   args: FILTERS,
   tool: { description: 'Tasks that need a human, oldest first, with what they need (lazy inbox --json).' },
-};
+} as const satisfies CommandContract;
 
-export const create: CommandContract = {
+export const create = {
   name: 'create',
   describe: 'Create a task and print its id',
   args: [
@@ -138,16 +138,16 @@ export const create: CommandContract = {
     description: 'Create a task (lazy create --json).',
     order: ['goal', 'prompt', 'accept', 'tags', 'agent', 'parent'],
   },
-};
+} as const satisfies CommandContract;
 
-export const comment: CommandContract = {
+export const comment = {
   name: 'comment',
   describe: 'Add a comment (a human turn that changes no status)',
   args: [id('the task to comment on'), message('the comment (or pipe it on stdin)', { description: 'the comment' })],
   tool: { description: 'Add a comment: a human turn that changes no status (lazy comment --json).' },
-};
+} as const satisfies CommandContract;
 
-export const edit: CommandContract = {
+export const edit = {
   name: 'edit',
   describe: 'Change a task: --goal, --prompt, add --accept criteria or --tag, set --agent',
   args: [
@@ -174,4 +174,4 @@ export const edit: CommandContract = {
     description:
       "Change a task's goal, prompt or agent, or add acceptance criteria or tags (lazy edit --json); name at least one.",
   },
-};
+} as const satisfies CommandContract;

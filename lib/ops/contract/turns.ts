@@ -2,21 +2,21 @@ import { decisionArgs, follow, id, message, type CommandContract } from './types
 
 // The contracts of the commands that start, feed, question, await and stop a task's turns.
 
-export const start: CommandContract = {
+export const start = {
   name: 'start',
   describe: "Launch the task's first turn (returns once it is running)",
   args: [id('the task to start'), { name: 'agent', type: 'string', describe: 'agent to use for this task' }, follow()],
   tool: { description: "Launch the task's first turn; returns once it is running (lazy start --json)." },
-};
+} as const satisfies CommandContract;
 
-export const unblock: CommandContract = {
+export const unblock = {
   name: 'unblock',
   describe: 'Send feedback and start the next turn (-m, stdin or $EDITOR)',
   args: [id('the task to send feedback to'), message('the feedback'), follow(), ...decisionArgs('on the task branch')],
   tool: { description: 'Send feedback and start the next turn (lazy unblock --json).' },
-};
+} as const satisfies CommandContract;
 
-export const answer: CommandContract = {
+export const answer = {
   name: 'answer',
   describe: "Answer a pending decision (the agent's question, or a missing completion condition)",
   args: [id('the task whose decision to answer'), message('the answer'), follow()],
@@ -24,9 +24,9 @@ export const answer: CommandContract = {
     description:
       "Answer a pending decision: the agent's question, or a missing completion condition (lazy answer --json).",
   },
-};
+} as const satisfies CommandContract;
 
-export const ask: CommandContract = {
+export const ask = {
   name: 'ask',
   describe: "Ask the task's agent a question; its status is unchanged afterwards",
   args: [
@@ -43,9 +43,9 @@ export const ask: CommandContract = {
     description:
       "Ask a blocked task's agent a question and wait for the answer; the status is unchanged (lazy ask --json).",
   },
-};
+} as const satisfies CommandContract;
 
-export const wait: CommandContract = {
+export const wait = {
   name: 'wait',
   describe: 'Block until the task leaves working; exit 0 when it is blocked or in conflict',
   args: [
@@ -62,9 +62,9 @@ export const wait: CommandContract = {
     description:
       'Block until the task leaves working; an error unless it lands blocked or in conflict (lazy wait --json).',
   },
-};
+} as const satisfies CommandContract;
 
-export const stop: CommandContract = {
+export const stop = {
   name: 'stop',
   describe: 'Stop a running turn: SIGTERM, then SIGKILL after a grace period; no auto-resume',
   args: [
@@ -82,11 +82,11 @@ export const stop: CommandContract = {
       'Stop the running turn: SIGTERM, then SIGKILL after the grace period; never auto-resumed. force breaks the ' +
       'claim of a turn running in a clone or machine that is gone (lazy stop --json).',
   },
-};
+} as const satisfies CommandContract;
 
-export const resume: CommandContract = {
+export const resume = {
   name: 'resume',
   describe: "Start an interrupted task's next turn (no feedback needed; resets the crash counter)",
   args: [id('the task to resume'), follow()],
   tool: { description: 'Resume an interrupted task: a new turn on its branch (lazy resume --json).' },
-};
+} as const satisfies CommandContract;
