@@ -13,4 +13,3 @@ export const CONTRACTS = { ...tasks, ...turns, ...review, ...repo, ...plumbing }
   string,
   CommandContract
 >;
-export type ContractName = keyof typeof CONTRACTS;
