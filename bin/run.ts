@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import type { Argv } from 'yargs';
 import type { DecisionFlags } from '../lib/ops/decisions.js';
 import type { TaskView } from '../lib/model/fold.js';
 import { openApp, closeApp, type App } from '../lib/ops/app.js';
@@ -48,12 +47,20 @@ export const setExitCode = (code: number) => {
   currentCall().exitCode = code;
 };
 
+export interface RunOptions<T> {
+  /** The exit code a result ends with (default 0). */
+  exit?: (v: T) => number;
+  /** false: the operation reconciles after its own writes (queue and its kin). */
+  reconcile?: boolean;
+  /** On a terminal the text goes through the pager, as git log's does. */
+  page?: boolean;
+}
+
 export async function run<T>(
   a: GlobalArgs,
   op: (app: App) => Promise<T>,
   text: (v: T) => Rendered,
-  exit?: (v: T) => number,
-  opts: { reconcile?: boolean; page?: boolean } = {},
+  opts: RunOptions<T> = {},
 ): Promise<void> {
   const call = currentCall();
   const json = !!a.json;
@@ -69,7 +76,7 @@ export async function run<T>(
       text,
       opts.page ? app.repo.cwd : undefined,
     );
-    if (exit) call.exitCode = exit(value);
+    if (opts.exit) call.exitCode = opts.exit(value);
   } catch (e) {
     call.exitCode = reportError(call.io, json, e);
   } finally {
@@ -155,14 +162,6 @@ export const orFollowed =
   <T extends { task: TaskView }>(text: (v: T) => string) =>
   (v: T) =>
     FOLLOWED.has(v) ? renderWaited(v.task) : text(v);
-
-/** The protected-file decisions accept and unblock take; `revertWhere` says where a revert happens. */
-export const decisionOptions = <T>(y: Argv<T>, revertWhere: string) =>
-  y
-    .option('approve-file', { type: 'string', array: true, describe: 'keep the change to a protected file' })
-    .option('revert-file', { type: 'string', array: true, describe: `restore a protected file ${revertWhere}` })
-    .option('approve-all', { type: 'boolean', describe: 'keep the change to every pending protected file' })
-    .option('revert-all', { type: 'boolean', describe: 'restore every pending protected file' });
 
 export interface DecisionArgs {
   approveFile?: string[];

@@ -1,21 +1,11 @@
-import type { Argv } from 'yargs';
-import { run, decisionOptions, decisionFlags, type DecisionArgs, type GlobalArgs } from '../run.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
+import { run, decisionFlags, type GlobalArgs } from '../run.js';
 import { renderAccepted } from '../../lib/output/review.js';
 
-export const command = 'accept <id>';
-export const describe = 'Squash-merge the task into its target (the parent task branch, or the branch it came from)';
-export const builder = (y: Argv) =>
-  decisionOptions(
-    y
-      .positional('id', { type: 'string', describe: 'the task to accept' })
-      .option('yes', { alias: 'y', type: 'boolean', describe: 'do not ask for confirmation' }),
-    'before merging',
-  );
+export const { command, describe, builder } = commandOf(C.accept);
 
-interface Args extends GlobalArgs, DecisionArgs {
-  id: string;
-  yes?: boolean;
-}
+type Args = GlobalArgs & CliArgs<typeof C.accept>;
 
 export const handler = (a: Args) =>
   run(

@@ -1,16 +1,11 @@
-import type { Argv } from 'yargs';
-import { run, messageArg, maybeFollow, orFollowed, type GlobalArgs, type FollowArgs } from '../run.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
+import { run, messageArg, maybeFollow, orFollowed, type GlobalArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
-export const command = 'answer <id>';
-export const describe = "Answer a pending decision (the agent's question, or a missing completion condition)";
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task whose decision to answer' })
-    .option('message', { alias: 'm', type: 'string', describe: 'the answer' })
-    .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" });
+export const { command, describe, builder } = commandOf(C.answer);
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string; message?: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.answer>) =>
   run(
     a,
     async (app) => {

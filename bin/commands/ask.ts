@@ -1,16 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, messageArg, type GlobalArgs } from '../run.js';
 import { renderAsked } from '../../lib/output/turns.js';
 
-export const command = 'ask <id>';
-export const describe = "Ask the task's agent a question; its status is unchanged afterwards";
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task whose agent to ask' })
-    .option('message', { alias: 'm', type: 'string', describe: 'the question' })
-    .option('timeout', { type: 'number', describe: 'give up waiting after S seconds (the answer is still recorded)' });
+export const { command, describe, builder } = commandOf(C.ask);
 
-export const handler = (a: GlobalArgs & { id: string; message?: string; timeout?: number }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.ask>) =>
   run(
     a,
     async (app) => {

@@ -1,12 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 
 // Hidden: seeds N tasks through the store's own documents (npm run bench uses it).
-export const command = '__bench-seed <count>';
-export const describe = false;
-export const builder = (y: Argv) => y.positional('count', { type: 'number', describe: 'how many tasks to seed' });
+export const { command, describe, builder } = commandOf(C.benchSeed);
 
-export const handler = (a: GlobalArgs & { count: number }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.benchSeed>) =>
   run(
     a,
     async (app) => {

@@ -1,14 +1,10 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, messageArg, type GlobalArgs } from '../run.js';
 
-export const command = 'comment <id>';
-export const describe = 'Add a comment (a human turn that changes no status)';
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task to comment on' })
-    .option('message', { alias: 'm', type: 'string', describe: 'the comment (or pipe it on stdin)' });
+export const { command, describe, builder } = commandOf(C.comment);
 
-export const handler = (a: GlobalArgs & { id: string; message?: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.comment>) =>
   run(
     a,
     async (app) => {

@@ -1,15 +1,10 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { runBare, type GlobalArgs } from '../run.js';
 
-export const command = 'completion <shell>';
-export const describe = 'Print a shell completion script (bash: eval "$(lazy completion bash)")';
-export const builder = (y: Argv) =>
-  y.positional('shell', {
-    choices: ['bash', 'zsh', 'fish'] as const,
-    describe: 'the shell to complete in: commands, options, statuses and task ids',
-  });
+export const { command, describe, builder } = commandOf(C.completion);
 
-export const handler = (a: GlobalArgs & { shell: 'bash' | 'zsh' | 'fish' }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.completion>) =>
   runBare(
     a,
     async () => {

@@ -1,27 +1,10 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, readStdinText, type GlobalArgs } from '../run.js';
 
-export const command = 'create [goal..]';
-export const describe = 'Create a task and print its id';
-export const builder = (y: Argv) =>
-  y
-    .positional('goal', { type: 'string', array: true, describe: 'what the task should achieve' })
-    .option('prompt', { type: 'string', describe: 'instructions for the agent (default: the goal)' })
-    .option('prompt-file', { type: 'string', describe: 'read the prompt from a file (- for stdin)' })
-    .option('accept', { type: 'string', array: true, describe: 'an acceptance criterion (repeatable)' })
-    .option('parent', { type: 'string', describe: 'make this a subtask of ID' })
-    .option('tag', { type: 'string', array: true, describe: 'a tag (repeatable)' })
-    .option('agent', { type: 'string', describe: 'agent to run this task with' });
+export const { command, describe, builder } = commandOf(C.create);
 
-interface Args extends GlobalArgs {
-  goal?: string[];
-  prompt?: string;
-  promptFile?: string;
-  accept?: string[];
-  parent?: string;
-  tag?: string[];
-  agent?: string;
-}
+type Args = GlobalArgs & CliArgs<typeof C.create>;
 
 export const handler = (a: Args) =>
   run(

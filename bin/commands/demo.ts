@@ -1,4 +1,5 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { runBare, type GlobalArgs } from '../run.js';
 import { indent } from '../../lib/output/format.js';
 import { currentCall } from '../call.js';
@@ -8,11 +9,9 @@ import type { ListedTask } from '../../lib/ops/query.js';
 import { renderLog } from '../../lib/output/log.js';
 import { renderAccepted } from '../../lib/output/review.js';
 
-export const command = 'demo';
-export const describe = 'Run the lifecycle in a throwaway repository and narrate it (offline)';
-export const builder = (y: Argv) => y.option('keep', { type: 'boolean', describe: 'keep the temporary repository' });
+export const { command, describe, builder } = commandOf(C.demo);
 
-export const handler = (a: GlobalArgs & { keep?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.demo>) =>
   runBare(
     a,
     async () => {

@@ -1,15 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, styleOf, type GlobalArgs } from '../run.js';
 import { renderDiff } from '../../lib/output/review.js';
 
-export const command = 'diff <id>';
-export const describe = 'The task branch against its base';
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task whose branch to diff' })
-    .option('stat', { type: 'boolean', describe: 'a diffstat only' });
+export const { command, describe, builder } = commandOf(C.diff);
 
-export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.diff>) =>
   run(
     a,
     async (app) => {
@@ -17,6 +13,5 @@ export const handler = (a: GlobalArgs & { id: string; stat?: boolean }) =>
       return taskDiff(app, String(a.id), !!a.stat, !a.json && styleOf(app.io, a).color);
     },
     renderDiff,
-    undefined,
     { page: true }, // on a terminal, through the pager, as git diff
   );

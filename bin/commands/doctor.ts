@@ -1,14 +1,12 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderDoctor } from '../../lib/output/doctor.js';
 import { EXIT } from '../../lib/core/errors.js';
 
-export const command = 'doctor';
-export const describe = 'Validate every task and report leftovers; exit 0 only when healthy';
-export const builder = (y: Argv) =>
-  y.option('fix', { type: 'boolean', describe: 'remove leftovers that are verifiably dead' });
+export const { command, describe, builder } = commandOf(C.doctor);
 
-export const handler = (a: GlobalArgs & { fix?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.doctor>) =>
   run(
     a,
     async (app) => {
@@ -16,5 +14,5 @@ export const handler = (a: GlobalArgs & { fix?: boolean }) =>
       return doctor(app, { fix: a.fix });
     },
     renderDoctor,
-    (r) => (r.healthy ? EXIT.ok : EXIT.invalidData),
+    { exit: (r) => (r.healthy ? EXIT.ok : EXIT.invalidData) },
   );

@@ -1,26 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderTransition } from '../../lib/output/tasks.js';
 
-export const command = 'edit <id>';
-export const describe = 'Change a task: --goal, --prompt, add --accept criteria or --tag, set --agent';
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task to change' })
-    .option('goal', { type: 'string', describe: 'replace the goal' })
-    .option('prompt', { type: 'string', describe: 'replace the instructions for the agent' })
-    .option('accept', { type: 'string', array: true, describe: 'add an acceptance criterion (repeatable)' })
-    .option('tag', { type: 'string', array: true, describe: 'add a tag (repeatable)' })
-    .option('agent', { type: 'string', describe: 'the agent to run this task with' });
+export const { command, describe, builder } = commandOf(C.edit);
 
-interface Args extends GlobalArgs {
-  id: string;
-  goal?: string;
-  prompt?: string;
-  accept?: string[];
-  tag?: string[];
-  agent?: string;
-}
+type Args = GlobalArgs & CliArgs<typeof C.edit>;
 
 export const handler = (a: Args) =>
   run(

@@ -1,13 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderInbox } from '../../lib/output/inbox.js';
-import { filterOptions } from '../families.js';
 
-export const command = 'inbox';
-export const describe = 'Tasks that need a human, oldest first, with what they need';
-export const builder = (y: Argv) => filterOptions(y);
+export const { command, describe, builder } = commandOf(C.inbox);
 
-type Args = GlobalArgs & { tag?: string[]; search?: string; sort?: string; limit?: number };
+type Args = GlobalArgs & CliArgs<typeof C.inbox>;
 
 export const handler = (a: Args) =>
   run(

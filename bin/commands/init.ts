@@ -1,14 +1,9 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 
-export const command = 'init';
-export const describe = 'Prepare the repository for lazy (safe to rerun)';
-export const builder = (y: Argv) =>
-  y.option('remote', {
-    type: 'string',
-    describe: 'also add refspecs so plain git fetch/push carry refs/lazy/* and the task branches',
-  });
-export const handler = (a: GlobalArgs & { remote?: string }) =>
+export const { command, describe, builder } = commandOf(C.init);
+export const handler = (a: GlobalArgs & CliArgs<typeof C.init>) =>
   run(
     a,
     async (app) => {

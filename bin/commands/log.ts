@@ -1,12 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderLog } from '../../lib/output/log.js';
 
-export const command = 'log <id>';
-export const describe = "The task's history, one line per commit";
-export const builder = (y: Argv) => y.positional('id', { type: 'string', describe: 'the task whose history to print' });
+export const { command, describe, builder } = commandOf(C.log);
 
-export const handler = (a: GlobalArgs & { id: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.log>) =>
   run(
     a,
     async (app) => {
@@ -14,6 +13,5 @@ export const handler = (a: GlobalArgs & { id: string }) =>
       return taskLog(app, String(a.id));
     },
     renderLog,
-    undefined,
     { page: true }, // on a terminal, through the pager, as git log
   );

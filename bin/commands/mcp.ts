@@ -1,23 +1,21 @@
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import type { GlobalArgs } from '../run.js';
 import { currentCall } from '../call.js';
 import type { serveMcp } from '../../lib/mcp/server.js';
 
 declare const LAZY_VERSION: string;
 
-export const command = 'mcp';
-export const describe = "Serve lazy's operations as MCP tools over stdio (an agent's own server with --run)";
-export const builder = (y: Argv) =>
-  y.option('run', { type: 'string', describe: 'agent mode: bind to the run lazy launched the agent for' });
+export const { command, describe, builder } = commandOf(C.mcp);
 
 /** Start-up is a feature: the server and the MCP SDK are their own bundle (dist/mcp.cjs), loaded by this command only. */
 const server = (): typeof serveMcp =>
   createRequire(import.meta.url)(fileURLToPath(new URL('./mcp.cjs', import.meta.url))).serveMcp;
 
-export const handler = async (a: GlobalArgs & { run?: string }) => {
+export const handler = async (a: GlobalArgs & CliArgs<typeof C.mcp>) => {
   const call = currentCall();
   call.exitCode = await server()({
     io: call.io,

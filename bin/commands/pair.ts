@@ -1,12 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderPaired } from '../../lib/output/turns.js';
 
-export const command = 'pair <id>';
-export const describe = "Work interactively in the task's worktree (its agent's interactive command, or $SHELL)";
-export const builder = (y: Argv) => y.positional('id', { type: 'string', describe: 'the task to work on' });
+export const { command, describe, builder } = commandOf(C.pair);
 
-export const handler = (a: GlobalArgs & { id: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.pair>) =>
   run(
     a,
     async (app) => {

@@ -1,6 +1,3 @@
 import { abandonCommand } from '../families.js';
 
-export const { command, describe, builder, handler } = abandonCommand(
-  'reject',
-  'Reject the work of a task (→ abandoned)',
-);
+export const { command, describe, builder, handler } = abandonCommand('reject');

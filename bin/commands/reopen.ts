@@ -1,15 +1,11 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderTransition } from '../../lib/output/tasks.js';
 
-export const command = 'reopen <id>';
-export const describe = 'Reopen a complete or abandoned task';
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task to reopen' })
-    .option('reason', { alias: 'm', type: 'string', describe: 'why (required for a complete task)' });
+export const { command, describe, builder } = commandOf(C.reopen);
 
-export const handler = (a: GlobalArgs & { id: string; reason?: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.reopen>) =>
   run(
     a,
     async (app) => {

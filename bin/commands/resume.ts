@@ -1,15 +1,11 @@
-import type { Argv } from 'yargs';
-import { run, maybeFollow, orFollowed, type GlobalArgs, type FollowArgs } from '../run.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
+import { run, maybeFollow, orFollowed, type GlobalArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
-export const command = 'resume <id>';
-export const describe = "Start an interrupted task's next turn (no feedback needed; resets the crash counter)";
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task to resume' })
-    .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" });
+export const { command, describe, builder } = commandOf(C.resume);
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.resume>) =>
   run(
     a,
     async (app) => {

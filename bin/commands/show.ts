@@ -1,26 +1,20 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderShow } from '../../lib/output/tasks.js';
 import { renderMarkdown } from '../../lib/output/review.js';
 
-export const command = 'show <id>';
-export const describe = 'Show a task: record, status, available actions, turns and changelog';
-export const builder = (y: Argv) =>
-  y.positional('id', { type: 'string', describe: 'the task to show' }).option('markdown', {
-    type: 'boolean',
-    describe: 'print the review as the Markdown pull request body lazy submit hands to forge.pr_command',
-  });
+export const { command, describe, builder } = commandOf(C.show);
 
 /** On a terminal the text goes through the pager, as git show's does. */
 const PAGED = { page: true };
 
-export const handler = (a: GlobalArgs & { id: string; markdown?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.show>) =>
   a.markdown
     ? run(
         a,
         async (app) => (await import('../../lib/ops/query.js')).showMarkdown(app, String(a.id)),
         renderMarkdown,
-        undefined,
         PAGED,
       )
     : run(
@@ -30,6 +24,5 @@ export const handler = (a: GlobalArgs & { id: string; markdown?: boolean }) =>
           return showTask(app, String(a.id));
         },
         renderShow,
-        undefined,
         PAGED,
       );

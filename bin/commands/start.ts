@@ -1,16 +1,11 @@
-import type { Argv } from 'yargs';
-import { run, maybeFollow, orFollowed, type GlobalArgs, type FollowArgs } from '../run.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
+import { run, maybeFollow, orFollowed, type GlobalArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
-export const command = 'start <id>';
-export const describe = "Launch the task's first turn (returns once it is running)";
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task to start' })
-    .option('agent', { type: 'string', describe: 'agent to use for this task' })
-    .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" });
+export const { command, describe, builder } = commandOf(C.start);
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string; agent?: string }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.start>) =>
   run(
     a,
     async (app) => {

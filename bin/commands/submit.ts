@@ -1,17 +1,12 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, type GlobalArgs } from '../run.js';
 import { renderSubmitted } from '../../lib/output/review.js';
 import type { Submitted } from '../../lib/ops/submit.js';
 
-export const command = 'submit <id> [remote]';
-export const describe =
-  'Hand the reviewed work to a forge: push lazy/<id> to the remote, mark the task submitted, run forge.pr_command';
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task to submit' })
-    .positional('remote', { type: 'string', describe: 'the git remote (default: origin, or the only one)' });
+export const { command, describe, builder } = commandOf(C.submit);
 
-export const handler = (a: GlobalArgs & { id: string; remote?: string }) => {
+export const handler = (a: GlobalArgs & CliArgs<typeof C.submit>) => {
   let exit = (_: Submitted) => 0;
   return run(
     a,
@@ -21,6 +16,6 @@ export const handler = (a: GlobalArgs & { id: string; remote?: string }) => {
       return ops.submitTask(app, String(a.id), a.remote);
     },
     renderSubmitted,
-    (v) => exit(v),
+    { exit: (v) => exit(v) },
   );
 };

@@ -1,14 +1,13 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { resolve } from 'node:path';
 import { setExitCode } from '../run.js';
 import { currentCall } from '../call.js';
 
 // Hidden: the detached per-turn supervisor that lazy start/unblock/resume launch.
-export const command = '__supervise <run>';
-export const describe = false;
-export const builder = (y: Argv) => y.positional('run', { type: 'string', describe: 'the run to supervise' });
+export const { command, describe, builder } = commandOf(C.supervise);
 
-export const handler = async (a: { run: string }) => {
+export const handler = async (a: CliArgs<typeof C.supervise>) => {
   const { openApp, closeApp } = await import('../../lib/ops/app.js');
   const { supervise } = await import('../../lib/agents/supervisor/supervisor.js');
   const { claimKeeper } = await import('../../lib/fleet/keeper.js');

@@ -1,32 +1,11 @@
-import type { Argv } from 'yargs';
-import {
-  run,
-  messageArg,
-  maybeFollow,
-  orFollowed,
-  decisionOptions,
-  decisionFlags,
-  type DecisionArgs,
-  type GlobalArgs,
-  type FollowArgs,
-} from '../run.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
+import { run, messageArg, maybeFollow, orFollowed, decisionFlags, type GlobalArgs } from '../run.js';
 import { renderStarted } from '../../lib/output/turns.js';
 
-export const command = 'unblock <id>';
-export const describe = 'Send feedback and start the next turn (-m, stdin or $EDITOR)';
-export const builder = (y: Argv) =>
-  decisionOptions(
-    y
-      .positional('id', { type: 'string', describe: 'the task to send feedback to' })
-      .option('message', { alias: 'm', type: 'string', describe: 'the feedback' })
-      .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output until it ends" }),
-    'on the task branch',
-  );
+export const { command, describe, builder } = commandOf(C.unblock);
 
-interface Args extends GlobalArgs, FollowArgs, DecisionArgs {
-  id: string;
-  message?: string;
-}
+type Args = GlobalArgs & CliArgs<typeof C.unblock>;
 
 export const handler = (a: Args) =>
   run(

@@ -1,16 +1,11 @@
-import type { Argv } from 'yargs';
-import { run, followWriter, type GlobalArgs, type FollowArgs } from '../run.js';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
+import { run, followWriter, type GlobalArgs } from '../run.js';
 import { renderWaited } from '../../lib/output/turns.js';
 
-export const command = 'wait <id>';
-export const describe = 'Block until the task leaves working; exit 0 when it is blocked or in conflict';
-export const builder = (y: Argv) =>
-  y
-    .positional('id', { type: 'string', describe: 'the task to wait for' })
-    .option('timeout', { type: 'number', describe: 'give up after S seconds (exit 5)' })
-    .option('follow', { alias: 'f', type: 'boolean', describe: "stream the turn's output, readable, while waiting" });
+export const { command, describe, builder } = commandOf(C.wait);
 
-export const handler = (a: GlobalArgs & FollowArgs & { id: string; timeout?: number }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.wait>) =>
   run(
     a,
     async (app) => {

@@ -1,13 +1,12 @@
-import type { Argv } from 'yargs';
+import { CONTRACTS as C, type CliArgs } from '../../lib/ops/contract/index.js';
+import { commandOf } from '../contract.js';
 import { run, styleOf, type GlobalArgs } from '../run.js';
 import { renderedText } from '../../lib/output/emit.js';
 import { renderWatch } from '../../lib/output/watch.js';
 
-export const command = 'watch';
-export const describe = 'A live view of active tasks and their running turns (one snapshot when not on a terminal)';
-export const builder = (y: Argv) => y.option('once', { type: 'boolean', describe: 'print one snapshot and exit' });
+export const { command, describe, builder } = commandOf(C.watch);
 
-export const handler = (a: GlobalArgs & { once?: boolean }) =>
+export const handler = (a: GlobalArgs & CliArgs<typeof C.watch>) =>
   run(
     a,
     async (app) => {

@@ -1,6 +1,7 @@
 import { usageError } from '../core/errors.js';
 import type { App } from '../ops/app.js';
 import type { Reply } from './port.js';
+import { toolName, type ArgContract, type CommandContract, type ToolArgs } from '../ops/contract/index.js';
 
 // Tool input schemas are plain JSON Schema: what tools/list announces, what the README documents
 // (a test holds the two together), and what a call's arguments are checked against here, so a
@@ -31,6 +32,22 @@ export const object = (properties: ObjectSchema['properties'], required: string[
   additionalProperties: false,
 });
 
+/** A contract's argument as the tool takes it: its type and description as the tool declares them, else the CLI's. */
+function propOf(a: ArgContract): Prop {
+  const type = a.tool?.type ?? (a.array ? 'array' : (a.type ?? 'string'));
+  const description = a.tool?.description ?? a.describe;
+  return type === 'array' ? strs(description) : { type, description };
+}
+
+/** A builder tool's inputSchema, generated from its command's contract (lib/ops/contract/): what bin/ parses. */
+export function inputSchemaOf(c: CommandContract): ObjectSchema {
+  const args = c.args.filter((a) => a.cliOnly === undefined);
+  const order = c.tool?.order;
+  if (order) args.sort((x, y) => order.indexOf(toolName(x)) - order.indexOf(toolName(y)));
+  const required = args.filter((a) => a.tool?.required ?? (a.positional && a.required)).map(toolName);
+  return object(Object.fromEntries(args.map((a) => [toolName(a), propOf(a)])), required);
+}
+
 export type Args = Record<string, unknown>;
 
 /** What a tool call runs with: a freshly opened app (its actor bound), and the call's abort signal. */
@@ -47,6 +64,19 @@ export interface Tool {
   reconcile?: false;
   run(ctx: ToolContext, args: Args): Promise<Reply>;
 }
+
+/** The builder tool lazy_<command>: its description and schema from the command's contract, its run its own. */
+export const toolOf = <C extends CommandContract>(
+  c: C,
+  run: (ctx: ToolContext, args: ToolArgs<C>) => Promise<Reply>,
+): Tool => ({
+  name: `lazy_${c.name}`,
+  description: c.tool!.description,
+  inputSchema: inputSchemaOf(c),
+  ...(c.reconcile === false ? { reconcile: false as const } : {}),
+  // checkArgs has held the arguments to this very schema before run is called.
+  run: run as Tool['run'],
+});
 
 const typeOf = (v: unknown) => (Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v);
 

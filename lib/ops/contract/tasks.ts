@@ -1,0 +1,177 @@
+import { SORTS } from '../sorts.js';
+import { id, message, type ArgContract, type CommandContract } from './types.js';
+
+// The contracts of the commands that read, create and change task records.
+
+/** --tag, --search, --sort, --limit: list's and inbox's shared filters. */
+const FILTERS = [
+  {
+    name: 'tag',
+    alias: 't',
+    type: 'string',
+    array: true,
+    describe: 'only tasks with this tag (repeat: all must match)',
+    tool: { description: 'only tasks carrying every one of these tags' },
+  },
+  {
+    name: 'search',
+    type: 'string',
+    describe: 'only tasks whose goal, prompt or criteria contain TEXT (any case)',
+    tool: { description: 'only tasks whose goal, prompt or acceptance criteria contain this text (any case)' },
+  },
+  {
+    name: 'sort',
+    choices: SORTS,
+    describe: 'order: created (oldest first), updated (newest first), priority',
+    tool: { description: `${SORTS.join(', ')}: oldest first, newest change first, or the queue's order` },
+  },
+  {
+    name: 'limit',
+    alias: 'n',
+    type: 'number',
+    describe: 'print at most N tasks',
+    tool: { description: 'at most this many' },
+  },
+] as const satisfies readonly ArgContract[];
+
+export const list = {
+  name: 'list',
+  aliases: ['ls'],
+  describe: 'List tasks (non-terminal ones unless --all or --status)',
+  args: [
+    ...FILTERS,
+    { name: 'all', alias: 'a', type: 'boolean', describe: 'include complete and abandoned tasks' },
+    {
+      name: 'status',
+      alias: 's',
+      type: 'string',
+      array: true,
+      describe: 'only these statuses (repeatable or comma-separated)',
+      tool: { description: 'only these statuses' },
+    },
+    {
+      name: 'parent',
+      type: 'string',
+      describe: 'only subtasks of ID',
+      tool: { description: 'only subtasks of this task' },
+    },
+    {
+      name: 'tree',
+      type: 'boolean',
+      describe: 'show subtasks under their parents',
+      cliOnly: 'a layout of the text output',
+    },
+    { name: 'queued', type: 'boolean', describe: 'only queued tasks, in the order a worker picks them' },
+    { name: 'paused', type: 'boolean', describe: 'only paused tasks' },
+  ],
+  tool: {
+    description: 'List tasks, non-terminal ones unless all or status is given (lazy list --json).',
+    order: ['all', 'status', 'tag', 'search', 'sort', 'limit', 'parent', 'queued', 'paused'],
+  },
+} as const satisfies CommandContract;
+
+export const show = {
+  name: 'show',
+  describe: 'Show a task: record, status, available actions, turns and changelog',
+  args: [
+    id('the task to show'),
+    {
+      name: 'markdown',
+      type: 'boolean',
+      describe: 'print the review as the Markdown pull request body lazy submit hands to forge.pr_command',
+      cliOnly: 'a text rendering; the tool returns the document',
+    },
+  ],
+  tool: { description: 'A task: record, status, available actions, turns and changelog (lazy show --json).' },
+} as const satisfies CommandContract;
+
+export const inbox = {
+  name: 'inbox',
+  describe: 'Tasks that need a human, oldest first, with what they need',
+  args: FILTERS,
+  tool: { description: 'Tasks that need a human, oldest first, with what they need (lazy inbox --json).' },
+} as const satisfies CommandContract;
+
+export const create = {
+  name: 'create',
+  describe: 'Create a task and print its id',
+  args: [
+    {
+      name: 'goal',
+      positional: true,
+      type: 'string',
+      array: true,
+      describe: 'what the task should achieve',
+      // The CLI joins its words, or opens the editor when there are none.
+      tool: { type: 'string', required: true },
+    },
+    { name: 'prompt', type: 'string', describe: 'instructions for the agent (default: the goal)' },
+    {
+      name: 'prompt-file',
+      type: 'string',
+      describe: 'read the prompt from a file (- for stdin)',
+      cliOnly: "the caller's files are not the server's; the tool takes the prompt itself",
+    },
+    {
+      name: 'accept',
+      type: 'string',
+      array: true,
+      describe: 'an acceptance criterion (repeatable)',
+      tool: { description: 'acceptance criteria' },
+    },
+    {
+      name: 'parent',
+      type: 'string',
+      describe: 'make this a subtask of ID',
+      tool: { description: 'make this a subtask of this task' },
+    },
+    {
+      name: 'tag',
+      type: 'string',
+      array: true,
+      describe: 'a tag (repeatable)',
+      tool: { name: 'tags', description: 'tags' },
+    },
+    { name: 'agent', type: 'string', describe: 'agent to run this task with' },
+  ],
+  tool: {
+    description: 'Create a task (lazy create --json).',
+    order: ['goal', 'prompt', 'accept', 'tags', 'agent', 'parent'],
+  },
+} as const satisfies CommandContract;
+
+export const comment = {
+  name: 'comment',
+  describe: 'Add a comment (a human turn that changes no status)',
+  args: [id('the task to comment on'), message('the comment (or pipe it on stdin)', { description: 'the comment' })],
+  tool: { description: 'Add a comment: a human turn that changes no status (lazy comment --json).' },
+} as const satisfies CommandContract;
+
+export const edit = {
+  name: 'edit',
+  describe: 'Change a task: --goal, --prompt, add --accept criteria or --tag, set --agent',
+  args: [
+    id('the task to change'),
+    { name: 'goal', type: 'string', describe: 'replace the goal' },
+    { name: 'prompt', type: 'string', describe: 'replace the instructions for the agent' },
+    {
+      name: 'accept',
+      type: 'string',
+      array: true,
+      describe: 'add an acceptance criterion (repeatable)',
+      tool: { description: 'acceptance criteria to add' },
+    },
+    {
+      name: 'tag',
+      type: 'string',
+      array: true,
+      describe: 'add a tag (repeatable)',
+      tool: { name: 'tags', description: 'tags to add' },
+    },
+    { name: 'agent', type: 'string', describe: 'the agent to run this task with' },
+  ],
+  tool: {
+    description:
+      "Change a task's goal, prompt or agent, or add acceptance criteria or tags (lazy edit --json); name at least one.",
+  },
+} as const satisfies CommandContract;

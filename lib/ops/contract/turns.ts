@@ -1,0 +1,92 @@
+import { decisionArgs, follow, id, message, type CommandContract } from './types.js';
+
+// The contracts of the commands that start, feed, question, await and stop a task's turns.
+
+export const start = {
+  name: 'start',
+  describe: "Launch the task's first turn (returns once it is running)",
+  args: [id('the task to start'), { name: 'agent', type: 'string', describe: 'agent to use for this task' }, follow()],
+  tool: { description: "Launch the task's first turn; returns once it is running (lazy start --json)." },
+} as const satisfies CommandContract;
+
+export const unblock = {
+  name: 'unblock',
+  describe: 'Send feedback and start the next turn (-m, stdin or $EDITOR)',
+  args: [id('the task to send feedback to'), message('the feedback'), follow(), ...decisionArgs('on the task branch')],
+  tool: { description: 'Send feedback and start the next turn (lazy unblock --json).' },
+} as const satisfies CommandContract;
+
+export const answer = {
+  name: 'answer',
+  describe: "Answer a pending decision (the agent's question, or a missing completion condition)",
+  args: [id('the task whose decision to answer'), message('the answer'), follow()],
+  tool: {
+    description:
+      "Answer a pending decision: the agent's question, or a missing completion condition (lazy answer --json).",
+  },
+} as const satisfies CommandContract;
+
+export const ask = {
+  name: 'ask',
+  describe: "Ask the task's agent a question; its status is unchanged afterwards",
+  args: [
+    id('the task whose agent to ask'),
+    message('the question', { name: 'question' }),
+    {
+      name: 'timeout',
+      type: 'number',
+      describe: 'give up waiting after S seconds (the answer is still recorded)',
+      tool: { description: 'give up waiting after this many seconds' },
+    },
+  ],
+  tool: {
+    description:
+      "Ask a blocked task's agent a question and wait for the answer; the status is unchanged (lazy ask --json).",
+  },
+} as const satisfies CommandContract;
+
+export const wait = {
+  name: 'wait',
+  describe: 'Block until the task leaves working; exit 0 when it is blocked or in conflict',
+  args: [
+    id('the task to wait for'),
+    {
+      name: 'timeout',
+      type: 'number',
+      describe: 'give up after S seconds (exit 5)',
+      tool: { description: 'give up after this many seconds (a timeout error)' },
+    },
+    follow("stream the turn's output, readable, while waiting"),
+  ],
+  tool: {
+    description:
+      'Block until the task leaves working; an error unless it lands blocked or in conflict (lazy wait --json).',
+  },
+} as const satisfies CommandContract;
+
+export const stop = {
+  name: 'stop',
+  describe: 'Stop a running turn: SIGTERM, then SIGKILL after a grace period; no auto-resume',
+  args: [
+    id('the task whose turn to stop'),
+    {
+      name: 'force',
+      type: 'boolean',
+      describe:
+        "break the claim of a turn running in another clone or machine that is gone (or held by a lease nobody can renew): interrupted here, the remote's lease deleted by compare-and-swap",
+      tool: { description: 'break the claim of a turn running elsewhere that is gone' },
+    },
+  ],
+  tool: {
+    description:
+      'Stop the running turn: SIGTERM, then SIGKILL after the grace period; never auto-resumed. force breaks the ' +
+      'claim of a turn running in a clone or machine that is gone (lazy stop --json).',
+  },
+} as const satisfies CommandContract;
+
+export const resume = {
+  name: 'resume',
+  describe: "Start an interrupted task's next turn (no feedback needed; resets the crash counter)",
+  args: [id('the task to resume'), follow()],
+  tool: { description: 'Resume an interrupted task: a new turn on its branch (lazy resume --json).' },
+} as const satisfies CommandContract;
