@@ -1,17 +1,17 @@
 #!/usr/bin/env node
 // Remakes test/fixtures/details-store.bundle: a store written by a release of lazy, so that
-// test/model/details-store.test.ts proves every entry that release wrote still reads (issue 29).
-// Run with the release to capture built: `npm run build && node scripts/details-fixture.mjs`
+// test/store/details-store.test.ts proves every entry that release wrote still reads (issue 29).
+// Run with the release to capture built: `npm run build && node --import tsx scripts/details-fixture.mjs`
 // (LAZY_BIN=<path to bin/lazy.cjs> drives another build). It drives the CLI in a temp repository
 // through many triggers and turn kinds with the fake agent, then bundles refs/lazy/* and the
-// task branches, and what `lazy show --json` said of each task (details-store.json). Each step's output is printed; a step that fails stops the script.
+// task branches, and writes what `lazy show --json` said of each task (details-store.json).
+// Each step is printed; a step that fails stops the script.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { ROOT, testEnv } from '../test/helpers/env.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const LAZY = process.env.LAZY_BIN || join(ROOT, 'bin', 'lazy.cjs');
 const OUT = join(ROOT, 'test', 'fixtures', 'details-store.bundle');
 const dir = mkdtempSync(join(tmpdir(), 'lazy-details-fixture-'));
@@ -21,23 +21,12 @@ const remote = join(dir, 'remote.git');
 mkdirSync(home);
 mkdirSync(repo);
 
-const env = { ...process.env };
-for (const k of Object.keys(env)) if (k.startsWith('GIT_') || k.startsWith('LAZY_')) delete env[k];
-delete env.XDG_CONFIG_HOME;
-delete env.NODE_EXTRA_CA_CERTS;
-Object.assign(env, {
-  HOME: home,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: join(home, '.gitconfig'),
-  GIT_AUTHOR_NAME: 'Ada Lovelace',
-  GIT_AUTHOR_EMAIL: 'ada@example.com',
-  GIT_COMMITTER_NAME: 'Ada Lovelace',
-  GIT_COMMITTER_EMAIL: 'ada@example.com',
+const env = testEnv(home, {
   FAKE_STATE: join(home, 'fake-state'),
   FAKE_LOG: join(home, 'fake-log.jsonl'),
-  FAKE_NODE: process.execPath,
   FAKE_SLEEP_MS: '300',
 });
+delete env.NODE_EXTRA_CA_CERTS;
 
 function run(cmd, args, o = {}) {
   const r = spawnSync(cmd, args, { cwd: repo, env: { ...env, ...o.env }, encoding: 'utf8', input: o.input ?? '' });

@@ -1,4 +1,5 @@
 import type { Usage } from '../../model/usage.js';
+import type { ReviewDetails } from '../../model/details.js';
 import type { FailureClass } from '../adapters/taxonomy.js';
 import type { SetAside } from '../../workspace/ask-snapshot.js';
 
@@ -8,14 +9,8 @@ import type { SetAside } from '../../workspace/ask-snapshot.js';
 
 export type OutcomeKind = 'completed' | 'decision_required' | 'blocked' | 'failed' | 'interrupted';
 
-export interface Review {
-  head: string;
-  base_commit: string;
-  commits: number;
-  changed_files: string[];
-  diffstat: string;
-  auto_commit: string | null;
-}
+/** The review package a turn records (its stored shape is the model's). */
+export type Review = ReviewDetails;
 
 export interface Outcome {
   run: string;
