@@ -166,7 +166,7 @@ async function keepReason(app: App, v: TaskView, wt: string, branch: string | nu
   }
   if (!branch) return null;
   const done = lastAccept(v);
-  const landed = done?.commit ?? (done?.target ? `refs/heads/${done.target}` : null);
+  const landed = done?.commit ?? (done && done.target !== null ? `refs/heads/${done.target}` : null);
   if (!landed) return 'the accept recorded no commit to compare the branch with';
   // Merging the branch into what landed changes nothing when the accept took all of it.
   const merged = await git(['merge-tree', '--write-tree', landed, `refs/heads/${branch}`], {
