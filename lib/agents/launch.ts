@@ -34,6 +34,7 @@ import { env } from '../core/env.js';
 import { nowIso } from '../core/clock.js';
 import { taskBranch } from '../core/names.js';
 import { landingBranch } from '../model/landing.js';
+import { agentSessionOf } from '../model/details.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
@@ -255,10 +256,7 @@ const FATAL_LAUNCH: number[] = [EXIT.usage, EXIT.external, EXIT.notAllowed];
  */
 export function sessionHostElsewhere(v: Pick<TaskView, 'turns' | 'changelog'>, here: Place): string | null {
   const turns = [...v.turns].reverse();
-  for (const t of [
-    turns.find((x) => x.role === 'agent' && x.run),
-    turns.find((x) => typeof x.details?.agent_session_id === 'string'),
-  ]) {
+  for (const t of [turns.find((x) => x.role === 'agent' && x.run), turns.find((x) => agentSessionOf(x) !== null)]) {
     const ran = t?.run ? v.changelog.find((c) => c.run === t.run && c.status === 'working') : null;
     if (ran?.host && !madeHere(ran, here)) return placeName(ran, here);
   }

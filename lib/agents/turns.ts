@@ -7,6 +7,7 @@ import { feedbackBlock, resumeContext, taskPrompt, type PreviousEnd } from './pr
 import type { TurnPlan } from './launch.js';
 import { notAllowed } from '../core/errors.js';
 import { availableActions } from '../model/table.js';
+import { failureClassOf, interruptOf } from '../model/details.js';
 
 // The planners for every kind of turn: each records the turn that starts it (feedback
 // before anything runs), moves the task into working stamped with the run, and builds
@@ -126,17 +127,17 @@ function previousEnd(v: TaskView): PreviousEnd {
   const run = v.current_run;
   const agent = run ? [...v.turns].reverse().find((t) => t.run === run && t.role === 'agent') : undefined;
   const started = run ? v.turns.find((t) => t.run === run) : undefined;
-  const num = (x: unknown) => (typeof x === 'number' ? x : null);
-  const cls = agent?.details?.failure_class;
+  const cls = failureClassOf(agent);
+  const end = interruptOf(entry);
   return {
     stopped: entry?.trigger === 'stop',
     usage_limit: entry?.trigger === 'usage_limit',
     turn: started?.sequence ?? null,
-    cls: typeof cls === 'string' ? cls : 'unknown',
+    cls: cls ?? 'unknown',
     // Agent output can reach the reason, and the prompt goes into argv.
     reason: sanitizeLine(entry?.reason ?? 'unknown'),
-    exit_code: num(entry?.details?.exit_code),
-    signal: typeof entry?.details?.signal === 'string' ? entry.details.signal : null,
+    exit_code: end.exit_code,
+    signal: end.signal,
   };
 }
 

@@ -62,7 +62,7 @@ export interface TurnEntry extends EntryBase {
   run?: string;
   /** On a completed agent turn: the feedback turns it consumed. */
   consumes?: string[];
-  /** Agent-turn details (summary, usage, commands, failure class, …); shape owned by the agents layer. */
+  /** The facts the turn records, typed by its kind: read through lib/model/details.ts only. */
   details?: { [k: string]: Json };
 }
 
@@ -75,6 +75,7 @@ export interface StatusEntry extends EntryBase {
   /** The clone the move was made in (lib/core/place.ts), recorded with every host. */
   clone?: string;
   run?: string;
+  /** The facts the change records, typed by its trigger: read through lib/model/details.ts only. */
   details?: { [k: string]: Json };
 }
 

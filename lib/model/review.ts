@@ -1,5 +1,6 @@
 import { byClock, type TaskDocs, type TurnEntry } from './docs.js';
 import type { Json } from '../core/json.js';
+import { reviewOf, turnMode } from './details.js';
 
 // The review package is the `review` detail of a turn that ended with the branch in
 // front of a person: an agent work turn (never an ask, which is not reviewed) or a
@@ -8,17 +9,8 @@ import type { Json } from '../core/json.js';
 type TurnLike = Pick<TurnEntry, 'role' | 'kind'> & { details?: { [k: string]: Json } | null };
 
 export function isReviewTurn(t: TurnLike): boolean {
-  const review = t.details?.review;
-  // Turn details are free-form (and may be pulled): only a full commit id ever reaches git argv.
-  if (
-    !review ||
-    typeof review !== 'object' ||
-    Array.isArray(review) ||
-    typeof review.head !== 'string' ||
-    !/^[0-9a-f]{40}$/.test(review.head)
-  )
-    return false;
-  return (t.role === 'agent' && t.details?.mode !== 'ask') || t.kind === 'pair';
+  if (!reviewOf(t)) return false;
+  return (t.role === 'agent' && turnMode(t) !== 'ask') || t.kind === 'pair';
 }
 
 /**
@@ -28,7 +20,7 @@ export function isReviewTurn(t: TurnLike): boolean {
 export function reviewedHead(docs: Pick<TaskDocs, 'turns' | 'decisions'>): { head: string; turn: string } | null {
   const review = [...docs.turns].sort(byClock).reverse().find(isReviewTurn);
   if (!review) return null;
-  let head = (review.details!.review as { head: string }).head;
+  let head = reviewOf(review)!.head;
   for (const d of [...docs.decisions].sort(byClock)) if (byClock(d, review) > 0 && d.commit) head = d.commit;
   return { head, turn: review.id };
 }

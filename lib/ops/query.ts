@@ -26,6 +26,7 @@ import { SORTS, type Sort } from './sorts.js';
 import { now } from '../core/clock.js';
 import type { ActionCondition } from '../model/situation.js';
 import { situateView, situateRows } from './situated.js';
+import { changeFacts } from '../model/details.js';
 
 /**
  * `waiting` is present only on a working task whose turn waits for the agent's usage limit to reset;
@@ -267,7 +268,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
           at: lastInterrupt.timestamp,
           reason: lastInterrupt.reason,
           trigger: lastInterrupt.trigger,
-          ...(lastInterrupt.details ?? {}),
+          ...changeFacts(lastInterrupt),
         }
       : null,
     worktree: wt && existsSync(wt) ? wt : null,

@@ -17,6 +17,7 @@ import { acceptStashes, stashAdvice } from '../workspace/stash.js';
 import { rowFilter, type RowFilter } from './query.js';
 import { taskBranch } from '../core/names.js';
 import { landingBranch } from '../model/landing.js';
+import { acceptedCommit } from '../model/details.js';
 
 export interface Diff {
   task: TaskView;
@@ -38,8 +39,8 @@ export async function taskDiff(app: App, idArg: string, stat: boolean, color = f
     const r = await git(['diff', ...mode, mb, branch], { cwd: app.repo.cwd });
     return { task: view, branch, base, stat, text: r.stdout };
   }
-  const accepted = view.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
-  if (typeof accepted === 'string' && /^[0-9a-f]{40}$/.test(accepted)) {
+  const accepted = acceptedCommit(view);
+  if (accepted && /^[0-9a-f]{40}$/.test(accepted)) {
     const r = await git(['show', '--format=', ...mode, accepted], { cwd: app.repo.cwd });
     return { task: view, branch: accepted, base, stat, text: r.stdout };
   }

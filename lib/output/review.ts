@@ -8,6 +8,7 @@ import { keepColors, paintResult } from './color.js';
 import type { Diff } from '../ops/review.js';
 import type { ShownTask } from '../ops/query.js';
 import { taskBranch } from '../core/names.js';
+import { reviewOf, commandsOf, risksOf } from '../model/details.js';
 
 // The review package: what a reviewer needs to judge a completed turn.
 
@@ -21,14 +22,7 @@ export function latestReview(v: TaskView): TurnView | undefined {
 export function renderReview(v: TaskView): string {
   const t = latestReview(v);
   if (!t) return '';
-  const d = t.details as Record<string, any>;
-  const r = d.review as {
-    head: string;
-    base_commit: string;
-    commits: number;
-    changed_files: string[];
-    diffstat: string;
-  };
+  const r = reviewOf(t)!; // latestReview finds a turn by isReviewTurn: its review is there
   const lines = [`Review (turn #${t.sequence}, revision ${v.revisions})`, indent(t.content.trimEnd())];
   lines.push(
     `  branch ${v.session?.branch ?? taskBranch(v.id)} at ${r.head.slice(0, 10)}: ` +
@@ -36,7 +30,7 @@ export function renderReview(v: TaskView): string {
   );
   if (r.changed_files.length) lines.push('  changed files:', ...r.changed_files.map((f) => `    ${f}`));
   if (r.diffstat) lines.push(indent(r.diffstat, 2));
-  const commands = (d.commands ?? []) as { command: string; exit_code: number }[];
+  const commands = commandsOf(t);
   if (commands.length)
     lines.push(
       '  commands run:',
@@ -45,7 +39,7 @@ export function renderReview(v: TaskView): string {
           `    ${c.exit_code === 0 ? `${paintResult(true, 'ok')}  ` : paintResult(false, `FAIL(${c.exit_code})`)} ${c.command}`,
       ),
     );
-  const risks = (d.risks ?? []) as string[];
+  const risks = risksOf(t);
   lines.push(
     risks.length ? '  risks and unfinished work:' : '  risks: none reported',
     ...risks.map((x) => `    - ${x}`),

@@ -16,6 +16,7 @@ import { queueLabel, type Schedule } from '../model/schedule.js';
 import type { UsageTotals } from '../model/usage.js';
 import { now } from '../core/clock.js';
 import { remoteBranch, taskBranch } from '../core/names.js';
+import { setAsideNote } from '../model/details.js';
 
 // Text renderings of tasks. JSON output never passes through here.
 
@@ -86,7 +87,7 @@ function turnLine(t: TurnView): string {
   const mark =
     t.feedback === 'pending' ? ' [feedback pending]' : t.feedback === 'consumed' ? ' [feedback delivered]' : '';
   const head = `#${t.sequence} ${t.role}/${t.kind} · ${who(t.actor, t.person)} · ${shortTime(t.timestamp)}${mark}`;
-  const aside = (t.details?.set_aside as { note?: unknown } | undefined)?.note;
+  const aside = setAsideNote(t);
   const asideLine = typeof aside === 'string' ? `\n${indent(`[${aside}]`, 4)}` : '';
   return `${head}\n${indent(t.content.trimEnd() || '(empty)', 4)}${asideLine}`;
 }

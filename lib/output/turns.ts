@@ -4,6 +4,7 @@ import type { Stopped } from '../ops/stop/index.js';
 import type { Asked } from '../ops/ask.js';
 import type { Paired } from '../ops/pair.js';
 import type { TaskView } from '../model/fold.js';
+import { setAsideNote } from '../model/details.js';
 
 // Text for the commands that start, stop and wait on turns.
 
@@ -66,7 +67,7 @@ export function renderWaited(v: TaskView): string {
 
 export function renderAsked(r: Asked): string {
   const text = r.answer ? r.answer.content : `${r.task.id}: no answer was recorded (status ${r.task.status})`;
-  const note = (r.answer?.details?.set_aside as { note?: unknown } | undefined)?.note;
+  const note = setAsideNote(r.answer);
   return typeof note === 'string' ? `${text}\n\nnote: ${note}` : text;
 }
 

@@ -6,6 +6,7 @@ import { removeWorktree, worktreePath } from '../workspace/worktree.js';
 import { deleteBranch, findAccepted } from '../workspace/merge.js';
 import { readActive, type ActiveMarker } from '../store/markers.js';
 import { taskBranch } from '../core/names.js';
+import { mergingOf } from '../model/details.js';
 
 // Finishing or rolling back an accept that stopped midway (its process died, or a git
 // step failed under it). The merging entry records the target and the target's tip when
@@ -40,9 +41,10 @@ export async function recoverAccept(
   const v = await store.view(id);
   if (v.status !== 'merging') return { outcome: 'not-merging' };
   const entry = lastChange(v, 'merging');
-  const target = String(entry?.details?.target ?? '');
-  const since = typeof entry?.details?.target_old === 'string' ? entry.details.target_old : undefined;
-  const r = entry?.details?.restore;
+  const merging = mergingOf(entry);
+  const target = merging.target ?? '';
+  const since = merging.target_old ?? undefined;
+  const r = merging.restore;
   const restore: Restore = r === 'conflict' || r === 'submitted' ? r : 'blocked';
   const commit = o.rule === 'settle' && target ? await findAccepted(repo.cwd, target, id, since) : null;
   // The commit a killed move was landing: recorded on the rollback, as a late landing's evidence (late-accept.ts).

@@ -7,6 +7,7 @@ import { isAncestor } from '../workspace/target-tips.js';
 import type { ReconcileAction } from './action.js';
 import { completeLanded, type SweepDeps } from './complete.js';
 import { branchRef, headRef } from '../core/names.js';
+import { abortOf, mergingOf } from '../model/details.js';
 
 // An accept SIGKILLed while its git child moves the target: the next command rolls the task
 // back (nothing had landed yet), then the orphaned `git update-ref` lands the squash anyway.
@@ -36,17 +37,16 @@ export async function landedAfterRollback(cwd: string, v: TaskView): Promise<Lat
     .slice(0, at)
     .reverse()
     .find((c) => c.status === 'merging');
-  const target = merging?.details?.target;
-  const since = merging?.details?.target_old;
+  const { target, target_old: since } = mergingOf(merging);
   // An accept rolled back by `restore` (killed in preflight) never started moving the target.
-  if (!rollback || rollback.details?.if_killed === 'restore' || typeof target !== 'string' || !target) return null;
-  const squash = rollback.details?.squash;
+  if (!rollback || abortOf(rollback).if_killed === 'restore' || !target) return null;
+  const { squash } = abortOf(rollback);
   const commit =
-    typeof squash === 'string'
+    squash !== null
       ? (await isAncestor(cwd, squash, headRef(target)))
         ? squash
         : null
-      : await findAccepted(cwd, target, v.id, typeof since === 'string' ? since : undefined);
+      : await findAccepted(cwd, target, v.id, since ?? undefined);
   if (!commit) return null;
   const latest = log.at(-1) === rollback && v.status === rollback.status;
   // Invariant: completing must lose nothing: the landed tree holds all of the task branch.

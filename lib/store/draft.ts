@@ -8,11 +8,13 @@ import type {
   TaskDoc,
   TaskDocs,
   TurnEntry,
+  TurnKind,
   ViolationEntry,
 } from '../model/docs.js';
 import { foldTask, maxClock, type TaskView } from '../model/fold.js';
 import { canTransition, statusActions, type Trigger } from '../model/table.js';
 import type { Status } from '../model/status.js';
+import { type ChangeDetailsOf, type TurnDetailsOf } from '../model/details.js';
 
 // A draft collects one mutation: the entries it appends and the records it rewrites.
 // Clocks are handed out in call order, so a mutation's own entries keep their order.
@@ -26,7 +28,19 @@ export interface Ctx {
   now: string;
 }
 
-type TurnInput = Omit<TurnEntry, 'id' | 'clock' | 'timestamp' | 'actor' | 'person'> & { actor?: Actor };
+/** A turn to append; its details are typed by its kind (lib/model/details.ts). */
+type TurnInput<K extends TurnKind = TurnKind> = Omit<
+  TurnEntry,
+  'id' | 'clock' | 'timestamp' | 'actor' | 'person' | 'kind' | 'details'
+> & {
+  kind: K;
+  actor?: Actor;
+  details?: TurnDetailsOf<K>;
+};
+/** What a status change records besides its move; its details are typed by its trigger. */
+type ChangeExtra<T extends Trigger> = Partial<Pick<StatusEntry, 'run' | 'host' | 'clone'>> & {
+  details?: ChangeDetailsOf<T>;
+};
 
 export class Draft {
   readonly turns: TurnEntry[] = [];
@@ -75,7 +89,7 @@ export class Draft {
     };
   }
 
-  turn(t: TurnInput): TurnEntry {
+  turn<K extends TurnKind>(t: TurnInput<K>): TurnEntry {
     const { actor, ...rest } = t;
     const stamp = this.stamp(actor);
     // An agent's own reply is not a person's action: it carries no git identity.
@@ -86,11 +100,11 @@ export class Draft {
   }
 
   /** Appends a status change from the draft's current status; refuses (exit 4) what the table forbids. */
-  transition(
+  transition<T extends Trigger>(
     to: Status,
-    trigger: Trigger,
+    trigger: T,
     reason: string,
-    extra: Partial<Pick<StatusEntry, 'run' | 'host' | 'clone' | 'details'>> = {},
+    extra: ChangeExtra<T> = {},
     actor?: Actor,
   ): StatusEntry {
     const who = actor ?? this.ctx.actor;

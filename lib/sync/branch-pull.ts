@@ -20,6 +20,7 @@ import {
   taskBranch,
   trackingRef,
 } from '../core/names.js';
+import { landedOf, lastAccept } from '../model/details.js';
 
 // The pull side of travelling branches, run after the task merge: the remote branches of
 // known tasks become tracking refs (pruned when the remote branch is gone), then the local
@@ -195,12 +196,11 @@ async function fastForward(
  * proof: this clone's own push sets it, and a push the lease turned away leaves commits nobody landed.
  */
 async function cleanUp(s: Settle, v: TaskView, mine: string, wt: string | undefined, out: BranchPull): Promise<void> {
-  const end = v.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1);
-  const commit = end?.details?.commit;
+  const { commit, head } = landedOf(lastAccept(v)?.entry);
   const landed =
     lastReviewHead(v) === mine ||
-    end?.details?.head === mine ||
-    (typeof commit === 'string' && /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(s.repo.cwd, mine, commit)));
+    head === mine ||
+    (commit !== null && /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(s.repo.cwd, mine, commit)));
   const keep = (reason: string) => void out.kept.push({ id: v.id, reason });
   if (!landed) return keep(`${taskBranch(v.id)} holds commits the accept did not land; kept`);
   if (wt && wt === s.repo.top) return keep(`${taskBranch(v.id)} is checked out in ${wt}; kept`);

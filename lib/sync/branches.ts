@@ -21,6 +21,7 @@ import {
   trackingPrefix,
   trackingRef,
 } from '../core/names.js';
+import { landedOf } from '../model/details.js';
 
 // A task's work branch travels with it: local refs/heads/lazy/<id> <-> the remote's
 // refs/heads/lazy/<id>, with the remote-tracking copy refs/remotes/<remote>/lazy/<id> as
@@ -211,9 +212,9 @@ async function removedHere(cwd: string, v: TaskView, seen: string, here: Place):
   const end = v.changelog.filter((c) => !c.set_aside && c.status === v.status).at(-1);
   if (!end) return false;
   if (v.status === 'abandoned') return sessionRanHere(v, here) || (await onAnotherBranch(cwd, seen));
-  if (lastReviewHead(v) === seen || end.details?.head === seen) return true;
-  const commit = end.details?.commit;
-  return typeof commit === 'string' && /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(cwd, seen, commit));
+  const { commit, head } = landedOf(end);
+  if (lastReviewHead(v) === seen || head === seen) return true;
+  return commit !== null && /^[0-9a-f]{40}$/.test(commit) && (await isAncestor(cwd, seen, commit));
 }
 
 async function onAnotherBranch(cwd: string, commit: string): Promise<boolean> {

@@ -3,6 +3,7 @@ import type { TaskView } from '../model/fold.js';
 import { safeRefName } from './branch/index.js';
 import { revParse } from './worktree.js';
 import { branchRef, remoteBranch, remoteTrackingRef, taskBranch, trackingRef } from '../core/names.js';
+import { submitOf } from '../model/details.js';
 
 // Where a submitted task's work stands on the forge's remote, read from local refs only:
 // the submission (what `lazy submit` recorded on its move into submitted), the remote's
@@ -29,8 +30,7 @@ export function submissionOf(v: Pick<TaskView, 'id' | 'changelog'>): Submission 
   for (let i = v.changelog.length - 1; i >= 0; i--) {
     const c = v.changelog[i]!;
     if (c.set_aside || c.status !== 'submitted' || c.trigger !== 'submit') continue;
-    const d = c.details ?? {};
-    const [remote, target, head, tip] = [d.remote, d.target, d.head, d.target_tip];
+    const { remote, target, head, target_tip: tip } = submitOf(c);
     if (typeof remote !== 'string' || typeof target !== 'string' || typeof head !== 'string') return null;
     if (!safeRefName(remote) || remote.includes('/') || !safeRefName(target) || !SHA.test(head)) return null;
     return {

@@ -13,6 +13,7 @@ import { dirtyFiles, revParse } from '../../workspace/worktree.js';
 import { mergeBase, undecidedChanges } from '../../workspace/review.js';
 import type { App } from '../app.js';
 import { branchRef, headRef, taskBranch } from '../../core/names.js';
+import { lastAccept } from '../../model/details.js';
 
 // What lands is what was reviewed, from a clean worktree, at the right place in the task
 // tree: the checks accept's preflight makes under the task's lock before anything moves.
@@ -172,26 +173,11 @@ async function subtaskAccepts(
     const child = /^Accept task ([0-9a-z]{8}): /.exec(subject)?.[1];
     if (!child || parents.length !== 1) return no;
     const view = await app.store.view(child).catch(() => null);
-    const landing = view ? acceptOf(view) : null;
+    const landing = view ? lastAccept(view) : null;
     if (!landing || view?.parent !== id || landing.commit !== sha) return no;
     if (landing.actor === 'agent') byAgent.push(child);
   }
   return { reviewed: !byAgent.length, byAgent };
-}
-
-/**
- * The commit an accept landed and who accepted: the actor of the accept that began the merge
- * (a recovered accept is completed by the system actor, but was begun by whoever accepted).
- */
-function acceptOf(v: TaskView): { commit: unknown; actor: string } | null {
-  const live = v.changelog.filter((c) => !c.set_aside);
-  const done = live.filter((c) => c.status === 'complete').at(-1);
-  if (!done) return null;
-  const began = live
-    .slice(0, live.indexOf(done))
-    .filter((c) => c.status === 'merging' && c.trigger === 'accept')
-    .at(-1);
-  return { commit: done.details?.commit, actor: began?.actor ?? done.actor };
 }
 
 /** A parent may not take a child while it is active; a parent may not be merged while children are open. */

@@ -30,6 +30,7 @@ import type { App } from '../app.js';
 import { nowIso } from '../../core/clock.js';
 import { headRef, taskBranch } from '../../core/names.js';
 import { landingBranch } from '../../model/landing.js';
+import { acceptedCommit } from '../../model/details.js';
 
 // accept: blocked → merging → complete, as the steps of ACCEPT_STEPS, in order. The whole
 // accept runs under the task's lock, so two concurrent accepts merge exactly once. Each
@@ -286,9 +287,8 @@ function report(a: Accepting): AcceptReport {
 }
 
 function alreadyAccepted(v: TaskView): AcceptReport {
-  const commit = v.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details?.commit;
   const none = { branch_deleted: false, worktree_removed: false, checkout: null, stash: null, warnings: [] };
-  const landed = typeof commit === 'string' ? commit : null;
+  const landed = acceptedCommit(v);
   return { task: v, target: landingBranch(v), commit: landed, already_accepted: true, ...none };
 }
 

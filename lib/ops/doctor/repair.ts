@@ -18,6 +18,7 @@ import { acceptStashes, stashAdvice } from '../../workspace/stash.js';
 import type { App } from '../app.js';
 import { HELD, type Pass } from './pass.js';
 import { CONFIG_REF, headRef, taskBranch, taskRef } from '../../core/names.js';
+import { lastAccept } from '../../model/details.js';
 
 // What doctor repairs beyond locks and temp files: damaged lazy refs (restored to their
 // last good tip by compare-and-swap), leftovers of an accept that died after its
@@ -164,9 +165,8 @@ async function keepReason(app: App, v: TaskView, wt: string, branch: string | nu
     if (dirty.length) return `the worktree has uncommitted changes (${dirty.slice(0, 3).join(', ')})`;
   }
   if (!branch) return null;
-  const done = v.changelog.filter((c) => !c.set_aside && c.status === 'complete').at(-1)?.details ?? {};
-  const landed =
-    typeof done.commit === 'string' ? done.commit : typeof done.target === 'string' ? headRef(done.target) : null;
+  const done = lastAccept(v);
+  const landed = done?.commit ?? (done && done.target !== null ? headRef(done.target) : null);
   if (!landed) return 'the accept recorded no commit to compare the branch with';
   // Merging the branch into what landed changes nothing when the accept took all of it.
   const merged = await git(['merge-tree', '--write-tree', landed, headRef(branch)], {

@@ -4,6 +4,7 @@ import type { Terminated } from '../../agents/supervisor/kill.js';
 import type { TaskView } from '../../model/fold.js';
 import { waitFor } from '../wait.js';
 import type { App } from '../app.js';
+import { setAsideNote } from '../../model/details.js';
 
 // Stopping an ask: the agent is ended like any other, but the task is not interrupted.
 // The ask's supervisor records its end, which sets aside what the ask left in the worktree
@@ -42,6 +43,6 @@ export async function stopAsk(
     ).view;
   }
   const answer = task.turns.find((t) => t.run === o.run && t.role === 'agent');
-  const aside = answer?.details?.set_aside as { note?: string } | undefined;
-  return { task, ...term, ask: { set_aside: typeof aside?.note === 'string' ? aside.note : null } };
+  const note = setAsideNote(answer);
+  return { task, ...term, ask: { set_aside: note } };
 }

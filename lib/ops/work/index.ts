@@ -14,6 +14,7 @@ import { syncDeps } from '../sync.js';
 import { reconcileNow, type App } from '../app.js';
 import { Known } from './state.js';
 import { leaseRef } from '../../core/names.js';
+import { leaseExpiredRun } from '../../model/details.js';
 
 // lazy work: a foreground loop, not a daemon. Pull, pick the best task nobody holds, claim it
 // by compare-and-swap on the remote, run the turn as start or auto-resume does, push its
@@ -378,7 +379,7 @@ class Worker {
 }
 /** The worker that took the task over from `run`: the host of the first claim after the takeover entry. */
 function takenBy(v: TaskView, run: string): string | null {
-  const at = v.changelog.findIndex((c) => (c.details?.lease_expired as { run?: string } | undefined)?.run === run);
+  const at = v.changelog.findIndex((c) => leaseExpiredRun(c) === run);
   if (at < 0) return null;
   return v.changelog.slice(at + 1).find((c) => c.status === 'working' && !c.set_aside)?.host ?? null;
 }

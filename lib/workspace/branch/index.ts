@@ -8,6 +8,7 @@ import { isReviewTurn } from '../../model/review.js';
 import { situatedActions } from '../../model/situation.js';
 import { madeHere, placeName, placeOf, type Place } from '../../core/place.js';
 import { symbolicHead, taskBranch } from '../../core/names.js';
+import { reviewOf } from '../../model/details.js';
 
 // Branch names lazy derives, and the checkout's current branch read straight from HEAD.
 
@@ -35,7 +36,7 @@ export function currentBranch(repo: Repo): string | null {
 /** The newest branch head a review recorded (an ask's reply is no review), if any did. */
 export const lastReviewHead = (v: Pick<TaskView, 'turns'>): string | null => {
   const t = [...v.turns].reverse().find(isReviewTurn);
-  return t ? (t.details!.review as { head: string }).head : null;
+  return t ? reviewOf(t)!.head : null;
 };
 
 /**

@@ -1,6 +1,7 @@
 import type { Usage } from '../../../model/usage.js';
 import type { FailureClass } from '../../adapters/taxonomy.js';
 import type { SetAside } from '../../../workspace/ask-snapshot.js';
+import type { ReviewDetails } from '../../../model/details.js';
 
 // What a run ended with, written once to the run directory before it is recorded in
 // the task ref, so whoever records it (the supervisor or a later reconcile) records
@@ -8,14 +9,8 @@ import type { SetAside } from '../../../workspace/ask-snapshot.js';
 
 export type OutcomeKind = 'completed' | 'decision_required' | 'blocked' | 'failed' | 'interrupted';
 
-export interface Review {
-  head: string;
-  base_commit: string;
-  commits: number;
-  changed_files: string[];
-  diffstat: string;
-  auto_commit: string | null;
-}
+/** The review package a turn records (its stored shape is the model's). */
+export type Review = ReviewDetails;
 
 export interface Outcome {
   run: string;
