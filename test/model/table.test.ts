@@ -646,7 +646,7 @@ t.test('tableSignature: a stable key of the table and its guards', async (t) => 
  */
 const GUARDS_PINNED = {
   revs: 'criterion@1 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@1 paused@1 queued@1 reviewed@1 runnable@1',
-  code: 'ulcv91',
+  code: '1fmhbs9',
 };
 
 t.test('a guard whose decision changes gets a new rev: its code is pinned with the revs', async (t) => {
@@ -662,6 +662,7 @@ t.test('a guard whose decision changes gets a new rev: its code is pinned with t
     between(source('table.ts'), 'const GUARDS:', 'const actionsByStatus'),
     between(source('attention.ts'), 'export function heldCrash', '\n}\n'),
     between(source('review.ts'), 'export function isReviewTurn', '\n}\n'),
+    between(source('details.ts'), 'export function reviewOf', '\n}\n'),
     between(source('views.ts'), 'export function lastChange', '\n}\n'),
   ].join('\n');
   t.same({ revs, code: shortHash(withoutComments(code)) }, GUARDS_PINNED, 'the guards as pinned');
