@@ -9,7 +9,7 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.answer>) =>
   run(
     a,
     async (app) => {
-      const { answerTask } = await import('../../lib/ops/turn.js');
+      const { answerTask } = await import('../../lib/ops/answer.js');
       return maybeFollow(
         app,
         a,

@@ -5,7 +5,7 @@ import { indent } from '../../lib/output/format.js';
 import { currentCall } from '../call.js';
 import { renderList, renderShow } from '../../lib/output/tasks.js';
 import { textIn } from '../../lib/output/emit.js';
-import type { ListedTask } from '../../lib/ops/query.js';
+import type { ListedTask } from '../../lib/ops/list.js';
 import { renderLog } from '../../lib/output/log.js';
 import { renderAccepted } from '../../lib/output/review.js';
 

@@ -9,7 +9,7 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.diff>) =>
   run(
     a,
     async (app) => {
-      const { taskDiff } = await import('../../lib/ops/review.js');
+      const { taskDiff } = await import('../../lib/ops/diff.js');
       return taskDiff(app, String(a.id), !!a.stat, !a.json && styleOf(app.io, a).color);
     },
     renderDiff,

@@ -11,7 +11,7 @@ export const handler = (a: Args) =>
   run(
     a,
     async (app) => {
-      const { editTask } = await import('../../lib/ops/review.js');
+      const { editTask } = await import('../../lib/ops/edit.js');
       const flags = { goal: a.goal, prompt: a.prompt, accept: a.accept, tags: a.tag, agent: a.agent };
       // No change named: the task's fields in the editor on a terminal, a usage error elsewhere.
       const none = Object.values(flags).every((v) => v === undefined);

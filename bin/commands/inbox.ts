@@ -11,7 +11,7 @@ export const handler = (a: Args) =>
   run(
     a,
     async (app) => {
-      const { inbox } = await import('../../lib/ops/review.js');
+      const { inbox } = await import('../../lib/ops/inbox.js');
       return inbox(app, { tag: a.tag, search: a.search, sort: a.sort, limit: a.limit });
     },
     (items) => renderInbox(items, !!(a.tag?.length || a.search)),

@@ -14,7 +14,7 @@ export const handler = (a: Args) =>
   run(
     a,
     async (app) => {
-      const { listLines } = await import('../../lib/ops/query.js');
+      const { listLines } = await import('../../lib/ops/list.js');
       const { all, status, tag, search, sort, limit, parent, queued, paused, tree } = a;
       return listLines(app, { all, status, tag, search, sort, limit, parent, queued, paused, tree }, PIPED_LINES);
     },

@@ -9,7 +9,7 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.reopen>) =>
   run(
     a,
     async (app) => {
-      const { reopenTask } = await import('../../lib/ops/close.js');
+      const { reopenTask } = await import('../../lib/ops/reopen.js');
       return reopenTask(app, String(a.id), a.reason);
     },
     (v) => renderTransition(v.task),

@@ -9,7 +9,7 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.resume>) =>
   run(
     a,
     async (app) => {
-      const { resumeTask } = await import('../../lib/ops/turn.js');
+      const { resumeTask } = await import('../../lib/ops/resume.js');
       return maybeFollow(app, a, await resumeTask(app, String(a.id)));
     },
     orFollowed(renderStarted),

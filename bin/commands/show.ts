@@ -13,14 +13,14 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.show>) =>
   a.markdown
     ? run(
         a,
-        async (app) => (await import('../../lib/ops/query.js')).showMarkdown(app, String(a.id)),
+        async (app) => (await import('../../lib/ops/show.js')).showMarkdown(app, String(a.id)),
         renderMarkdown,
         PAGED,
       )
     : run(
         a,
         async (app) => {
-          const { showTask } = await import('../../lib/ops/query.js');
+          const { showTask } = await import('../../lib/ops/show.js');
           return showTask(app, String(a.id));
         },
         renderShow,

@@ -11,7 +11,7 @@ export const handler = (a: Args) =>
   run(
     a,
     async (app) => {
-      const { unblockTask } = await import('../../lib/ops/turn.js');
+      const { unblockTask } = await import('../../lib/ops/unblock.js');
       const text = (await messageArg(a.message, 'feedback', true))!;
       return maybeFollow(app, a, await unblockTask(app, String(a.id), text, decisionFlags(a)));
     },

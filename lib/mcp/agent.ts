@@ -10,7 +10,7 @@ import type { TaskView } from '../model/fold.js';
 import { acceptTask } from '../ops/accept/index.js';
 import { askTask } from '../ops/ask.js';
 import { createTask } from '../ops/create.js';
-import { showTask } from '../ops/query.js';
+import { showTask } from '../ops/show.js';
 import { taskArg } from '../ops/resolve.js';
 import { startTask } from '../ops/start.js';
 import { waitTask } from '../ops/wait.js';

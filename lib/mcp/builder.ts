@@ -1,12 +1,14 @@
-import { showTask, listTasks } from '../ops/query.js';
+import { showTask } from '../ops/show.js';
+import { listTasks } from '../ops/list.js';
 import { startTask } from '../ops/start.js';
 import { waitTask } from '../ops/wait.js';
 import { askTask } from '../ops/ask.js';
 import { acceptTask } from '../ops/accept/index.js';
-import { inbox } from '../ops/review.js';
+import { inbox } from '../ops/inbox.js';
 import { createTask } from '../ops/create.js';
 import { commentTask } from '../ops/comment.js';
-import { unblockTask, answerTask } from '../ops/turn.js';
+import { unblockTask } from '../ops/unblock.js';
+import { answerTask } from '../ops/answer.js';
 import { abandonTool, lifecycleTools } from './lifecycle.js';
 import type { DecisionFlags } from '../ops/decisions.js';
 import type { Reply } from './port.js';

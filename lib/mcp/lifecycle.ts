@@ -1,10 +1,11 @@
 import { usageError } from '../core/errors.js';
 import { stopTask } from '../ops/stop/index.js';
-import { resumeTask } from '../ops/turn.js';
-import { closeTask, reopenTask } from '../ops/close.js';
+import { resumeTask } from '../ops/resume.js';
+import { closeTask } from '../ops/close.js';
+import { reopenTask } from '../ops/reopen.js';
 import { submitExit, submitTask } from '../ops/submit.js';
 import { parsePriority, scheduleTasks, type QueueAction } from '../ops/queue.js';
-import { editTask } from '../ops/review.js';
+import { editTask } from '../ops/edit.js';
 import type { Reply } from './port.js';
 import { CONTRACTS as C } from '../ops/contract/index.js';
 import { toolOf, type Tool } from './schema.js';

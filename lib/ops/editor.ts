@@ -9,7 +9,7 @@ import type { Json } from '../core/json.js';
 import { decodeYaml, encodeYaml, YamlError } from '../store/yaml.js';
 import type { App } from './app.js';
 import { taskArg } from './resolve.js';
-import type { EditInput } from './review.js';
+import type { EditInput } from './edit.js';
 
 // Text a person types in their editor, as git asks for a commit message: only on a terminal,
 // lines starting with '#' are instructions, and an empty result cancels (nothing is changed).

@@ -1,4 +1,4 @@
-import type { InboxItem } from '../ops/review.js';
+import type { InboxItem } from '../ops/inbox.js';
 import { ago, table } from './format.js';
 import { paintAttention, style } from './color.js';
 import { now } from '../core/clock.js';

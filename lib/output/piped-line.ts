@@ -4,7 +4,7 @@ import type { LeanRow, PlainLines } from '../store/listing/index.js';
 
 // The line piped `lazy list` prints for a row. The listing index's plain file stores it for every row it can, so a
 // list copies it unscanned. The store sits below output (and ops below it too), so the lines are handed down:
-// bin/commands/list.ts gives PIPED_LINES to lib/ops/query.ts listLines, which gives them to the store's refreshPlain.
+// bin/commands/list.ts gives PIPED_LINES to lib/ops/list.ts listLines, which gives them to the store's refreshPlain.
 // The file is keyed on their version, the hash of the line's shape: a field added or moved re-keys it unbumped.
 
 /**

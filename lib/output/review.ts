@@ -5,8 +5,8 @@ import type { TaskView, TurnView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
 import { indent } from './format.js';
 import { keepColors, paintResult } from './color.js';
-import type { Diff } from '../ops/review.js';
-import type { ShownTask } from '../ops/query.js';
+import type { Diff } from '../ops/diff.js';
+import type { ShownTask } from '../ops/show.js';
 import { taskBranch } from '../core/names.js';
 import { reviewOf, commandsOf, risksOf } from '../model/details.js';
 

@@ -1,5 +1,6 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
-import type { ListedTask, ListItem, ShownTask } from '../ops/query.js';
+import type { ListedTask, ListItem } from '../ops/list.js';
+import type { ShownTask } from '../ops/show.js';
 import type { Requirement } from '../model/situation.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
 import { substateLabel, type Substate } from '../agents/substate.js';

@@ -19,7 +19,7 @@ import { pipedLine, PIPED_LINES } from '../../lib/output/piped-line.js';
 import { renderList } from '../../lib/output/tasks.js';
 import { renderedText } from '../../lib/output/emit.js';
 import type { Style } from '../../lib/output/color.js';
-import type { ListItem } from '../../lib/ops/query.js';
+import type { ListItem } from '../../lib/ops/list.js';
 import { refChanges, RefsNow } from '../../lib/store/listing/refs.js';
 import { TaskReader } from '../../lib/store/read.js';
 

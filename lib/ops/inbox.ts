@@ -1,92 +1,10 @@
-import { git } from '../core/git.js';
-import { notAllowed } from '../core/errors.js';
-import { placeOf } from '../core/place.js';
-import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
-import { assertAllowed } from '../model/table.js';
-import type { TaskView } from '../model/fold.js';
 import { refreshIndex, type Row } from '../store/listing/index.js';
 import type { ActionCondition, Situated } from '../model/situation.js';
 import { situateRows } from './situated.js';
 import { liveness, type ProcIdentity } from '../core/proc.js';
-import { branchGone } from '../workspace/branch/index.js';
-import { branchExists } from '../workspace/worktree.js';
-import { agentName, boundedText, tagOf } from './create.js';
-import { allowedTaskArg, taskArg } from './resolve.js';
 import type { App } from './app.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
-import { rowFilter, type RowFilter } from './query.js';
-import { taskBranch } from '../core/names.js';
-import { landingBranch } from '../model/landing.js';
-import { acceptedCommit } from '../model/details.js';
-
-export interface Diff {
-  task: TaskView;
-  branch: string;
-  base: string;
-  stat: boolean;
-  text: string;
-}
-
-/** The task branch against its base (merge-base), or the accepted commit once merged. */
-/** `color`: git colours the diff (a person reads it on a terminal); otherwise never, whatever color.ui says. */
-export async function taskDiff(app: App, idArg: string, stat: boolean, color = false): Promise<Diff> {
-  const { id, view } = await taskArg(app, idArg);
-  const branch = taskBranch(id);
-  const base = landingBranch(view);
-  const mode = [color ? '--color=always' : '--no-color', ...(stat ? ['--stat'] : [])];
-  if (await branchExists(app.repo, branch)) {
-    const mb = (await git(['merge-base', base, branch], { cwd: app.repo.cwd, allowFail: true })).stdout.trim() || base;
-    const r = await git(['diff', ...mode, mb, branch], { cwd: app.repo.cwd });
-    return { task: view, branch, base, stat, text: r.stdout };
-  }
-  const accepted = acceptedCommit(view);
-  if (accepted && /^[0-9a-f]{40}$/.test(accepted)) {
-    const r = await git(['show', '--format=', ...mode, accepted], { cwd: app.repo.cwd });
-    return { task: view, branch: accepted, base, stat, text: r.stdout };
-  }
-  if (view.sessions.length) throw branchGone(view, 'diff', placeOf(app.repo));
-  throw notAllowed('diff', view.status, view.available_actions, `task ${id} has no branch yet (start it first)`);
-}
-
-export interface EditInput {
-  goal?: string;
-  prompt?: string;
-  accept?: string[];
-  tags?: string[];
-  agent?: string;
-  /** The whole list, as the editor left it (lib/ops/editor.ts); the flags add instead. */
-  setAcceptance?: string[];
-  setTags?: string[];
-}
-
-/** Changes the task record; criteria and tags are added (or set, from the editor), goal and prompt replaced. */
-export async function editTask(app: App, idArg: string, e: EditInput): Promise<{ task: TaskView }> {
-  const { id } = await allowedTaskArg(app, idArg, 'edit');
-  const { view } = await app.store.mutate(id, 'edit', (d) => {
-    assertAllowed('edit', d.view);
-    const cur = d.task ?? d.docs.task;
-    const patch: Parameters<typeof d.setTask>[0] = {};
-    if (e.goal !== undefined && e.goal.trim()) patch.goal = boundedText('the goal', sanitizeLine(e.goal.trim()));
-    if (e.prompt !== undefined)
-      patch.prompt = e.prompt.trim() ? boundedText('the prompt', sanitizeProse(e.prompt)) : null;
-    if (e.accept?.length)
-      patch.acceptance = [
-        ...cur.acceptance,
-        ...e.accept.map((a) => boundedText('a criterion', sanitizeProse(a.trim()))).filter(Boolean),
-      ];
-    const tags = (list: string[]) => list.map((t) => boundedText('a tag', tagOf(t))).filter(Boolean);
-    if (e.tags?.length) patch.tags = [...new Set([...cur.tags, ...tags(e.tags)])];
-    if (e.setAcceptance)
-      patch.acceptance = e.setAcceptance
-        .map((a) => boundedText('a criterion', sanitizeProse(a.trim())))
-        .filter(Boolean);
-    if (e.setTags) patch.tags = [...new Set(tags(e.setTags))];
-    if (e.agent !== undefined) patch.agent = e.agent ? agentName(e.agent) : null;
-    if (Object.keys(patch).length) d.setTask(patch);
-    d.summary = Object.keys(patch).join(', ');
-  });
-  return { task: view };
-}
+import { rowFilter, type RowFilter } from './list.js';
 
 export interface InboxItem {
   id: string;
