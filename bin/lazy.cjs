@@ -2,7 +2,7 @@
 'use strict';
 // Entry point for `lazy` and `git lazy`. Start-up is a feature: the bundled CLI is
 // compiled through V8's code cache, which measured ~40 ms faster per command than a
-// plain load of the same bundle on a 2-core machine (see README, Benchmarks).
+// plain load of the same bundle on a 2-core machine (see docs/benchmarks.md).
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');

@@ -1,5 +1,5 @@
 // Every failure lazy reports has one snake_case code, and every code one exit code: the
-// contract callers script against. ERROR_EXIT is the one code→exit table; README "Exit codes"
+// contract callers script against. ERROR_EXIT is the one code→exit table; docs/commands.md "Exit codes"
 // is law, and test/core/errors.test.ts pins this table against it.
 
 export const EXIT = {

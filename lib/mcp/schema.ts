@@ -3,7 +3,7 @@ import type { App } from '../ops/app.js';
 import type { Reply } from './port.js';
 import { toolName, type ArgContract, type CommandContract, type ToolArgs } from '../ops/contract/index.js';
 
-// Tool input schemas are plain JSON Schema: what tools/list announces, what the README documents
+// Tool input schemas are plain JSON Schema: what tools/list announces, what docs/mcp.md documents
 // (a test holds the two together), and what a call's arguments are checked against here, so a
 // bad argument is the CLI's usage error (exit 2's code) and not a protocol failure.
 

@@ -21,7 +21,7 @@ export interface Situation {
   parentActive?: boolean;
 }
 
-/** What an action that stays listed needs from its caller; a closed vocabulary, documented in the README. */
+/** What an action that stays listed needs from its caller; a closed vocabulary, documented in docs/lifecycle.md. */
 export type Requirement =
   /** A decision on every pending protected file: --approve-file/--revert-file, or --approve-all/--revert-all. */
   | 'decisions'

@@ -5,7 +5,7 @@ import type { Classified, FailureClass } from './taxonomy.js';
 // Any executable: the configured command line split like a shell would (never run by
 // one), with the prompt as its last argument. It talks back through $LAZY_RESULT.
 // A failed command agent is classified only from its last non-empty line of output, and
-// only when that line is one of the documented `lazy-error:` lines (README, Agents);
+// only when that line is one of the documented `lazy-error:` lines (docs/agents.md);
 // anything else it printed, however alarming, is unknown and retried.
 
 const FINAL: [string, FailureClass][] = [

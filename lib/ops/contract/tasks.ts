@@ -34,6 +34,17 @@ const FILTERS = [
   },
 ] as const satisfies readonly ArgContract[];
 
+/** create's and edit's criteria and tags: the same arguments, worded for setting or adding. */
+const criteria = (describe: string, description: string) =>
+  ({ name: 'accept', type: 'string', array: true, describe, tool: { description } }) as const satisfies ArgContract;
+const tags = (describe: string, description: string) =>
+  ({
+    name: 'tag',
+    type: 'string',
+    array: true,
+    describe,
+    tool: { name: 'tags', description },
+  }) as const satisfies ArgContract;
 export const list = {
   name: 'list',
   aliases: ['ls'],
@@ -112,26 +123,14 @@ export const create = {
       describe: 'read the prompt from a file (- for stdin)',
       cliOnly: "the caller's files are not the server's; the tool takes the prompt itself",
     },
-    {
-      name: 'accept',
-      type: 'string',
-      array: true,
-      describe: 'an acceptance criterion (repeatable)',
-      tool: { description: 'acceptance criteria' },
-    },
+    criteria('an acceptance criterion (repeatable)', 'acceptance criteria'),
     {
       name: 'parent',
       type: 'string',
       describe: 'make this a subtask of ID',
       tool: { description: 'make this a subtask of this task' },
     },
-    {
-      name: 'tag',
-      type: 'string',
-      array: true,
-      describe: 'a tag (repeatable)',
-      tool: { name: 'tags', description: 'tags' },
-    },
+    tags('a tag (repeatable)', 'tags'),
     { name: 'agent', type: 'string', describe: 'agent to run this task with' },
   ],
   tool: {
@@ -154,20 +153,8 @@ export const edit = {
     id('the task to change'),
     { name: 'goal', type: 'string', describe: 'replace the goal' },
     { name: 'prompt', type: 'string', describe: 'replace the instructions for the agent' },
-    {
-      name: 'accept',
-      type: 'string',
-      array: true,
-      describe: 'add an acceptance criterion (repeatable)',
-      tool: { description: 'acceptance criteria to add' },
-    },
-    {
-      name: 'tag',
-      type: 'string',
-      array: true,
-      describe: 'add a tag (repeatable)',
-      tool: { name: 'tags', description: 'tags to add' },
-    },
+    criteria('add an acceptance criterion (repeatable)', 'acceptance criteria to add'),
+    tags('add a tag (repeatable)', 'tags to add'),
     { name: 'agent', type: 'string', describe: 'the agent to run this task with' },
   ],
   tool: {
