@@ -26,7 +26,6 @@ export const ERROR_EXIT = {
   ambiguous_id: EXIT.notFound,
   action_not_allowed: EXIT.notAllowed,
   aborted: EXIT.notAllowed,
-  no_target: EXIT.notAllowed,
   merge_conflict: EXIT.notAllowed,
   merge_failed: EXIT.notAllowed,
   unreviewed_head: EXIT.notAllowed,
@@ -118,7 +117,6 @@ export const notAllowed = factory(
     ),
 );
 export const aborted = plain('aborted');
-export const noTarget = plain('no_target');
 export const mergeConflict = plain('merge_conflict');
 export const mergeFailed = plain('merge_failed');
 export const unreviewedHead = plain('unreviewed_head');

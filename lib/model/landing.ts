@@ -10,8 +10,8 @@ export const DETACHED_TARGET = 'main';
  * Otherwise the open session's base wins over the task's: it is the branch the worktree was made from (launch records
  * this very answer there), so a session recorded elsewhere or earlier keeps landing where it started. A task created
  * on a detached HEAD has no base: it builds on and merges into DETACHED_TARGET, as start's warning says
- * (test/workspace/branch.test.ts). accept and submit once refused such a task (no_target) while no session had
- * recorded a base; a task without a session has no branch either, so their no-work refusal answers instead.
+ * (test/workspace/branch.test.ts), whether its session is open or ended (a task closed and reopened lands where its
+ * turns built; accept and submit once refused it with no_target once the session had ended, a code now gone).
  */
 export const landingBranch = (v: Pick<TaskView, 'parent' | 'base' | 'session'>): string =>
   v.parent ? taskBranch(v.parent) : (v.session?.base ?? v.base ?? DETACHED_TARGET);

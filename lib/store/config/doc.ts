@@ -1,5 +1,5 @@
 // The settings document's shape (config.yaml: shared in refs/lazy/config, per clone in
-// .git/lazy/config.yaml). Its reader (config.ts), trust.ts and safety.ts all name it; it
+// .git/lazy/config.yaml). Its reader (index.ts), ../trust.ts and ../safety.ts all name it; it
 // lives apart so that none of them imports another back.
 
 export type Config = {

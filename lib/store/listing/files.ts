@@ -4,7 +4,7 @@ import { tableSignature } from '../../model/table.js';
 import { fromTuple, type BadRow, type Detail, type LeanRow, type Tuple } from './rows.js';
 
 // The listing index's files as stored: their shapes, paths and version, and the read of the common case (the refs
-// as the index last saw them). listing.ts keeps them current.
+// as the index last saw them). index.ts keeps them current.
 
 /** Which rows a caller wants, judged on the stored status before a row is parsed. */
 export type StatusTest = (status: string) => boolean;
