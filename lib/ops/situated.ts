@@ -174,7 +174,7 @@ export async function situateRows<R extends LeanRow & { [FACTS]?: RowFacts }>(
       r.action_conditions = [];
       continue;
     }
-    const s: Subject = { ...r, facts };
+    const s: Subject = { id: r.id, status: r.status, parent: r.parent, available_actions: r.available_actions, facts };
     Object.assign(r, fold(s, (await situationOf(app, s, c)).situation));
   }
   return out;
