@@ -14,9 +14,9 @@ t.jobs = 3;
 const substate = async (l: any, id: string): Promise<Substate | null> => (await l.json('show', id)).value.substate;
 const span = (s: any) => Date.parse(s.until) - Date.parse(s.at);
 // A failed check must not leave a turn sleeping on the paused clock: stop it (refused, harmlessly, once it ended).
-const ending = (l: any, id: string, sb: { cleanup: () => void }) => async () => {
+const ending = (l: any, id: string, sb: { cleanup: () => Promise<void> }) => async () => {
   await l('stop', id);
-  sb.cleanup();
+  await sb.cleanup();
 };
 
 t.test('a failed attempt waiting for its retry: list, show and JSON say so until the next attempt', async (t) => {

@@ -98,7 +98,7 @@ t.test("watch shows a running turn's last output readable; --json rows carry it 
   // The agent hangs: stopped however the test ends, before its sandbox goes.
   t.teardown(async () => {
     await box.l('stop', id);
-    box.sb.cleanup();
+    await box.sb.cleanup();
   });
   await box.l('start', id);
   const row = await eventually(
@@ -125,7 +125,7 @@ t.test('a follower joining a long run late starts at its first whole line, and t
   const id = await box.l.create('talk a lot, then hang', '--accept', 'done');
   t.teardown(async () => {
     await box.l('stop', id);
-    box.sb.cleanup();
+    await box.sb.cleanup();
   });
   const run = (await box.l.json('start', id)).value.run.id;
   const log = join(runDirOf(box.sb, run), 'output.log');
