@@ -267,11 +267,7 @@ class Worker {
   private async pullOnce(): Promise<void> {
     // Only claims made before the fetch are judged by it: one pushed meanwhile is not in its tips.
     const before = new Set([...this.running.values()].map((r) => r.run));
-    const { tips, rejected } = await pull(syncDeps(this.app, false), this.deps.remote);
-    await this.known.refresh(
-      tips,
-      rejected.map((x) => x.id),
-    );
+    await this.merge();
     this.namePinned();
     for (const r of [...this.running.values()]) {
       const c = readClaim(this.app.repo.lazyDir, r.task);
@@ -289,6 +285,15 @@ class Worker {
       if (task_tip !== c.task_tip || branch_tip !== c.branch_tip)
         saveClaim(this.app.repo.lazyDir, { ...c, task_tip, branch_tip });
     }
+  }
+
+  /** Fetches and merges the remote's tasks, and what is known of them. */
+  private async merge(): Promise<void> {
+    const { tips, rejected } = await pull(syncDeps(this.app, false), this.deps.remote);
+    await this.known.refresh(
+      tips,
+      rejected.map((x) => x.id),
+    );
   }
 
   /** Names, once each, the working tasks whose lease no worker can renew or take over: only a person can. */
@@ -362,7 +367,14 @@ class Worker {
   private async lose(r: Running, c: ClaimState, pulled = false): Promise<void> {
     if (!this.running.delete(r.task)) return; // the other loop got there first
     await endLost(this.deps, c);
-    if (!pulled) await this.pull();
+    // The pull that judged it may have merged before endLost reset the task, or lost its race with this clone's own
+    // reconcile writing the dead run's end (its task then left for the next pull): merge again, so the clone ends
+    // where the remote is.
+    if (pulled) await this.merge();
+    else {
+      await this.pulling?.catch(() => {}); // one under way may have merged before the reset: its failure is its own
+      await this.pull();
+    }
     const by = takenBy(await this.app.store.view(r.task), r.run) ?? 'another worker';
     const detail = `claim of ${r.task} lost: lease taken over by ${by}`;
     this.event('lost', { task: r.task, run: r.run, detail });
