@@ -113,6 +113,8 @@ export type AgentTurnDetails = {
   /** The run's kind: 'ask' for a read-only question (never a review). */
   mode?: string;
   agent?: string;
+  /** The model the run was launched with (the task's, else the agent's configured one); absent: the CLI's default. */
+  model?: string;
   attempts?: number;
   summary?: string;
   question?: string;
@@ -260,6 +262,9 @@ export function reviewOf(t: TurnLike): ReviewDetails | null {
 
 /** The run kind an agent turn recorded ('ask' for a question to the agent). */
 export const turnMode = (t: TurnLike): string | null => str(t.details?.mode);
+
+/** The model an agent turn's run was launched with, or null (the agent's own default). */
+export const turnModel = (t: TurnLike): string | null => str(t.details?.model);
 
 /** The failure class an agent turn recorded. */
 export const failureClassOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.failure_class);

@@ -222,7 +222,7 @@ async function launchAttempt(
   const r = await runAgentOnce({
     adapter: t.adapter,
     spec: rec.agent,
-    input: { prompt: t.prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work', mcp: t.mcp },
+    input: { prompt: t.prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work', mcp: t.mcp, model: rec.model },
     state,
     cwd: rec.worktree,
     logPath: files.log,
@@ -238,6 +238,8 @@ async function launchAttempt(
       LAZY_ACTOR: 'agent',
       // claude and codex take the server in argv; any other program finds it here.
       ...(t.mcp && rec.agent.adapter === 'command' ? mcpEnv(t.mcp) : {}),
+      // A command agent's argv is the user's own: the model reaches it here instead.
+      ...(rec.model && rec.agent.adapter === 'command' ? { LAZY_MODEL: rec.model } : {}),
     },
     watchdogMs: t.ctx.config.watchdog_ms ?? 30 * 60_000,
     graceMs: t.ctx.config.stop_grace_ms ?? 10_000,
