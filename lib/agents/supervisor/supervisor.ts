@@ -36,7 +36,7 @@ import { runAgentOnce, type AttemptResult } from './attempt.js';
 import { finishWork, withViolations, type Finished } from './finish.js';
 import { readClaimStop, writeClaimStop } from './claim-stop.js';
 import { terminateVerified } from './kill.js';
-import { mcpEnv, wireMcp } from '../mcp-wiring.js';
+import { commandEnv, wireMcp } from '../mcp-wiring.js';
 import { now, nowIso } from '../../core/clock.js';
 
 // The per-turn supervisor (`lazy __supervise <run>`): a short-lived detached process that
@@ -236,10 +236,8 @@ async function launchAttempt(
       LAZY_RUN: rec.id,
       // What the agent does through lazy (its CLI, its MCP server) is the agent's, whoever started the turn.
       LAZY_ACTOR: 'agent',
-      // claude and codex take the server in argv; any other program finds it here.
-      ...(t.mcp && rec.agent.adapter === 'command' ? mcpEnv(t.mcp) : {}),
-      // A command agent's argv is the user's own: the model reaches it here instead.
-      ...(rec.model && rec.agent.adapter === 'command' ? { LAZY_MODEL: rec.model } : {}),
+      // The CLIs take the server and the model in argv; a command agent's argv is the user's own: it finds them here.
+      ...(rec.agent.adapter === 'command' ? commandEnv(t.mcp, rec.model) : {}),
     },
     watchdogMs: t.ctx.config.watchdog_ms ?? 30 * 60_000,
     graceMs: t.ctx.config.stop_grace_ms ?? 10_000,
