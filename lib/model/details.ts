@@ -263,9 +263,6 @@ export function reviewOf(t: TurnLike): ReviewDetails | null {
 /** The run kind an agent turn recorded ('ask' for a question to the agent). */
 export const turnMode = (t: TurnLike): string | null => str(t.details?.mode);
 
-/** The model an agent turn's run was launched with, or null (the agent's own default). */
-export const turnModel = (t: TurnLike): string | null => str(t.details?.model);
-
 /** The failure class an agent turn recorded. */
 export const failureClassOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.failure_class);
 
