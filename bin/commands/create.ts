@@ -25,6 +25,7 @@ export const handler = (a: Args) =>
         parent: a.parent,
         tags: typed ? typed.tags : a.tag,
         agent: a.agent,
+        model: a.model,
       });
     },
     (v) => v.task.id,

@@ -12,7 +12,7 @@ export const handler = (a: Args) =>
     a,
     async (app) => {
       const { editTask } = await import('../../lib/ops/edit.js');
-      const flags = { goal: a.goal, prompt: a.prompt, accept: a.accept, tags: a.tag, agent: a.agent };
+      const flags = { goal: a.goal, prompt: a.prompt, accept: a.accept, tags: a.tag, agent: a.agent, model: a.model };
       // No change named: the task's fields in the editor on a terminal, a usage error elsewhere.
       const none = Object.values(flags).every((v) => v === undefined);
       const edit = none ? await (await import('../../lib/ops/editor.js')).editInEditor(app, String(a.id)) : flags;

@@ -10,7 +10,7 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.start>) =>
     a,
     async (app) => {
       const { startTask } = await import('../../lib/ops/start.js');
-      return maybeFollow(app, a, await startTask(app, String(a.id), { agent: a.agent }));
+      return maybeFollow(app, a, await startTask(app, String(a.id), { agent: a.agent, model: a.model }));
     },
     orFollowed(renderStarted),
   );

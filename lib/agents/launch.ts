@@ -56,6 +56,8 @@ export interface LaunchInput {
   actor?: Actor;
   kind?: RunKind;
   agent?: string;
+  /** The model this launch names (start --model); else the task's, else the agent's configured one. */
+  model?: string;
   config: Config;
   /** Adds the launching turn and the move into working; receives the run id to stamp. */
   plan(d: Draft, run: { id: string; host: string; session: string }): TurnPlan;
@@ -86,6 +88,8 @@ interface Launching {
   repo: Repo;
   input: LaunchInput;
   agent: AgentSpec;
+  /** The model the agent is told to use; undefined leaves it to the CLI's default. */
+  model: string | undefined;
   upstream: string;
   baseCommit: string;
   /** The task's worktree, and what in it is not committed. */
@@ -142,7 +146,8 @@ async function prepareWorktree(repo: Repo, input: LaunchInput, before: TaskView)
   const runId = randomId();
   const host = thisHost();
   const self = selfIdentity();
-  return { repo, input, agent, upstream, baseCommit, path, dirtyList, dirty, snapshot, runId, host, self };
+  const model = input.model ?? before.model ?? input.config.agents?.[agent.name]?.model;
+  return { repo, input, agent, model, upstream, baseCommit, path, dirtyList, dirty, snapshot, runId, host, self };
 }
 
 /** Inside the commit that starts the turn: the session, the planner's turn, the active marker, the run and its prompt. */
@@ -204,7 +209,7 @@ function runRecord(
     elsewhere,
   }: { plan: TurnPlan; session: string; preview: TaskView; elsewhere: string | null },
 ): RunRecord {
-  const { input, agent, path, upstream, dirty, snapshot, runId, host, self } = l;
+  const { input, agent, model, path, upstream, dirty, snapshot, runId, host, self } = l;
   const launching = d.turns.at(-1);
   return {
     id: runId,
@@ -213,6 +218,7 @@ function runRecord(
     turn: preview.turns.find((t) => t.id === launching?.id)?.sequence ?? preview.turns.length,
     session,
     agent,
+    ...(model ? { model } : {}),
     agent_session_id: elsewhere ? null : safeSessionId(preview.agent_session_id),
     worktree: path,
     base: upstream,

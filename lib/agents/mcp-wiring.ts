@@ -38,5 +38,11 @@ export const mcpEnv = (w: McpServer): Record<string, string> => ({
   LAZY_MCP_CONFIG: w.config,
 });
 
+/** What a command agent finds in its environment instead of argv: lazy's MCP server (when wired) and the model. */
+export const commandEnv = (w: McpServer | undefined, model: string | undefined): Record<string, string> => ({
+  ...(w ? mcpEnv(w) : {}),
+  ...(model ? { LAZY_MODEL: model } : {}),
+});
+
 /** A POSIX shell word: plain tokens as they are, anything else single-quoted. */
 export const shellWord = (s: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);

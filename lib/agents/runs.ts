@@ -25,6 +25,8 @@ export interface RunRecord {
   turn: number;
   session: string;
   agent: AgentSpec;
+  /** The model the agent runs with (the task's, else agents.<name>.model); absent: the CLI's default. */
+  model?: string;
   agent_session_id: string | null;
   worktree: string;
   /** The branch the task's work is reviewed against (its upstream). */

@@ -151,7 +151,10 @@ function subtaskTools(rec: RunRecord): Tool[] {
       ...startTool,
       description: 'Start a subtask of your task (lazy start --json).',
       run: async ({ app }, a) => ({
-        value: await startTask(app, await scoped(app, rec, req(a, 'id'), 'start', false), { agent: opt(a, 'agent') }),
+        value: await startTask(app, await scoped(app, rec, req(a, 'id'), 'start', false), {
+          agent: opt(a, 'agent'),
+          model: opt(a, 'model'),
+        }),
       }),
     },
     {

@@ -40,6 +40,7 @@ export const createInput = (a: Args, parent: string | undefined) => ({
   parent,
   tags: opt<string[]>(a, 'tags'),
   agent: opt<string>(a, 'agent'),
+  model: opt<string>(a, 'model'),
 });
 
 /** list's and inbox's filters (--tag…, --search, --sort, --limit). */
@@ -47,7 +48,9 @@ const filterInput = ({ tag, search, sort, limit }: ToolArgs<typeof C.inbox>) => 
 
 const value = async <T>(p: Promise<T>): Promise<Reply> => ({ value: await p });
 
-export const startTool = toolOf(C.start, async ({ app }, a) => value(startTask(app, a.id, { agent: a.agent })));
+export const startTool = toolOf(C.start, async ({ app }, a) =>
+  value(startTask(app, a.id, { agent: a.agent, model: a.model })),
+);
 
 export const waitTool = toolOf(C.wait, async ({ app }, a) => value(waitTask(app, a.id, a.timeout)));
 

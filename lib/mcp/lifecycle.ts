@@ -51,10 +51,11 @@ export const lifecycleTools: Tool[] = [
       accept: a.accept,
       tags: a.tags,
       agent: a.agent,
+      model: a.model,
     };
     // The CLI opens an editor when no change is named; a tool call has none to open.
     if (Object.values(e).every((v) => v === undefined))
-      throw usageError('lazy_edit: name a change (goal, prompt, accept, tags or agent)', { tool: 'lazy_edit' });
+      throw usageError('lazy_edit: name a change (goal, prompt, accept, tags, agent or model)', { tool: 'lazy_edit' });
     return value(editTask(app, a.id, e));
   }),
 ];

@@ -113,6 +113,8 @@ export type AgentTurnDetails = {
   /** The run's kind: 'ask' for a read-only question (never a review). */
   mode?: string;
   agent?: string;
+  /** The model the run was launched with (the task's, else the agent's configured one); absent: the CLI's default. */
+  model?: string;
   attempts?: number;
   summary?: string;
   question?: string;

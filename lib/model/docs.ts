@@ -20,6 +20,8 @@ export interface TaskDoc {
   tags: string[];
   parent: string | null;
   agent: string | null;
+  /** The model its turns run with (create|start|edit --model); absent: agents.<name>.model, else the CLI's default. */
+  model?: string;
   /** The branch the task was created from; a root task's work merges back into it. */
   base: string | null;
   created_at: string;

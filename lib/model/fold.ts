@@ -88,7 +88,9 @@ export function consecutiveInterruptions(applied: readonly StatusEntry[]): numbe
   return n;
 }
 
-export interface TaskView extends Omit<TaskDoc, 'clock'> {
+export interface TaskView extends Omit<TaskDoc, 'clock' | 'model'> {
+  /** The task's own model, null when it names none (its agent's configured model, else the CLI's default, applies). */
+  model: string | null;
   status: Status;
   category: Category | null;
   available_actions: Action[];
@@ -181,6 +183,7 @@ export function foldTask(docs: TaskDocs): TaskView {
   const crashes = consecutiveInterruptions(replay.applied);
   const view: TaskView = {
     ...task,
+    model: task.model ?? null,
     status,
     category: categoryOf(status),
     available_actions: [], // set below: the guards read the rest of the view

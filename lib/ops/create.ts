@@ -19,6 +19,7 @@ export interface CreateInput {
   parent?: string;
   tags?: string[];
   agent?: string;
+  model?: string;
 }
 
 const AGENT_NAME = /^[A-Za-z0-9_.-]+$/;
@@ -48,6 +49,19 @@ export function agentName(name: string): string {
   return name;
 }
 
+/** As schemas/defs.schema.json's model: it reaches a CLI's argv, so it never starts like an option. */
+const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/@+[\]-]*$/;
+
+/** A model's name as a task stores it and an agent's CLI receives it (`--model <name>`). */
+export function modelName(name: string): string {
+  if (name.length > 200 || !MODEL_NAME.test(name))
+    throw usageError(
+      `model name '${sanitizeLine(name).slice(0, 200)}' may only use letters, digits and '.', '_', ':', '/', '@', '+', ` +
+        `'[', ']', '-', starting with a letter or digit (at most 200 characters)`,
+    );
+  return name;
+}
+
 export async function createTask(app: App, input: CreateInput): Promise<{ task: TaskView }> {
   const goal = boundedText('the goal', sanitizeLine(input.goal.join(' ').trim()));
   if (!goal) throw usageError('a goal is required: lazy create <goal…>');
@@ -62,6 +76,7 @@ export async function createTask(app: App, input: CreateInput): Promise<{ task: 
         : undefined);
   prompt = prompt !== undefined && prompt.trim() ? boundedText('the prompt', sanitizeProse(prompt)) : undefined;
   if (input.agent !== undefined) agentName(input.agent);
+  if (input.model !== undefined) modelName(input.model);
 
   let parent: string | null = null;
   let base = currentBranch(app.repo);
@@ -91,6 +106,7 @@ export async function createTask(app: App, input: CreateInput): Promise<{ task: 
     tags,
     parent,
     agent: input.agent ?? null,
+    ...(input.model ? { model: input.model } : {}),
     base,
   });
   return { task: view };

@@ -1,7 +1,7 @@
 import { sanitizeLine, sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed } from '../model/table.js';
 import type { TaskView } from '../model/fold.js';
-import { agentName, boundedText, tagOf } from './create.js';
+import { agentName, boundedText, modelName, tagOf } from './create.js';
 import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 
@@ -11,6 +11,8 @@ export interface EditInput {
   accept?: string[];
   tags?: string[];
   agent?: string;
+  /** The task's model; '' removes it (its agent's configured model applies again). */
+  model?: string;
   /** The whole list, as the editor left it (lib/ops/editor.ts); the flags add instead. */
   setAcceptance?: string[];
   setTags?: string[];
@@ -39,6 +41,8 @@ export async function editTask(app: App, idArg: string, e: EditInput): Promise<{
         .filter(Boolean);
     if (e.setTags) patch.tags = [...new Set(tags(e.setTags))];
     if (e.agent !== undefined) patch.agent = e.agent ? agentName(e.agent) : null;
+    // No model is no key at all: a task record without one reads on every release.
+    if (e.model !== undefined) patch.model = e.model ? modelName(e.model) : undefined;
     if (Object.keys(patch).length) d.setTask(patch);
     d.summary = Object.keys(patch).join(', ');
   });

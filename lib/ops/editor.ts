@@ -134,7 +134,7 @@ export async function editInEditor(app: App, idArg: string): Promise<EditInput> 
   const f = await editFields(app.io, 'edit', cur);
   if (!f)
     throw usageError(
-      `edit needs a change: --goal, --prompt, --accept, --tag or --agent (on a terminal, lazy edit ${idArg} alone opens the editor)`,
+      `edit needs a change: --goal, --prompt, --accept, --tag, --agent or --model (on a terminal, lazy edit ${idArg} alone opens the editor)`,
     );
   const same = (x: unknown, y: unknown) => JSON.stringify(x) === JSON.stringify(y);
   const changed = FIELDS.filter((k) => !same(f[k as keyof TaskFields], cur[k as keyof TaskFields]));

@@ -6,6 +6,7 @@ import { revParse } from '../workspace/worktree.js';
 import { planStart } from '../agents/turns.js';
 import type { RunRecord } from '../agents/runs.js';
 import { allowedTaskArg } from './resolve.js';
+import { modelName } from './create.js';
 import type { App } from './app.js';
 import { landingBranch } from '../model/landing.js';
 
@@ -18,13 +19,16 @@ export interface Started {
  * backlog → working. A task with no non-empty acceptance criterion launches no agent:
  * it parks as blocked with a decision asking for an observable completion condition.
  */
-export async function startTask(app: App, idArg: string, o: { agent?: string }): Promise<Started> {
+export async function startTask(app: App, idArg: string, o: { agent?: string; model?: string }): Promise<Started> {
+  if (o.model !== undefined) modelName(o.model);
+  // Like --agent, --model is the task's from now on: its later turns (unblock, answer, resume) keep it.
+  const chosen = { ...(o.agent ? { agent: o.agent } : {}), ...(o.model ? { model: o.model } : {}) };
   const { id, view } = await allowedTaskArg(app, idArg, 'start');
   const config = await app.config();
   if (!view.acceptance.some((a) => a.trim())) {
     const { view: task } = await app.store.mutate(id, 'start', (d) => {
       assertAllowed('start', d.view);
-      if (o.agent) d.setTask({ agent: o.agent });
+      if (Object.keys(chosen).length) d.setTask(chosen);
       d.transition('working', 'start', 'started');
       d.turn({ role: 'system', kind: 'question', actor: 'system', content: CLARIFY_QUESTION });
       d.transition('blocked', 'clarify', 'no acceptance criterion: the agent was not launched', {}, 'system');
@@ -37,10 +41,11 @@ export async function startTask(app: App, idArg: string, o: { agent?: string }):
     id,
     op: 'start',
     agent: o.agent,
+    model: o.model,
     config,
     plan: (d, r) => {
       assertAllowed('start', d.view);
-      if (o.agent) d.setTask({ agent: o.agent });
+      if (Object.keys(chosen).length) d.setTask(chosen);
       return planStart(d, r);
     },
   });

@@ -154,6 +154,7 @@ function showFacts(lines: string[], v: ShownTask): void {
   if (v.tags.length) lines.push(`tags:      ${v.tags.join(', ')}`);
   if (v.parent) lines.push(`parent:    ${v.parent}`);
   if (v.base) lines.push(`base:      ${v.base}`);
+  if (v.model) lines.push(`model:     ${v.model}`);
   lines.push(`created:   ${shortTime(v.created_at)} by ${who(v.created_by.actor, v.created_by)}`);
   if (v.session) {
     lines.push(

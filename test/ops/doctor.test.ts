@@ -228,7 +228,9 @@ test('doctor reports leftovers and --fix removes only what is verifiably dead', 
   const d = await l.json('doctor');
   t.equal(d.run.code, 0, 'leftovers are warnings, not unhealthy data');
   // The dead lock is no leftover: doctor's own reconcile, as any command's, removed it (clearStaleLocks).
-  t.same(d.value.findings.map((f: any) => f.code).sort(), ['stray_temp_objects']);
+  // Whether the default agent (claude) is on this PATH is the machine's: test/ops/doctor-agents.test.ts covers it.
+  const store = d.value.findings.filter((f: any) => f.code !== 'default_agent_unusable');
+  t.same(store.map((f: any) => f.code).sort(), ['stray_temp_objects']);
   t.notOk(existsSync(join(locks, `${id}.lock`)), 'the dead lock is gone');
   t.notOk(existsSync(join(locks, `${id}.owner.json`)), 'with its owner record');
   const fixed = await l.json('doctor', '--fix');

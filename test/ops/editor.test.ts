@@ -125,7 +125,7 @@ t.test('edit <id> with no flags off a terminal is a usage error, and changes not
   const e = typing(sb, 'goal: never\n', {}, false);
   const r = await e.run('edit', id);
   t.equal(r.code, 2);
-  t.match(r.stderr, /edit needs a change: --goal, --prompt, --accept, --tag or --agent/);
+  t.match(r.stderr, /edit needs a change: --goal, --prompt, --accept, --tag, --agent or --model/);
   t.notMatch(r.stdout, /edited/);
   t.equal(tip(sb, id), before, 'no commit');
   t.equal(e.saw(), '');

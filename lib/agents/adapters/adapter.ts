@@ -25,6 +25,8 @@ export interface TurnInput {
   mode: 'work' | 'ask';
   /** lazy's MCP server for this run, wired into the agent's own MCP configuration (absent: config mcp false). */
   mcp?: McpServer;
+  /** The model for this turn, already resolved (the task's, else agents.<name>.model); absent: the CLI's default. */
+  model?: string;
 }
 
 /** How the agent starts lazy's MCP server for its run (lib/agents/mcp-wiring.ts builds it). */

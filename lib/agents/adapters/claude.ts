@@ -173,6 +173,7 @@ export const claude: Adapter = {
       // Under acceptEdits MCP calls are denied unless lazy's tools are allowed by name.
       ...(input.mcp ? ['--mcp-config', input.mcp.config, '--allowedTools', 'mcp__lazy'] : []),
       ...(input.sessionId ? ['--resume', input.sessionId] : []),
+      ...(input.model ? ['--model', input.model] : []),
     ];
   },
 

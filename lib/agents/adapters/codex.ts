@@ -173,10 +173,12 @@ export const codex: Adapter = {
   argv(spec, input) {
     const sandbox = input.mode === 'ask' ? 'read-only' : (spec.permissionMode ?? 'workspace-write');
     const opts = ['--json', '-c', `sandbox_mode=${tomlString(sandbox)}`, ...(input.mcp ? codexMcpArgs(input.mcp) : [])];
+    // -m is exec's own option, given before `resume` (older releases take it nowhere else).
+    const exec = [...spec.command, 'exec', ...(input.model ? ['-m', input.model] : [])];
     // '--' ends the options: neither a session id nor a prompt is ever read as a flag.
     return input.sessionId
-      ? [...spec.command, 'exec', 'resume', ...opts, '--', input.sessionId, input.prompt]
-      : [...spec.command, 'exec', ...opts, '--', input.prompt];
+      ? [...exec, 'resume', ...opts, '--', input.sessionId, input.prompt]
+      : [...exec, ...opts, '--', input.prompt];
   },
 
   events(line) {

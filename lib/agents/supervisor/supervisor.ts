@@ -36,7 +36,7 @@ import { runAgentOnce, type AttemptResult } from './attempt.js';
 import { finishWork, withViolations, type Finished } from './finish.js';
 import { readClaimStop, writeClaimStop } from './claim-stop.js';
 import { terminateVerified } from './kill.js';
-import { mcpEnv, wireMcp } from '../mcp-wiring.js';
+import { commandEnv, wireMcp } from '../mcp-wiring.js';
 import { now, nowIso } from '../../core/clock.js';
 
 // The per-turn supervisor (`lazy __supervise <run>`): a short-lived detached process that
@@ -222,7 +222,7 @@ async function launchAttempt(
   const r = await runAgentOnce({
     adapter: t.adapter,
     spec: rec.agent,
-    input: { prompt: t.prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work', mcp: t.mcp },
+    input: { prompt: t.prompt, sessionId, mode: rec.kind === 'ask' ? 'ask' : 'work', mcp: t.mcp, model: rec.model },
     state,
     cwd: rec.worktree,
     logPath: files.log,
@@ -236,8 +236,8 @@ async function launchAttempt(
       LAZY_RUN: rec.id,
       // What the agent does through lazy (its CLI, its MCP server) is the agent's, whoever started the turn.
       LAZY_ACTOR: 'agent',
-      // claude and codex take the server in argv; any other program finds it here.
-      ...(t.mcp && rec.agent.adapter === 'command' ? mcpEnv(t.mcp) : {}),
+      // The CLIs take the server and the model in argv; a command agent's argv is the user's own: it finds them here.
+      ...(rec.agent.adapter === 'command' ? commandEnv(t.mcp, rec.model) : {}),
     },
     watchdogMs: t.ctx.config.watchdog_ms ?? 30 * 60_000,
     graceMs: t.ctx.config.stop_grace_ms ?? 10_000,

@@ -90,7 +90,7 @@ export const config = {
       positional: true,
       type: 'string',
       describe:
-        'agent, agents.<name>.command|adapter|args|permission_mode|interactive, protected, worktree_dir, ' +
+        'agent, agents.<name>.command|adapter|args|permission_mode|interactive|model, protected, worktree_dir, ' +
         'watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms, ' +
         'usage_limit_recheck_ms, usage_limit_max_wait_ms, mcp, forge.pr_command',
     },

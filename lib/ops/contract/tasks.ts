@@ -132,10 +132,11 @@ export const create = {
     },
     tags('a tag (repeatable)', 'tags'),
     { name: 'agent', type: 'string', describe: 'agent to run this task with' },
+    { name: 'model', type: 'string', describe: "model to run this task's turns with (default: agents.<name>.model)" },
   ],
   tool: {
     description: 'Create a task (lazy create --json).',
-    order: ['goal', 'prompt', 'accept', 'tags', 'agent', 'parent'],
+    order: ['goal', 'prompt', 'accept', 'tags', 'agent', 'model', 'parent'],
   },
 } as const satisfies CommandContract;
 
@@ -148,7 +149,7 @@ export const comment = {
 
 export const edit = {
   name: 'edit',
-  describe: 'Change a task: --goal, --prompt, add --accept criteria or --tag, set --agent',
+  describe: 'Change a task: --goal, --prompt, add --accept criteria or --tag, set --agent or --model',
   args: [
     id('the task to change'),
     { name: 'goal', type: 'string', describe: 'replace the goal' },
@@ -156,9 +157,10 @@ export const edit = {
     criteria('add an acceptance criterion (repeatable)', 'acceptance criteria to add'),
     tags('add a tag (repeatable)', 'tags to add'),
     { name: 'agent', type: 'string', describe: 'the agent to run this task with' },
+    { name: 'model', type: 'string', describe: "the model to run this task's turns with ('' for the agent's)" },
   ],
   tool: {
     description:
-      "Change a task's goal, prompt or agent, or add acceptance criteria or tags (lazy edit --json); name at least one.",
+      "Change a task's goal, prompt, agent or model, or add acceptance criteria or tags (lazy edit --json); name at least one.",
   },
 } as const satisfies CommandContract;

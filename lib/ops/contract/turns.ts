@@ -5,7 +5,12 @@ import { decisionArgs, follow, id, message, type CommandContract } from './types
 export const start = {
   name: 'start',
   describe: "Launch the task's first turn (returns once it is running)",
-  args: [id('the task to start'), { name: 'agent', type: 'string', describe: 'agent to use for this task' }, follow()],
+  args: [
+    id('the task to start'),
+    { name: 'agent', type: 'string', describe: 'agent to use for this task' },
+    { name: 'model', type: 'string', describe: "model to use for this task's turns" },
+    follow(),
+  ],
   tool: { description: "Launch the task's first turn; returns once it is running (lazy start --json)." },
 } as const satisfies CommandContract;
 

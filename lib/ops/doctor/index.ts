@@ -24,12 +24,16 @@ import {
 import type { Finding, Pass } from './pass.js';
 import { fileSystemNow } from '../../core/clock.js';
 import { TASKS_NS } from '../../core/names.js';
+import { probeAgents, reportAgents } from './agents.js';
+import type { AgentFound } from '../../agents/inventory.js';
 
 export interface DoctorReport {
   healthy: boolean;
   tasks: number;
   findings: Finding[];
   fixed: string[];
+  /** The agents this clone could run: the built-in names and every configured one. */
+  agents: AgentFound[];
 }
 
 /** Validates every task ref, then looks for leftovers. Healthy means no error-level finding. */
@@ -38,6 +42,8 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   const fixed: string[] = [];
   const pass: Pass = { app, fix: !!opts.fix, findings, fixed };
   const refs = await listTaskRefs(app.repo.cwd);
+  const agents = probeAgents(pass);
+  agents.catch(() => {}); // awaited below: a failure surfaces there, not as an unhandled rejection meanwhile
   const { bad, views } = await readTasks(pass, refs);
 
   await repairTaskRefs(pass, refs, bad);
@@ -57,7 +63,8 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   await reportPinnedClaims(pass, views, remotes);
 
   await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader);
-  return { healthy: !findings.some((f) => f.level === 'error'), tasks: refs.length, findings, fixed };
+  const found = reportAgents(pass, await agents);
+  return { healthy: !findings.some((f) => f.level === 'error'), tasks: refs.length, findings, fixed, agents: found };
 }
 
 /** Every task ref folded and checked on its own; the refs that do not read are handed back, for repairTaskRefs. */

@@ -12,6 +12,8 @@ export type Config = {
       args?: string;
       permission_mode?: string;
       interactive?: string;
+      /** The model this agent runs with unless the task names one (its CLI's default when neither does). */
+      model?: string;
     }
   >;
   protected?: string[];

@@ -40,7 +40,7 @@ const INT_KEYS = new Set([
 ]);
 const LIST_KEYS = new Set(['protected']);
 const BOOL_KEYS = new Set(['mcp']);
-const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive']);
+const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive', 'model']);
 /** Nested keys outside agents.<name>: each a command line or a setting of one feature. */
 const NESTED_KEYS = new Set(['forge.pr_command', 'work.lease_seconds']);
 

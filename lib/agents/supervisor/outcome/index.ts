@@ -40,6 +40,7 @@ function details(o: Outcome, run: RunRecord, turns: readonly TurnView[]): { [k: 
       outcome: o.kind,
       mode: run.kind,
       agent: run.agent.name,
+      model: run.model,
       attempts: o.attempts,
       summary: o.summary,
       question: o.question,
