@@ -92,6 +92,10 @@ t.test('pi 0.73.1: failure classes from the API error pi reports', async (t) => 
   t.equal(over.state.apiStatus, 529);
   t.equal(over.state.errorType, 'overloaded_error');
   t.match(renderLog(pi, over.stdout), /⟳ API error \(529 overloaded_error\), retry 1\/3 in 2 s/);
+  t.strictSame(pi.classify(replay('no-api-key').failure), {
+    cls: 'fatal_auth',
+    reason: 'No API key found for the selected model.',
+  });
   const missing = replay('resume-unknown-session');
   t.ok(pi.sessionMissing(missing.failure), 'an unknown --session starts a fresh session');
   t.notOk(pi.sessionMissing(replay('invalid-api-key').failure));

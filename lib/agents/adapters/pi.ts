@@ -30,6 +30,9 @@ const ERROR_TYPES: Record<string, FailureClass> = {
   rate_limit_exceeded: 'transient_overload',
 };
 
+/** pi's own set-up errors on stderr, one fixed line each, before the model answered anything. */
+const SETUP: [RegExp, FailureClass][] = [[/^No API key found for the selected model\.$/, 'fatal_auth']];
+
 /** The SDKs' fixed message for a request that never got a response. */
 const NO_RESPONSE = /^Connection error\.$/;
 
@@ -246,6 +249,12 @@ export const pi: Adapter = {
 
   classify(x): Classified {
     const { state } = x;
+    // Every assistant message carries usage: none means the model was never reached.
+    const lines = state.usage ? [] : x.tail.split('\n').map((l) => l.trim());
+    for (const [re, cls] of SETUP) {
+      const line = lines.find((l) => re.test(l));
+      if (line) return { cls, reason: line };
+    }
     const reason = oneLine(state.errorText, state.retry?.message ?? exitReason(x));
     const cls =
       classOfStatus(state.apiStatus) ??
