@@ -66,6 +66,9 @@ t.test('pi 0.73.1: the commands it ran, and its live output in the shared lines'
   t.ok(write.includes('  ✓ Successfully wrote 24 bytes to hello.txt'));
   t.match(write[0], /^· pi session [0-9a-f-]{36}$/);
   t.notOk(renderLog(pi, r.stdout).includes('message_update'), 'streaming deltas show nothing');
+  const delta = r.stdout.split('\n').find((l) => l.startsWith('{"type":"message_update"'))!;
+  t.same(pi.events(delta), [], 'a delta is skipped unparsed');
+  t.equal(pi.parseLine(delta, {}), 'progress', 'but it is progress');
 });
 
 t.test('pi 0.73.1: read-only tools refuse a write (ask turns)', async (t) => {

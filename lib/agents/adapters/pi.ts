@@ -30,6 +30,12 @@ const ERROR_TYPES: Record<string, FailureClass> = {
   rate_limit_exceeded: 'transient_overload',
 };
 
+/**
+ * Streaming deltas: each repeats the whole message so far, so parsing them all costs the square of a
+ * long answer. Their content arrives again, whole, in the message_end and tool_execution_end that follow.
+ */
+const STREAMING = /^\{"type":"(?:message_update|tool_execution_update)"/;
+
 /** pi's own set-up errors on stderr, one fixed line each, before the model answered anything. */
 const SETUP: [RegExp, FailureClass][] = [[/^No API key found for the selected model\.$/, 'fatal_auth']];
 
@@ -227,11 +233,13 @@ export const pi: Adapter = {
   },
 
   events(line) {
+    if (STREAMING.test(line)) return [];
     const j = jsonLine(line);
     return j ? piEvents(j) : [{ kind: 'raw', line }];
   },
 
   parseLine(line, state) {
+    if (STREAMING.test(line)) return 'progress';
     const j = jsonLine(line);
     if (!j) return 'progress';
     if (j.type === 'session' && typeof j.id === 'string') state.sessionId = j.id;
