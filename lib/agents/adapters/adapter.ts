@@ -4,7 +4,7 @@ import type { Classified } from './taxonomy.js';
 // One interface for every agent: how to launch and resume it, how to read what it
 // prints, and how to classify its failures into the shared vocabulary.
 
-export type AdapterName = 'claude' | 'codex' | 'command';
+export type AdapterName = 'claude' | 'codex' | 'command' | 'pi';
 
 export interface AgentSpec {
   /** The configured name (claude, codex, or any name under agents.<name>). */
@@ -23,6 +23,8 @@ export interface TurnInput {
   sessionId: string | null;
   /** ask turns are read-only where the agent supports it. */
   mode: 'work' | 'ask';
+  /** The model for this turn, already resolved from --model or agents.<name>.model; absent: the agent's default. */
+  model?: string;
   /** lazy's MCP server for this run, wired into the agent's own MCP configuration (absent: config mcp false). */
   mcp?: McpServer;
   /** The model for this turn, already resolved (the task's, else agents.<name>.model); absent: the CLI's default. */
