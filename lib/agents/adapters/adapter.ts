@@ -4,7 +4,7 @@ import type { Classified } from './taxonomy.js';
 // One interface for every agent: how to launch and resume it, how to read what it
 // prints, and how to classify its failures into the shared vocabulary.
 
-export type AdapterName = 'claude' | 'codex' | 'command';
+export type AdapterName = 'claude' | 'codex' | 'command' | 'gemini';
 
 export interface AgentSpec {
   /** The configured name (claude, codex, or any name under agents.<name>). */
@@ -23,6 +23,8 @@ export interface TurnInput {
   sessionId: string | null;
   /** ask turns are read-only where the agent supports it. */
   mode: 'work' | 'ask';
+  /** The model for this turn (--model, or agents.<name>.model), when one is set. */
+  model?: string;
   /** lazy's MCP server for this run, wired into the agent's own MCP configuration (absent: config mcp false). */
   mcp?: McpServer;
 }
