@@ -70,6 +70,12 @@ t.test('gemini 0.61.0: live lines and the commands run', async (t) => {
   t.strictSame(replay('shell-fail-yolo').state.commands, [{ command: 'false', exit_code: 1 }]);
   t.equal(replay('shell-yolo').state.commands, undefined, 'a command whose exit code the stream does not state');
   t.equal(replay('shell-auto-edit').state.commands, undefined, 'a call that ran nothing');
+  const planned = renderLog(gemini, readFileSync(join(DIR, 'plan-write-denied.stdout'), 'utf8'));
+  t.match(
+    planned,
+    /^ {2}✗ failed: Tool execution denied by policy\. You are in Plan Mode/m,
+    'an ask turn (plan) writes nothing',
+  );
   const errored = renderLog(gemini, readFileSync(join(DIR, 'invalid-api-key.stdout'), 'utf8'));
   t.match(errored, /^✗ turn failed: \[API Error: \{"error":\{"code":401/m);
 });
