@@ -77,7 +77,13 @@ export const gemini: Adapter = {
   },
 
   env(input): Record<string, string> {
-    const home = input.mcp ? geminiHome(runHomeDir(input.mcp), input.mcp, env()) : undefined;
+    if (!input.mcp) return {};
+    let home: string | undefined;
+    try {
+      home = geminiHome(runHomeDir(input.mcp), input.mcp, env());
+    } catch {
+      // A home that cannot be built (a read-only ~/.gemini): the run goes on in the user's own, without lazy's tools.
+    }
     return home ? { GEMINI_CLI_HOME: home } : {};
   },
 
