@@ -4,7 +4,7 @@ import type { Classified } from './taxonomy.js';
 // One interface for every agent: how to launch and resume it, how to read what it
 // prints, and how to classify its failures into the shared vocabulary.
 
-export type AdapterName = 'claude' | 'codex' | 'command' | 'pi';
+export type AdapterName = 'claude' | 'codex' | 'command' | 'gemini' | 'pi';
 
 export interface AgentSpec {
   /** The configured name (claude, codex, or any name under agents.<name>). */
@@ -27,8 +27,6 @@ export interface TurnInput {
   model?: string;
   /** lazy's MCP server for this run, wired into the agent's own MCP configuration (absent: config mcp false). */
   mcp?: McpServer;
-  /** The model for this turn, already resolved (the task's, else agents.<name>.model); absent: the CLI's default. */
-  model?: string;
 }
 
 /** How the agent starts lazy's MCP server for its run (lib/agents/mcp-wiring.ts builds it). */

@@ -4,14 +4,18 @@ import type { Adapter, AdapterName, AgentSpec } from './adapter.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { command } from './command.js';
+import { gemini } from './gemini/index.js';
 import { pi } from './pi.js';
 import { splitCommand } from './split.js';
 
 // Resolves an agent name to its adapter and command line from the merged config.
 
-export const ADAPTERS: Record<AdapterName, Adapter> = { claude, codex, command, pi };
+export const ADAPTERS: Record<AdapterName, Adapter> = { claude, codex, command, gemini, pi };
 
 export const DEFAULT_AGENT = 'claude';
+
+/** The agent names that need no configuration: each runs its adapter's own CLI by that name. */
+const BUILTIN: readonly AdapterName[] = ['claude', 'codex', 'gemini', 'pi'];
 
 export function resolveAgent(config: Config, name: string | null | undefined): AgentSpec {
   const agentName = name ?? config.agent ?? DEFAULT_AGENT;
@@ -23,7 +27,7 @@ export function resolveAgent(config: Config, name: string | null | undefined): A
     );
   }
   const entry = config.agents?.[agentName];
-  const builtin = agentName === 'claude' || agentName === 'codex' || agentName === 'pi' ? agentName : undefined;
+  const builtin = BUILTIN.find((b) => b === agentName);
   if (!entry?.command && !builtin) {
     throw usageError(
       `no agent named '${agentName}': define it with lazy config set agents.${agentName}.command "<command line>"`,

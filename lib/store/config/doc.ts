@@ -8,7 +8,7 @@ export type Config = {
     string,
     {
       command?: string;
-      adapter?: 'claude' | 'codex' | 'command' | 'pi';
+      adapter?: 'claude' | 'codex' | 'command' | 'gemini' | 'pi';
       args?: string;
       permission_mode?: string;
       interactive?: string;
