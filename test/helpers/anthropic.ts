@@ -13,6 +13,12 @@ export interface Reply {
   stop: 'end_turn' | 'tool_use';
 }
 
+/** An HTTP error instead of a stream (the API's JSON error body). */
+export interface Refusal {
+  status: number;
+  error: { type: string; message: string };
+}
+
 export interface Request {
   model: string;
   messages: { role: string; content: unknown }[];
@@ -66,7 +72,9 @@ function stream(res: http.ServerResponse, model: string, r: Reply): void {
 }
 
 /** Starts the server; `script` answers the n-th streaming request (0-based) and may take its time. */
-export async function fakeAnthropic(script: (req: Request, n: number) => Reply | Promise<Reply>): Promise<FakeApi> {
+export async function fakeAnthropic(
+  script: (req: Request, n: number) => Reply | Refusal | Promise<Reply | Refusal>,
+): Promise<FakeApi> {
   const requests: Request[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -85,7 +93,12 @@ export async function fakeAnthropic(script: (req: Request, n: number) => Reply |
       }
       requests.push(body);
       void Promise.resolve(script(body, requests.length - 1)).then(
-        (r) => stream(res, body.model, r),
+        (r) =>
+          'status' in r
+            ? res
+                .writeHead(r.status, { 'content-type': 'application/json' })
+                .end(JSON.stringify({ type: 'error', error: r.error }))
+            : stream(res, body.model, r),
         (e: Error) => res.writeHead(500).end(String(e.message)),
       );
     });

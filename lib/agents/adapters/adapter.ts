@@ -4,7 +4,7 @@ import type { Classified } from './taxonomy.js';
 // One interface for every agent: how to launch and resume it, how to read what it
 // prints, and how to classify its failures into the shared vocabulary.
 
-export type AdapterName = 'claude' | 'codex' | 'command';
+export type AdapterName = 'claude' | 'codex' | 'command' | 'opencode';
 
 export interface AgentSpec {
   /** The configured name (claude, codex, or any name under agents.<name>). */
@@ -25,6 +25,8 @@ export interface TurnInput {
   mode: 'work' | 'ask';
   /** lazy's MCP server for this run, wired into the agent's own MCP configuration (absent: config mcp false). */
   mcp?: McpServer;
+  /** The model for this turn, already resolved from --model or agents.<name>.model. */
+  model?: string;
 }
 
 /** How the agent starts lazy's MCP server for its run (lib/agents/mcp-wiring.ts builds it). */

@@ -4,11 +4,12 @@ import type { Adapter, AdapterName, AgentSpec } from './adapter.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { command } from './command.js';
+import { opencode } from './opencode.js';
 import { splitCommand } from './split.js';
 
 // Resolves an agent name to its adapter and command line from the merged config.
 
-export const ADAPTERS: Record<AdapterName, Adapter> = { claude, codex, command };
+export const ADAPTERS: Record<AdapterName, Adapter> = { claude, codex, command, opencode };
 
 export const DEFAULT_AGENT = 'claude';
 
@@ -22,7 +23,7 @@ export function resolveAgent(config: Config, name: string | null | undefined): A
     );
   }
   const entry = config.agents?.[agentName];
-  const builtin = agentName === 'claude' || agentName === 'codex' ? agentName : undefined;
+  const builtin = agentName === 'claude' || agentName === 'codex' || agentName === 'opencode' ? agentName : undefined;
   if (!entry?.command && !builtin) {
     throw usageError(
       `no agent named '${agentName}': define it with lazy config set agents.${agentName}.command "<command line>"`,

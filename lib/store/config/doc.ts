@@ -8,7 +8,7 @@ export type Config = {
     string,
     {
       command?: string;
-      adapter?: 'claude' | 'codex' | 'command';
+      adapter?: 'claude' | 'codex' | 'command' | 'opencode';
       args?: string;
       permission_mode?: string;
       interactive?: string;
