@@ -73,17 +73,15 @@ t.test(
   'real opencode: a turn writes a file with its write tool, parks blocked, and the next turn resumes it',
   async (t) => {
     if (!existsSync(OPENCODE)) return t.fail('the opencode CLI is not installed (opencode-ai)');
+    const cat = {
+      type: 'tool_use' as const,
+      name: 'bash',
+      input: { command: 'cat hello.txt', description: 'Show it' },
+    };
     const { api, sb, l } = await opencodeBox(t, (req, n) => {
-      if (n === 0)
-        return {
-          stop: 'tool_use',
-          blocks: [{ type: 'tool_use', name: 'write', input: { filePath: 'hello.txt', content: 'hello\n' } }],
-        };
-      if (n === 1)
-        return {
-          stop: 'tool_use',
-          blocks: [{ type: 'tool_use', name: 'bash', input: { command: 'cat hello.txt', description: 'Show it' } }],
-        };
+      const write = { filePath: 'hello.txt', content: 'hello\n' };
+      if (n === 0) return { stop: 'tool_use', blocks: [{ type: 'tool_use', name: 'write', input: write }] };
+      if (n === 1 || n === 3) return { stop: 'tool_use', blocks: [cat] };
       if (n === 2) return { stop: 'end_turn', blocks: [{ type: 'text', text: 'Created hello.txt.' }] };
       return { stop: 'end_turn', blocks: [{ type: 'text', text: 'Added more.' }] };
     });
@@ -103,7 +101,9 @@ t.test(
     const turn = w.turns.filter((x: any) => x.role === 'agent').at(-1);
     t.equal(turn.content, 'Created hello.txt.');
     t.match(turn.details.agent_session_id, /^ses_/, 'the session id is recorded from the stream');
-    t.same(turn.details.commands, [{ command: 'cat hello.txt', exit_code: 0 }], 'the command it ran is in the review');
+    // Edits are allowed and nothing else: run mode rejects the bash call, which ran nothing.
+    t.equal(turn.details.commands, undefined, 'bash was not allowed by default');
+    t.match(toolResults(api.requests[2]!)[0], { name: 'bash', is_error: true });
     // Three API calls, each 30 in / 20 out / 11 cache read / 7 cache written (the stand-in's counts).
     t.same(turn.details.usage, {
       input_tokens: 90,
@@ -117,6 +117,7 @@ t.test(
     t.equal(follow.code, 0);
 
     const before = api.requests.length;
+    t.equal((await l('config', 'set', 'agents.opencode.permission_mode', 'auto')).code, 0);
     t.equal((await l('unblock', id, '-m', 'add a second line')).code, 0);
     const again = (await l.json('wait', id, '--timeout', '120')).value.task;
     t.equal(again.status, 'blocked');
@@ -130,6 +131,7 @@ t.test(
     const last = again.turns.filter((x: any) => x.role === 'agent').at(-1);
     t.equal(last.details.agent_session_id, turn.details.agent_session_id, 'the same opencode session');
     t.equal(last.content, 'Added more.');
+    t.same(last.details.commands, [{ command: 'cat hello.txt', exit_code: 0 }], 'under auto it ran, into the review');
   },
 );
 

@@ -81,6 +81,18 @@ t.test('opencode 1.18.33: tool calls as readable events, commands from bash with
   const failed = replay('tool-error').events.find((e) => e.kind === 'result');
   t.match(failed, { ok: false, text: /^File not found: / });
   t.notOk('exit_code' in failed!, 'a failed non-shell tool has no exit code');
+  // The default permissions: bash is asked, and run mode rejects it; a write outside the worktree is denied.
+  const asked = replay('bash-asked');
+  t.equal(asked.state.commands, undefined, 'a rejected call ran nothing');
+  t.match(
+    asked.events.find((e) => e.kind === 'result'),
+    { ok: false, text: /rejected permission/ },
+  );
+  t.match(
+    replay('outside-denied').events.find((e) => e.kind === 'result'),
+    { ok: false, text: /prevents you from using this specific tool call/ },
+    'external_directory denies a write outside the worktree',
+  );
   const mcp = replay('mcp-call').events.filter((e) => e.kind === 'tool' || e.kind === 'result');
   t.same(
     mcp.map((e) => (e.kind === 'tool' ? e.name : e.kind === 'result' ? e.text : '')),
@@ -187,7 +199,12 @@ t.test('opencode argv and per-run config: first turn, resume, model, ask, MCP', 
       .includes('--auto'),
   );
   t.same(opencodeConfig({ prompt: 'P', sessionId: null, mode: 'work' }), {
-    permission: { edit: 'allow', external_directory: 'deny' },
+    permission: { edit: 'allow', bash: 'ask', external_directory: 'deny' },
+    experimental: { continue_loop_on_deny: true },
+  });
+  t.same(opencodeConfig({ prompt: 'P', sessionId: null, mode: 'work' }, 'auto').permission, {
+    edit: 'allow',
+    external_directory: 'deny',
   });
   t.same(opencodeConfig({ prompt: 'P', sessionId: null, mode: 'ask' }).permission, {
     edit: 'deny',
@@ -195,7 +212,7 @@ t.test('opencode argv and per-run config: first turn, resume, model, ask, MCP', 
     external_directory: 'deny',
   });
   const mcp = { argv: ['node', 'lazy.cjs', 'mcp', '--run', 'r1'], config: '/x/mcp.json', env: { LAZY_X: '1' } };
-  const env = opencode.env!({ prompt: 'P', sessionId: null, mode: 'work', mcp });
+  const env = opencode.env!({ prompt: 'P', sessionId: null, mode: 'work', mcp }, spec);
   t.same(JSON.parse(env.OPENCODE_CONFIG_CONTENT!).mcp, {
     lazy: { type: 'local', command: mcp.argv, environment: mcp.env, enabled: true, timeout: 86_400_000 },
   });

@@ -26,7 +26,8 @@ import type { FailureClass } from './taxonomy.js';
 // - At start it fetches the models.dev catalogue (OPENCODE_DISABLE_MODELS_FETCH=1 stops it) and installs its
 //   plugin package from the npm registry in the background; offline, both fail quietly and the turn runs.
 // - Permissions: the config's `permission` (edit, bash, webfetch, external_directory: allow|ask|deny); in run
-//   mode an `ask` is auto-rejected, so lazy allows edits (the worktree) and denies other directories.
+//   mode an `ask` is auto-rejected (`--auto` approves it instead). external_directory denies a write tool's path
+//   and the paths a bash command names, but not a redirection's target (`echo y > /tmp/x` ran): see opencodeConfig.
 // - MCP: the config's `mcp.<name>` = {type: "local", command: [argv], environment, timeout}; the servers get
 //   opencode's whole environment plus `environment`; a server's tools are `<name>_<tool>` (lazy_lazy_finish).
 //   `timeout` bounds both the connection and every tool call (default 5 s): a day leaves lazy_wait's own.
@@ -160,15 +161,22 @@ function foldUsage(state: StreamState, part: Record<string, any>): void {
 }
 
 /**
- * The per-run config opencode merges over the user's own: edits allowed (in the worktree; other
- * directories denied, where `ask` would be auto-rejected anyway), an ask turn read-only, and lazy's MCP server.
+ * The per-run config opencode merges over the user's own. By default edits are allowed and nothing else, as
+ * claude's acceptEdits: bash is left to a question, which run mode rejects, since a shell is not held to the
+ * worktree (external_directory checks the paths a command names, not where its redirections write; measured).
+ * `permission_mode auto` leaves bash to the user's config (opencode's default allows it) and adds `--auto`.
+ * Other directories are denied either way; an ask turn is read-only.
  */
-export function opencodeConfig(input: TurnInput): Record<string, unknown> {
+export function opencodeConfig(input: TurnInput, permissionMode?: string): Record<string, unknown> {
   const permission =
     input.mode === 'ask'
       ? { edit: 'deny', bash: 'deny', external_directory: 'deny' }
-      : { edit: 'allow', external_directory: 'deny' };
-  return { permission, ...(input.mcp ? { mcp: { lazy: opencodeMcp(input.mcp) } } : {}) };
+      : permissionMode === 'auto'
+        ? { edit: 'allow', external_directory: 'deny' }
+        : { edit: 'allow', bash: 'ask', external_directory: 'deny' };
+  // Left to itself, opencode ends the turn at the first call it rejects; the model is told instead, as claude's is.
+  const experimental = { continue_loop_on_deny: true };
+  return { permission, experimental, ...(input.mcp ? { mcp: { lazy: opencodeMcp(input.mcp) } } : {}) };
 }
 
 const opencodeMcp = (w: McpServer) => ({
@@ -196,8 +204,8 @@ export const opencode: Adapter = {
     ];
   },
 
-  env: (input) => ({
-    OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeConfig(input)),
+  env: (input, spec) => ({
+    OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeConfig(input, spec.permissionMode)),
     OPENCODE_DISABLE_AUTOUPDATE: '1',
   }),
 

@@ -135,7 +135,7 @@ function spawnAgent(a: AttemptInput, argv: string[]) {
     cwd: a.cwd,
     // PWD names the worktree, not where lazy was started: opencode (Bun) resolves paths against $PWD
     // before its real working directory, and would edit the user's checkout instead.
-    env: { ...a.adapter.env?.(a.input), ...env(), ...a.env, PWD: a.cwd },
+    env: { ...a.adapter.env?.(a.input, a.spec), ...env(), ...a.env, PWD: a.cwd },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
