@@ -152,7 +152,11 @@ t.test('gemini argv: first turn, model, resume, permission mode, ask', async (t)
     ['--approval-mode', 'plan', '--resume', 's1'],
     'ask is read-only',
   );
-  t.same(gemini.env!({ prompt: 'P', sessionId: null, mode: 'work' }), {}, "without lazy's server, the user's own home");
+  t.same(
+    gemini.env!({ prompt: 'P', sessionId: null, mode: 'work' }, spec),
+    {},
+    "without lazy's server, the user's own home",
+  );
 });
 
 const server: McpServer = {

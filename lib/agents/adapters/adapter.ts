@@ -4,7 +4,7 @@ import type { Classified } from './taxonomy.js';
 // One interface for every agent: how to launch and resume it, how to read what it
 // prints, and how to classify its failures into the shared vocabulary.
 
-export type AdapterName = 'claude' | 'codex' | 'command' | 'gemini' | 'pi';
+export type AdapterName = 'claude' | 'codex' | 'command' | 'gemini' | 'opencode' | 'pi';
 
 export interface AgentSpec {
   /** The configured name (claude, codex, or any name under agents.<name>). */
@@ -102,7 +102,7 @@ export type LineKind = 'progress' | 'retry';
 export interface Adapter {
   argv(spec: AgentSpec, input: TurnInput): string[];
   /** Defaults the agent process needs for this turn; the user's own environment overrides them. */
-  env?(input: TurnInput): Record<string, string>;
+  env?(input: TurnInput, spec: AgentSpec): Record<string, string>;
   /** Folds one output line into the state; retry lines are not progress for the watchdog. */
   parseLine(line: string, state: StreamState): LineKind;
   /** What one output line says the agent did, in the shared vocabulary (one parser per dialect). */

@@ -5,17 +5,18 @@ import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { command } from './command.js';
 import { gemini } from './gemini/index.js';
+import { opencode } from './opencode.js';
 import { pi } from './pi.js';
 import { splitCommand } from './split.js';
 
 // Resolves an agent name to its adapter and command line from the merged config.
 
-export const ADAPTERS: Record<AdapterName, Adapter> = { claude, codex, command, gemini, pi };
+export const ADAPTERS: Record<AdapterName, Adapter> = { claude, codex, command, gemini, opencode, pi };
 
 export const DEFAULT_AGENT = 'claude';
 
 /** The agent names that need no configuration: each runs its adapter's own CLI by that name. */
-const BUILTIN: readonly AdapterName[] = ['claude', 'codex', 'gemini', 'pi'];
+const BUILTIN: readonly AdapterName[] = ['claude', 'codex', 'gemini', 'opencode', 'pi'];
 
 export function resolveAgent(config: Config, name: string | null | undefined): AgentSpec {
   const agentName = name ?? config.agent ?? DEFAULT_AGENT;

@@ -133,7 +133,9 @@ function spawnAgent(a: AttemptInput, argv: string[]) {
   // Its own session and process group: whatever the agent starts is ended with it.
   const child = spawn(argv[0]!, argv.slice(1), {
     cwd: a.cwd,
-    env: { ...a.adapter.env?.(a.input), ...env(), ...a.env },
+    // PWD names the worktree, not where lazy was started: opencode (Bun) resolves paths against $PWD
+    // before its real working directory, and would edit the user's checkout instead.
+    env: { ...a.adapter.env?.(a.input, a.spec), ...env(), ...a.env, PWD: a.cwd },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

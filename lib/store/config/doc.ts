@@ -8,7 +8,7 @@ export type Config = {
     string,
     {
       command?: string;
-      adapter?: 'claude' | 'codex' | 'command' | 'gemini' | 'pi';
+      adapter?: 'claude' | 'codex' | 'command' | 'gemini' | 'opencode' | 'pi';
       args?: string;
       permission_mode?: string;
       interactive?: string;
