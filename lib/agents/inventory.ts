@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { LazyError } from '../core/errors.js';
 import { env } from '../core/env.js';
 import { pollUntil } from '../core/clock.js';
@@ -79,8 +81,46 @@ async function probeAgent(config: Config, name: string, isDefault: boolean, cwd:
       usable: false,
       problem: `its program '${argv[0]}' is not installed or not on PATH`,
     };
-  return { ...base, path, version: await versionOf(argv, cwd), usable: true, problem: null };
+  return { ...base, path, version: packageVersion(path) ?? (await versionOf(argv, cwd)), usable: true, problem: null };
 }
+
+/**
+ * The version of the npm package whose `bin` this program is (claude, codex, gemini, pi and opencode all ship so), read
+ * from its package.json: starting a CLI only to ask its version costs up to two seconds (gemini's). Null for anything
+ * else, whose `--version` is asked instead.
+ */
+export function packageVersion(path: string): string | null {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return null;
+  }
+  for (let dir = dirname(real), i = 0; i < 6 && dir !== dirname(dir); dir = dirname(dir), i++) {
+    let pkg: { version?: unknown; bin?: unknown };
+    try {
+      pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    } catch {
+      continue;
+    }
+    const bins =
+      typeof pkg.bin === 'string' ? [pkg.bin] : pkg.bin && typeof pkg.bin === 'object' ? Object.values(pkg.bin) : [];
+    // Only the package that names this very file as a program: not whatever package.json lies above a script (a
+    // nameless one, such as a dist folder's {"type": "module"}, is passed over).
+    if (bins.some((b) => typeof b === 'string' && realOr(join(dir, b)) === real))
+      return typeof pkg.version === 'string' ? sanitizeLine(pkg.version).slice(0, 200) : null;
+    if (typeof (pkg as { name?: unknown }).name === 'string') return null;
+  }
+  return null;
+}
+
+const realOr = (p: string): string | null => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+};
 
 /** The program of a command line that resolveAgent refused, where it still splits. */
 function programPath(command: string): string | null {

@@ -6,7 +6,7 @@ import { ROOT } from '../helpers/env.js';
 import { VERSION_TIMEOUT_MS } from '../../lib/agents/inventory.js';
 
 // issue 30, "lazy doctor lists the agents it finds": the built-in names and every configured
-// agent, each with its program, its version (`<command> --version`, the real claude CLI's
+// agent, each with its program, its version (its npm package's, the real claude CLI's; else `<command> --version`
 // included) and whether a turn could start with it. A missing agent is information; only a
 // default agent that cannot run is a finding (a warning), and doctor's exit code is unchanged.
 
@@ -30,14 +30,17 @@ t.test('doctor lists every agent with its version: the real claude CLI, the fake
   const by = Object.fromEntries(d.value.agents.map((a: any) => [a.name, a]));
   t.same(
     d.value.agents.map((a: any) => a.name),
-    ['claude', 'codex', 'fake', 'missing'],
+    ['claude', 'codex', 'gemini', 'opencode', 'pi', 'fake', 'missing'],
     'the built-in names, then the configured ones',
   );
   t.match(by.claude, {
     adapter: 'claude',
     command: 'claude',
     path: join(ROOT, 'node_modules', '.bin', 'claude'),
-    version: /^\d+\.\d+\.\d+ \(Claude Code\)$/,
+    // An npm-installed CLI's version is its package's (starting gemini only to ask costs two seconds).
+    version: JSON.parse(
+      readFileSync(join(ROOT, 'node_modules', '@anthropic-ai', 'claude-code', 'package.json'), 'utf8'),
+    ).version,
     usable: true,
     default: false,
     model: 'claude-opus-4-1',
@@ -100,7 +103,7 @@ t.test('a default agent that cannot run is a warning; the text lists each agent'
   );
   const text = await l('doctor');
   t.equal(text.code, 0);
-  t.match(text.stdout, /^agent {3}claude: usable, \d+\.\d+\.\d+ \(Claude Code\), \S+\/claude \(claude adapter\)$/m);
+  t.match(text.stdout, /^agent {3}claude: usable, \d+\.\d+\.\d+, \S+\/claude \(claude adapter\)$/m);
   t.match(text.stdout, /^agent {3}fake: usable, fake-agent 1\.0\.0, /m);
   t.match(
     text.stdout,
