@@ -1,5 +1,6 @@
 import t from 'tap';
-import { readFileSync, readdirSync } from 'node:fs';
+import { replay } from '../helpers/replay.js';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { claude } from '../../lib/agents/adapters/claude.js';
@@ -17,24 +18,6 @@ const FIX = join(ROOT, 'test', 'fixtures', 'agents');
 const CLAUDE = join(FIX, 'claude-2.1.197');
 
 const CODEX = join(FIX, 'codex-0.171.0');
-
-function replay(adapter: Adapter, dir: string, name: string) {
-  const stdout = readFileSync(join(dir, `${name}.stdout`), 'utf8');
-  const stderr = readFileSync(join(dir, `${name}.stderr`), 'utf8');
-  const meta = JSON.parse(readFileSync(join(dir, `${name}.meta.json`), 'utf8'));
-  const state: StreamState = {};
-  const kinds = stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => adapter.parseLine(l, state));
-  const failure = {
-    exitCode: meta.exit_code ?? null,
-    signal: meta.signal ?? null,
-    state,
-    tail: `${stdout}\n${stderr}`,
-  };
-  return { state, kinds, failure, meta, stdout };
-}
 
 t.test('claude 2.1.197: session, result and usage from the stream', async (t) => {
   const ok = replay(claude, CLAUDE, 'success-text');

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { replay } from '../helpers/replay.js';
 import { mkdtempSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { ROOT } from '../helpers/env.js';
 import { gemini, apiStatusOf, quotaOf } from '../../lib/agents/adapters/gemini/index.js';
 import { geminiHome, runSettings } from '../../lib/agents/adapters/gemini/home.js';
 import { renderLog } from '../../lib/output/stream.js';
-import type { McpServer, StreamState } from '../../lib/agents/adapters/adapter.js';
+import type { McpServer } from '../../lib/agents/adapters/adapter.js';
 
 // The gemini adapter against recorded real output of @google/gemini-cli 0.61.0
 // (test/fixtures/agents/gemini-0.61.0/): session, result, usage, live lines, commands run, and
@@ -14,26 +15,10 @@ import type { McpServer, StreamState } from '../../lib/agents/adapters/adapter.j
 
 const DIR = join(ROOT, 'test', 'fixtures', 'agents', 'gemini-0.61.0');
 
-function replay(name: string) {
-  const stdout = readFileSync(join(DIR, `${name}.stdout`), 'utf8');
-  const stderr = readFileSync(join(DIR, `${name}.stderr`), 'utf8');
-  const meta = JSON.parse(readFileSync(join(DIR, `${name}.meta.json`), 'utf8'));
-  const state: StreamState = {};
-  const kinds = stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => gemini.parseLine(l, state));
-  const failure = {
-    exitCode: meta.exit_code ?? null,
-    signal: meta.signal ?? null,
-    state,
-    tail: `${stdout}\n${stderr}`,
-  };
-  return { state, kinds, failure, stdout };
-}
+const replayed = (name: string) => replay(gemini, DIR, name);
 
 t.test('gemini 0.61.0: session, result and usage from the stream', async (t) => {
-  const w = replay('success-write');
+  const w = replayed('success-write');
   t.equal(w.state.sessionId, JSON.parse(w.stdout.split('\n')[0]!).session_id, 'the init line names the session');
   t.equal(w.state.isError, false);
   t.equal(gemini.resultText(w.state, ''), 'Wrote hello.txt.');
@@ -44,9 +29,9 @@ t.test('gemini 0.61.0: session, result and usage from the stream', async (t) => 
     cache_creation_input_tokens: 0,
   });
   t.equal(w.state.costUsd, undefined, 'gemini reports no cost');
-  const auto = replay('success-auto-model');
+  const auto = replayed('success-auto-model');
   t.equal(auto.state.usage?.input_tokens, 360, "the router's tokens count: stats sum every model of the run");
-  t.equal(replay('resume-success').state.result, 'Hello there.');
+  t.equal(replayed('resume-success').state.result, 'Hello there.');
   t.ok(
     w.kinds.every((k) => k === 'progress'),
     'every line is progress',
@@ -67,9 +52,9 @@ t.test('gemini 0.61.0: live lines and the commands run', async (t) => {
   t.match(denied, /^ {2}✗ failed: Tool "run_shell_command" not found/m, 'auto_edit offers no shell tool');
   const failed = renderLog(gemini, readFileSync(join(DIR, 'shell-fail-yolo.stdout'), 'utf8'));
   t.match(failed, /^ {2}✗ exit 1$/m);
-  t.strictSame(replay('shell-fail-yolo').state.commands, [{ command: 'false', exit_code: 1 }]);
-  t.equal(replay('shell-yolo').state.commands, undefined, 'a command whose exit code the stream does not state');
-  t.equal(replay('shell-auto-edit').state.commands, undefined, 'a call that ran nothing');
+  t.strictSame(replayed('shell-fail-yolo').state.commands, [{ command: 'false', exit_code: 1 }]);
+  t.equal(replayed('shell-yolo').state.commands, undefined, 'a command whose exit code the stream does not state');
+  t.equal(replayed('shell-auto-edit').state.commands, undefined, 'a call that ran nothing');
   const planned = renderLog(gemini, readFileSync(join(DIR, 'plan-write-denied.stdout'), 'utf8'));
   t.match(
     planned,
@@ -89,17 +74,20 @@ t.test('gemini 0.61.0: failure classes', async (t) => {
     ['daily-quota', 'usage_limit'],
   ];
   for (const [name, cls] of cases) {
-    const r = replay(name);
+    const r = replayed(name);
     t.equal(r.state.isError, true, `${name}: the result line says error`);
     t.equal(gemini.classify(r.failure).cls, cls, `${name} → ${cls}`);
   }
-  t.equal(replay('invalid-api-key').state.apiStatus, 401, "the API's own error object, carried in the message");
-  t.equal(replay('overloaded').state.apiStatus, undefined, 'a message without it…');
-  t.equal(replay('overloaded').failure.exitCode, 247, '…and the exit code is the status mod 256 (503)');
-  t.match(gemini.classify(replay('invalid-api-key').failure).reason, /API key not valid/);
-  t.equal(gemini.classify(replay('daily-quota').failure).resetAt, undefined, 'a daily quota names no reset');
-  t.ok(gemini.sessionMissing(replay('resume-unknown-session').failure), 'an unknown --resume id is a missing session');
-  t.notOk(gemini.sessionMissing(replay('overloaded').failure));
+  t.equal(replayed('invalid-api-key').state.apiStatus, 401, "the API's own error object, carried in the message");
+  t.equal(replayed('overloaded').state.apiStatus, undefined, 'a message without it…');
+  t.equal(replayed('overloaded').failure.exitCode, 247, '…and the exit code is the status mod 256 (503)');
+  t.match(gemini.classify(replayed('invalid-api-key').failure).reason, /API key not valid/);
+  t.equal(gemini.classify(replayed('daily-quota').failure).resetAt, undefined, 'a daily quota names no reset');
+  t.ok(
+    gemini.sessionMissing(replayed('resume-unknown-session').failure),
+    'an unknown --resume id is a missing session',
+  );
+  t.notOk(gemini.sessionMissing(replayed('overloaded').failure));
   const unknown = gemini.classify({ exitCode: 1, signal: null, state: {}, tail: 'tests printed 401 Unauthorized' });
   t.equal(unknown.cls, 'unknown', 'prose in the output makes no class');
   t.equal(gemini.classify({ exitCode: 41, signal: null, state: {}, tail: '' }).cls, 'fatal_auth', "gemini's exit 41");

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { replay } from '../helpers/replay.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
@@ -11,20 +12,13 @@ import { renderLog } from '../../lib/output/stream.js';
 
 const DIR = join(ROOT, 'test', 'fixtures', 'agents', 'opencode-1.18.33');
 
-function replay(name: string) {
-  const stdout = readFileSync(join(DIR, `${name}.stdout`), 'utf8');
-  const stderr = readFileSync(join(DIR, `${name}.stderr`), 'utf8');
-  const meta = JSON.parse(readFileSync(join(DIR, `${name}.meta.json`), 'utf8'));
-  const state: StreamState = {};
-  const lines = stdout.split('\n').filter(Boolean);
-  const kinds = lines.map((l) => opencode.parseLine(l, state));
-  const events = lines.flatMap((l) => opencode.events(l));
-  const failure = { exitCode: meta.exit_code ?? null, signal: null, state, tail: `${stdout}\n${stderr}` };
-  return { state, kinds, events, failure, meta };
-}
+const replayed = (name: string) => {
+  const r = replay(opencode, DIR, name);
+  return { ...r, events: r.lines.flatMap((l) => opencode.events(l)) };
+};
 
 t.test('opencode 1.18.33: session, result, usage and cost from the stream', async (t) => {
-  const ok = replay('success-text');
+  const ok = replayed('success-text');
   t.equal(ok.meta.exit_code, 0);
   t.match(ok.state.sessionId, /^ses_/);
   t.equal(opencode.resultText(ok.state, ''), 'Hello! This is the fake model answering.');
@@ -40,13 +34,13 @@ t.test('opencode 1.18.33: session, result, usage and cost from the stream', asyn
     'every line is progress',
   );
   t.same(ok.events.at(-1), { kind: 'end', ok: true, text: 'done' });
-  const resumed = replay('resume-success');
+  const resumed = replayed('resume-success');
   t.equal(resumed.state.sessionId, ok.state.sessionId, '--session continues the same session');
   t.equal(resumed.state.result, 'Resumed: I remember.');
 });
 
 t.test('opencode 1.18.33: tool calls as readable events, commands from bash with their exit codes', async (t) => {
-  const w = replay('success-write');
+  const w = replayed('success-write');
   t.same(
     w.events.filter((e) => e.kind === 'tool' || e.kind === 'result'),
     [
@@ -56,7 +50,7 @@ t.test('opencode 1.18.33: tool calls as readable events, commands from bash with
   );
   t.equal(w.state.commands, undefined, 'a write runs no command');
   t.same(w.state.usage?.input_tokens, 60, 'two API calls, summed');
-  const b = replay('bash');
+  const b = replayed('bash');
   t.same(b.state.commands, [
     { command: 'echo hi && ls', exit_code: 0 },
     { command: 'echo oops >&2; exit 3', exit_code: 3 },
@@ -78,22 +72,22 @@ t.test('opencode 1.18.33: tool calls as readable events, commands from bash with
       shell: true,
     },
   );
-  const failed = replay('tool-error').events.find((e) => e.kind === 'result');
+  const failed = replayed('tool-error').events.find((e) => e.kind === 'result');
   t.match(failed, { ok: false, text: /^File not found: / });
   t.notOk('exit_code' in failed!, 'a failed non-shell tool has no exit code');
   // The default permissions: bash is asked, and run mode rejects it; a write outside the worktree is denied.
-  const asked = replay('bash-asked');
+  const asked = replayed('bash-asked');
   t.equal(asked.state.commands, undefined, 'a rejected call ran nothing');
   t.match(
     asked.events.find((e) => e.kind === 'result'),
     { ok: false, text: /rejected permission/ },
   );
   t.match(
-    replay('outside-denied').events.find((e) => e.kind === 'result'),
+    replayed('outside-denied').events.find((e) => e.kind === 'result'),
     { ok: false, text: /prevents you from using this specific tool call/ },
     'external_directory denies a write outside the worktree',
   );
-  const mcp = replay('mcp-call').events.filter((e) => e.kind === 'tool' || e.kind === 'result');
+  const mcp = replayed('mcp-call').events.filter((e) => e.kind === 'tool' || e.kind === 'result');
   t.same(
     mcp.map((e) => (e.kind === 'tool' ? e.name : e.kind === 'result' ? e.text : '')),
     ['lazy_lazy_echo', 'echoed'],
@@ -108,15 +102,15 @@ t.test('opencode 1.18.33: failure classes from the error line', async (t) => {
     ['unreachable', 'transient_unreachable'],
     ['model-not-found', 'unknown'],
   ] as const) {
-    const r = replay(name);
+    const r = replayed(name);
     t.equal(r.meta.exit_code, 1, `${name} exits 1`);
     t.equal(opencode.classify(r.failure).cls, cls, `${name} → ${cls}`);
   }
-  t.equal(opencode.classify(replay('auth-401').failure).reason, 'invalid x-api-key (401)');
-  t.same(replay('auth-401').events, [{ kind: 'end', ok: false, text: 'invalid x-api-key (401)' }]);
-  t.ok(opencode.sessionMissing(replay('resume-unknown-session').failure), 'an unknown --session');
-  t.notOk(opencode.sessionMissing(replay('auth-401').failure));
-  t.notOk(opencode.sessionMissing(replay('success-text').failure));
+  t.equal(opencode.classify(replayed('auth-401').failure).reason, 'invalid x-api-key (401)');
+  t.same(replayed('auth-401').events, [{ kind: 'end', ok: false, text: 'invalid x-api-key (401)' }]);
+  t.ok(opencode.sessionMissing(replayed('resume-unknown-session').failure), 'an unknown --session');
+  t.notOk(opencode.sessionMissing(replayed('auth-401').failure));
+  t.notOk(opencode.sessionMissing(replayed('success-text').failure));
 });
 
 const line = (o: unknown) => JSON.stringify(o);

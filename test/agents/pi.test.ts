@@ -1,5 +1,6 @@
 import t from 'tap';
-import { readFileSync, readdirSync } from 'node:fs';
+import { replay } from '../helpers/replay.js';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { apiError, pi, PI_READ_ONLY_TOOLS, PI_SESSION_DIR } from '../../lib/agents/adapters/pi.js';
@@ -11,26 +12,10 @@ import { renderLog } from '../../lib/output/stream.js';
 
 const PI = join(ROOT, 'test', 'fixtures', 'agents', 'pi-0.73.1');
 
-function replay(name: string) {
-  const stdout = readFileSync(join(PI, `${name}.stdout`), 'utf8');
-  const stderr = readFileSync(join(PI, `${name}.stderr`), 'utf8');
-  const meta = JSON.parse(readFileSync(join(PI, `${name}.meta.json`), 'utf8'));
-  const state: StreamState = {};
-  const kinds = stdout
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => pi.parseLine(l, state));
-  const failure = {
-    exitCode: meta.exit_code ?? null,
-    signal: meta.signal ?? null,
-    state,
-    tail: `${stdout}\n${stderr}`,
-  };
-  return { state, kinds, failure, stdout };
-}
+const replayed = (name: string) => replay(pi, PI, name);
 
 t.test('pi 0.73.1: session, result, usage and cost from the stream', async (t) => {
-  const ok = replay('success-write');
+  const ok = replayed('success-write');
   t.match(ok.state.sessionId, /^[0-9a-f-]{36}$/, 'the session line names the id');
   t.notOk(ok.state.isError);
   t.equal(pi.resultText(ok.state, ''), 'Created hello.txt.');
@@ -42,13 +27,13 @@ t.test('pi 0.73.1: session, result, usage and cost from the stream', async (t) =
     cache_creation_input_tokens: 0,
   });
   t.ok(ok.state.costUsd! > 0.0006 && ok.state.costUsd! < 0.0007, `cost from models.json prices: ${ok.state.costUsd}`);
-  const resumed = replay('resume-success');
+  const resumed = replayed('resume-success');
   t.equal(resumed.state.sessionId, ok.state.sessionId, 'the resumed session keeps its id');
   t.equal(resumed.state.result, 'Second-turn answer: I remember the first turn.');
 });
 
 t.test('pi 0.73.1: the commands it ran, and its live output in the shared lines', async (t) => {
-  const r = replay('bash-commands');
+  const r = replayed('bash-commands');
   t.strictSame(r.state.commands, [
     { command: 'echo hello from bash', exit_code: 0 },
     { command: 'ls /nonexistent-lazy-fixture', exit_code: 2 },
@@ -61,7 +46,7 @@ t.test('pi 0.73.1: the commands it ran, and its live output in the shared lines'
     shown.join('\n'),
   );
   t.match(shown.at(-1), /^✓ turn ended: 3 steps, \$0\.\d{4}$/);
-  const write = renderLog(pi, replay('success-write').stdout).split('\n');
+  const write = renderLog(pi, replayed('success-write').stdout).split('\n');
   t.ok(write.includes('▸ write hello.txt'), write.join('\n'));
   t.ok(write.includes('  ✓ Successfully wrote 24 bytes to hello.txt'));
   t.match(write[0], /^· pi session [0-9a-f-]{36}$/);
@@ -72,7 +57,7 @@ t.test('pi 0.73.1: the commands it ran, and its live output in the shared lines'
 });
 
 t.test('pi 0.73.1: read-only tools refuse a write (ask turns)', async (t) => {
-  const r = replay('read-only-write');
+  const r = replayed('read-only-write');
   const shown = renderLog(pi, r.stdout).split('\n').filter(Boolean);
   t.ok(shown.includes('  ✗ failed: Tool write not found'), shown.join('\n'));
   t.notOk(r.state.isError, 'a refused tool is no failed turn');
@@ -85,23 +70,23 @@ t.test('pi 0.73.1: failure classes from the API error pi reports', async (t) => 
     ['rate-limited', 'transient_overload'],
     ['unreachable', 'transient_network'],
   ] as const) {
-    const r = replay(name);
+    const r = replayed(name);
     t.ok(r.state.isError, `${name}: pi exits 0, the stream says it failed`);
     t.equal(pi.classify(r.failure).cls, cls, `${name} → ${cls}`);
   }
-  t.match(pi.classify(replay('invalid-api-key').failure).reason, /^401 .*invalid x-api-key/);
-  const over = replay('overloaded');
+  t.match(pi.classify(replayed('invalid-api-key').failure).reason, /^401 .*invalid x-api-key/);
+  const over = replayed('overloaded');
   t.equal(over.kinds.filter((k) => k === 'retry').length, 3, "pi's own retries are not progress");
   t.equal(over.state.apiStatus, 529);
   t.equal(over.state.errorType, 'overloaded_error');
   t.match(renderLog(pi, over.stdout), /⟳ API error \(529 overloaded_error\), retry 1\/3 in 2 s/);
-  t.strictSame(pi.classify(replay('no-api-key').failure), {
+  t.strictSame(pi.classify(replayed('no-api-key').failure), {
     cls: 'fatal_auth',
     reason: 'No API key found for the selected model.',
   });
-  const missing = replay('resume-unknown-session');
+  const missing = replayed('resume-unknown-session');
   t.ok(pi.sessionMissing(missing.failure), 'an unknown --session starts a fresh session');
-  t.notOk(pi.sessionMissing(replay('invalid-api-key').failure));
+  t.notOk(pi.sessionMissing(replayed('invalid-api-key').failure));
 });
 
 t.test('pi: the error form, and prose never makes a class', async (t) => {
@@ -160,7 +145,7 @@ t.test('pi argv: first turn, resume, model, permission mode, ask', async (t) => 
 
 t.test('every recorded pi fixture parses and classifies', async (t) => {
   for (const f of readdirSync(PI).filter((n) => n.endsWith('.stdout'))) {
-    const r = replay(f.replace(/\.stdout$/, ''));
+    const r = replayed(f.replace(/\.stdout$/, ''));
     t.ok(pi.classify(r.failure).cls, `${f} classifies`);
   }
 });

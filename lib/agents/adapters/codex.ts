@@ -4,6 +4,7 @@ import { exitReason, jsonLine, unknownFailure, type StreamState } from './adapte
 import { collectCommands, unwrapShell } from './commands.js';
 import { classOfErrorMessage, classOfStatus, oneLine, type Classified, type FailureClass } from './taxonomy.js';
 import { now } from '../../core/clock.js';
+import { lastLine } from './text.js';
 
 // OpenAI Codex: `codex exec --json <prompt>` with stdin closed (it waits on an open
 // stdin), resumed as `codex exec resume --json <thread_id> <prompt>`. exec resume has no
@@ -98,14 +99,6 @@ export function codexUsage(u: Record<string, unknown>): Usage {
   return { ...n, input_tokens: Math.max(0, n.input_tokens - n.cache_read_input_tokens) };
 }
 
-const lastLine = (s: unknown) =>
-  typeof s === 'string'
-    ? (s
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .at(-1) ?? '')
-    : '';
 const compact = (v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** A command_execution item: started, the call; completed, its result with the exit code. */

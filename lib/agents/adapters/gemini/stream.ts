@@ -1,4 +1,5 @@
 import type { StreamEvent } from '../adapter.js';
+import { lastLine } from '../text.js';
 
 // Gemini CLI's `--output-format stream-json` (0.61.0 fixtures): one JSON object a line,
 // `init` (session_id, model), `message` (the user's prompt, then the model's text in deltas),
@@ -32,15 +33,6 @@ export function toolDetail(name: string, params: unknown): string {
   const json = JSON.stringify(params ?? {});
   return json === '{}' ? '' : json;
 }
-
-const lastLine = (s: unknown) =>
-  typeof s === 'string'
-    ? (s
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .at(-1) ?? '')
-    : '';
 
 /**
  * The exit code a shell result states: gemini shows a failed command's output, and only when there
