@@ -56,7 +56,7 @@ export function listAgents(config: Config, cwd: string): Promise<AgentFound[]> {
 
 async function probeAgent(config: Config, name: string, isDefault: boolean, cwd: string): Promise<AgentFound> {
   const entry = config.agents?.[name];
-  const builtin = name in ADAPTERS && name !== 'command';
+  const builtin = Object.hasOwn(ADAPTERS, name) && name !== 'command';
   const adapter = entry?.adapter ?? (builtin ? name : 'command');
   const command = [entry?.command ?? name, entry?.args].filter(Boolean).join(' ');
   const trusted = !config.untrusted?.includes(name);
@@ -81,7 +81,9 @@ async function probeAgent(config: Config, name: string, isDefault: boolean, cwd:
       usable: false,
       problem: `its program '${argv[0]}' is not installed or not on PATH`,
     };
-  return { ...base, path, version: packageVersion(path) ?? (await versionOf(argv, cwd)), usable: true, problem: null };
+  // The package's own version only for a program run as itself: `npx @google/gemini-cli` is npm's package.
+  const packaged = argv.length === 1 ? packageVersion(path) : null;
+  return { ...base, path, version: packaged ?? (await versionOf(argv, cwd)), usable: true, problem: null };
 }
 
 /**
@@ -103,6 +105,7 @@ export function packageVersion(path: string): string | null {
     } catch {
       continue;
     }
+    if (!pkg || typeof pkg !== 'object') continue;
     const bins =
       typeof pkg.bin === 'string' ? [pkg.bin] : pkg.bin && typeof pkg.bin === 'object' ? Object.values(pkg.bin) : [];
     // Only the package that names this very file as a program: not whatever package.json lies above a script (a

@@ -66,7 +66,8 @@ export async function pairTask(app: App, idArg: string): Promise<Paired> {
         stdio: 'inherit',
         // Not detached: an interactive command needs the terminal. LAZY_PAIR_RUN lets the stale-pairing
         // sweep find what it started (lib/agents/supervisor/kill.ts endPairing) if this process dies.
-        env: { ...env(), LAZY_TASK_ID: id, LAZY_PAIR_RUN: run },
+        // PWD too: some CLIs (opencode) resolve paths against it rather than their working directory.
+        env: { ...env(), PWD: path, LAZY_TASK_ID: id, LAZY_PAIR_RUN: run },
       });
       child.on('error', () => res(127));
       child.on('exit', (code) => res(code));

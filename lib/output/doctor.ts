@@ -13,7 +13,7 @@ export function renderDoctor(r: DoctorReport): string {
   return lines.join('\n');
 }
 
-/** `agent   claude: usable, 2.1.197 (Claude Code), /usr/bin/claude (claude adapter, default)`. */
+/** `agent   claude: usable, 2.1.197, /usr/bin/claude (claude adapter, default)`. */
 function renderAgent(a: AgentFound): string {
   const about = [`${a.adapter} adapter`, a.default ? 'default' : '', a.model ? `model ${a.model}` : '']
     .filter(Boolean)

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { agentSandbox, eventually } from '../helpers/agent.js';
 import { ROOT } from '../helpers/env.js';
-import { VERSION_TIMEOUT_MS } from '../../lib/agents/inventory.js';
+import { packageVersion, VERSION_TIMEOUT_MS } from '../../lib/agents/inventory.js';
 
 // issue 30, "lazy doctor lists the agents it finds": the built-in names and every configured
 // agent, each with its program, its version (its npm package's, the real claude CLI's; else `<command> --version`
@@ -111,4 +111,20 @@ t.test('a default agent that cannot run is a warning; the text lists each agent'
   );
   t.match(text.stdout, /^warning default_agent_unusable: the default agent missing cannot run a turn: /m);
   t.match(text.stdout, /^healthy: 0 task\(s\) checked, 0 error\(s\), 1 warning\(s\)$/m);
+});
+
+t.test('a package version only for a program run as itself; a broken package.json is passed over', async (t) => {
+  const box = await agentSandbox();
+  t.teardown(box.sb.cleanup);
+  const claude = join(ROOT, 'node_modules', '.bin', 'claude');
+  // A launcher's package is not the agent's (npx @google/gemini-cli is npm's): with arguments, --version answers.
+  t.equal((await box.l('config', 'set', 'agents.wrapped.command', `${claude} --verbose`)).code, 0);
+  const wrapped = (await box.l.json('doctor')).value.agents.find((a: any) => a.name === 'wrapped');
+  t.match(wrapped.version, /\(Claude Code\)$/, 'its own --version line, not a package read');
+  const dir = join(box.sb.home, 'pkg', 'bin');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, '..', 'package.json'), 'null');
+  writeFileSync(join(dir, 'tool'), '#!/bin/sh\n');
+  t.equal(packageVersion(join(dir, 'tool')), null, 'a package.json holding null is no package, and no throw');
+  t.equal(packageVersion(claude), wrapped.version.split(' ')[0], 'the bare program: its package, the same version');
 });
