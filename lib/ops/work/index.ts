@@ -370,7 +370,8 @@ class Worker {
     // The pull that judged it may have merged before endLost reset the task, or lost its race with this clone's own
     // reconcile writing the dead run's end (its task then left for the next pull): merge again, so the clone ends
     // where the remote is.
-    if (pulled) await this.merge();
+    if (pulled)
+      await this.merge().catch(() => {}); // a remote gone meanwhile: the next pull merges it
     else {
       await this.pulling?.catch(() => {}); // one under way may have merged before the reset: its failure is its own
       await this.pull();
