@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { listenLoopback } from './loopback.js';
 
 // A scripted Messages API on loopback, so the real `claude` CLI runs a whole turn offline
 // (../shared/notes/measured-facts.md): each streaming POST /v1/messages gets the next reply
@@ -103,17 +103,8 @@ export async function fakeAnthropic(
       );
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  const { url, close } = await listenLoopback(server);
+  return { url, requests, close };
 }
 
 /** The tool results of the request's last user message, by tool name of the call they answer. */

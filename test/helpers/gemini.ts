@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLoopback } from './loopback.js';
 
 // A scripted Gemini API on loopback, so the real `gemini` CLI runs a whole turn offline
 // (../shared/notes/measured-facts.md): each POST …:streamGenerateContent?alt=sse gets the next
@@ -78,18 +78,8 @@ export async function fakeGemini(script: (req: Request, n: number) => Reply | Pr
       );
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    seen,
-    close: () =>
-      new Promise<void>((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  const { url, close } = await listenLoopback(server);
+  return { url, requests, seen, close };
 }
 
 /** The function responses of the request's last user turn, by name. */

@@ -7,7 +7,8 @@ import { fromTuple, type BadRow, type Detail, type LeanRow, type Tuple } from '.
 // as the index last saw them). index.ts keeps them current.
 
 /** Which rows a caller wants, judged on the stored status before a row is parsed. */
-export type StatusTest = (status: string) => boolean;
+/** Which stored rows a read keeps, by status; `line`, the row as stored, lets a selective read skip it unparsed. */
+export type StatusTest = (status: string, line?: string) => boolean;
 
 // available_actions are stored as a bit mask derived under this table: another table, another index (its signature
 // is data, so every bundle keys alike). The plain file adds the piped line's version (plain.ts plainKey).

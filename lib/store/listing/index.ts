@@ -369,7 +369,7 @@ function rowsOf(cache: Cache, detail: boolean, keep?: StatusTest, selective = fa
   let at = 0;
   const rows: (LeanRow | Row)[] = [];
   for (const v of stored) {
-    const row = typeof v !== 'string' ? v : parsed ? parsed[at++]! : keep && !keep(statusOf(v)) ? null : rowOf(v);
+    const row = typeof v !== 'string' ? v : parsed ? parsed[at++]! : keep && !keep(statusOf(v), v) ? null : rowOf(v);
     if (!row || (keep && !keep(row.status))) continue;
     rows.push(detail ? { ...row, ...withoutTip(cache.detail![row.id]!) } : row);
   }
