@@ -34,6 +34,7 @@ import * as push from './commands/push.js';
 import * as sync from './commands/sync.js';
 import * as work from './commands/work.js';
 import * as mcp from './commands/mcp.js';
+import * as ui from './commands/ui.js';
 import * as supervise from './commands/supervise.js';
 import * as demoAgent from './commands/demo-agent.js';
 import * as benchSeed from './commands/bench-seed.js';
@@ -67,6 +68,7 @@ export const COMMANDS = [
   wait,
   pair,
   watch,
+  ui,
   accept,
   submit,
   close,

@@ -8,9 +8,10 @@ import { seededRepo as seeded } from './bench-lib.mjs';
 import { fleetBench } from './bench-fleet.mjs';
 import { mcpBench } from './bench-mcp.mjs';
 import { bench100k } from './bench-100k.mjs';
+import { uiBench } from './bench-ui.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
-// BENCH_ONLY=store (the 1,000 and 10,000 rows and sync), fleet, mcp or 100k runs those rows alone.
+// BENCH_ONLY=store (the 1,000 and 10,000 rows and sync), fleet, mcp, ui or 100k runs those rows alone.
 const ONLY = process.env.BENCH_ONLY;
 
 function seededRepo(n) {
@@ -24,6 +25,7 @@ const node0 = () => median(() => timed(process.execPath, ['-e', '0'], work));
 try {
   if (!ONLY || ONLY === 'store') await storeAndSync();
   if (!ONLY || ONLY === 'mcp') await mcpBench();
+  if (!ONLY || ONLY === 'ui') await uiBench();
   if (!ONLY || ONLY === 'fleet') await fleetBench();
   if (!ONLY || ONLY === '100k') await bench100k();
 } finally {

@@ -40,7 +40,27 @@ function compileValidators() {
 const BUNDLES = [
   [join(root, 'bin', 'cli.ts'), join(root, 'dist', 'cli.cjs')],
   [join(root, 'lib', 'mcp', 'server.ts'), join(root, 'dist', 'mcp.cjs')],
+  // lazy ui's server: loaded by `lazy ui` only, with the page it serves beside it (dist/ui/).
+  [join(root, 'lib', 'ui', 'server', 'index.ts'), join(root, 'dist', 'ui.cjs')],
 ];
+
+// The page of lazy ui: browser code and its stylesheet, bundled with what it imports (parse-diff) so nothing is
+// fetched at run time (no CDN: it works offline).
+async function buildPage() {
+  const page = join(root, 'lib', 'ui', 'page');
+  await build({
+    entryPoints: [join(page, 'index.ts'), join(page, 'app.css')],
+    outdir: join(root, 'dist', 'ui'),
+    entryNames: 'app',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2020',
+    minify: process.env.LAZY_NO_MINIFY !== '1',
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
 
 async function bundle(entry, outfile) {
   return build({
@@ -93,5 +113,8 @@ for (const [entry, outfile] of BUNDLES) {
     );
   }
 }
+await buildPage();
 await writeManPages();
-console.log(`built dist/cli.cjs, dist/mcp.cjs and dist/man/ (lazy.1, git-lazy.1) (validators: ${names.join(', ')})`);
+console.log(
+  `built dist/cli.cjs, dist/mcp.cjs, dist/ui.cjs, dist/ui/ and dist/man/ (lazy.1, git-lazy.1) (validators: ${names.join(', ')})`,
+);

@@ -5,7 +5,8 @@ import { ROOT } from './helpers/env.js';
 
 // The folders of lib/ depend on each other one way only, type imports included; a subfolder
 // (agents/adapters/) belongs to its top-level folder's layer. output/ renders what operations
-// return, so it sits above ops/, and ops/ never prints. mcp/ serves operations as MCP tools: the top layer.
+// return, so it sits above ops/, and ops/ never prints. mcp/ serves operations as MCP tools; ui/ serves them (through
+// mcp/'s builder tools, so an action means the same on both) as a local web page: the top layer.
 
 const ALLOWED: Record<string, string[]> = {
   core: [],
@@ -19,6 +20,7 @@ const ALLOWED: Record<string, string[]> = {
   ops: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet'],
   output: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet', 'ops'],
   mcp: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet', 'ops', 'output'],
+  ui: ['core', 'model', 'store', 'workspace', 'agents', 'reconcile', 'sync', 'fleet', 'ops', 'output', 'mcp'],
 };
 
 /** Only core/ touches the process (pid, signals, the node binary, the environment's fallback); the rest uses the port. */
@@ -191,6 +193,28 @@ t.test('only core/ touches process.*: everything else talks through the port', a
   t.ok(checked > 50, `checked ${checked} files`);
 });
 
+t.test(
+  "lazy ui's page is browser code: it imports only itself and parse-diff, and nothing of lib/ imports it",
+  async (t) => {
+    const page = join(ROOT, 'lib', 'ui', 'page');
+    for (const file of files(join(ROOT, 'lib'))) {
+      const src = readFileSync(file, 'utf8');
+      const specs = [
+        ...src.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm),
+      ].map((m) => m[1]!);
+      if (file.startsWith(page + '/')) {
+        const outside = specs.filter((s) =>
+          s.startsWith('.') ? !resolve(dirname(file), s).startsWith(page) : s !== 'parse-diff',
+        );
+        t.same(outside, [], `${relative(ROOT, file)} imports only the page's own files`);
+      } else {
+        const into = specs.filter((s) => s.startsWith('.') && resolve(dirname(file), s).startsWith(page));
+        t.same(into, [], `${relative(ROOT, file)} does not import the page`);
+      }
+    }
+  },
+);
+
 t.test('the process check sees code and not text', async (t) => {
   t.same(
     [...codeOnly("const a = 'process.exit(1)'; // process.env\nprocess.kill(1);").matchAll(/\bprocess\.(\w+)/g)].map(
@@ -201,12 +225,13 @@ t.test('the process check sees code and not text', async (t) => {
 });
 
 t.test('time goes through the port: no clock read or timer in lib/ outside core/clock.ts', async (t) => {
-  const clockFile = join(ROOT, 'lib', 'core', 'clock.ts');
+  // lazy ui's page runs in the browser, not in lazy's process: its time is the browser's, read in one file of its own.
+  const clockFiles = [join(ROOT, 'lib', 'core', 'clock.ts'), join(ROOT, 'lib', 'ui', 'page', 'clock.ts')];
   const TIME =
     /\bDate\.now\(|\bnew Date\(\s*\)|\bset(?:Timeout|Interval|Immediate)\(|\bperformance\.now\(|\bprocess\.hrtime\b|from 'node:timers/g;
   let checked = 0;
   for (const file of files(join(ROOT, 'lib'))) {
-    if (file === clockFile) continue;
+    if (clockFiles.includes(file)) continue;
     checked++;
     const uses = [...codeOnly(readFileSync(file, 'utf8')).matchAll(TIME)].map((m) => m[0]);
     t.same(uses, [], `${relative(ROOT, file)} reads no clock and sets no timer of its own`);

@@ -25,6 +25,8 @@ export const ERROR_EXIT = {
   task_not_found: EXIT.notFound,
   ambiguous_id: EXIT.notFound,
   action_not_allowed: EXIT.notAllowed,
+  unauthorized: EXIT.notAllowed,
+  forbidden: EXIT.notAllowed,
   aborted: EXIT.notAllowed,
   merge_conflict: EXIT.notAllowed,
   merge_failed: EXIT.notAllowed,
@@ -121,6 +123,10 @@ export const mergeConflict = plain('merge_conflict');
 export const mergeFailed = plain('merge_failed');
 export const unreviewedHead = plain('unreviewed_head');
 export const taskFull = plain('task_full');
+/** lazy ui: a request without the page's token (401). */
+export const unauthorized = plain('unauthorized');
+/** lazy ui: a request naming a foreign host, or a change from a foreign origin (403). */
+export const forbidden = plain('forbidden');
 
 export const busy = plain('busy');
 export const timeout = plain('timeout');

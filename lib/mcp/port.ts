@@ -41,12 +41,12 @@ function abortableClock(base: Clock, signal: AbortSignal): Clock {
  * The port one tool call runs with: the command's own port with stdout turned away, no person to
  * confirm anything (the call is the consent), and LAZY_ACTOR set so every commit names the actor.
  */
-export function callIo(base: Io, actor: Actor, signal: AbortSignal): Io {
+export function callIo(base: Io, actor: Actor, signal: AbortSignal, surface = 'lazy mcp'): Io {
   return {
     ...base,
     out: (t) => base.err(t),
     page: async (t) => base.err(t),
-    narrate: (_i, _n, label) => base.err(`lazy mcp: ${label}\n`),
+    narrate: (_i, _n, label) => base.err(`${surface}: ${label}\n`),
     isTTY: { stdin: false, stdout: false, stderr: base.isTTY.stderr },
     confirm: () => Promise.resolve(false),
     clock: abortableClock(base.clock, signal),
@@ -73,7 +73,7 @@ export function okResult(r: Reply, served?: ReadonlySet<string>): ToolResult {
  * Every task's available_actions as this surface serves them: only actions it has a tool for (pair needs a
  * terminal). Invariant: an action listed over MCP is one its caller can call here.
  */
-function servedOnly(doc: unknown, served: ReadonlySet<string> | undefined): unknown {
+export function servedOnly(doc: unknown, served: ReadonlySet<string> | undefined): unknown {
   if (!served || !doc || typeof doc !== 'object') return doc;
   if (Array.isArray(doc)) return doc.map((x) => servedOnly(x, served));
   const o = doc as Record<string, unknown>;

@@ -3,19 +3,18 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../core/actor.js';
-import { withEnv } from '../core/env.js';
-import { withClock } from '../core/clock.js';
 import { nearest } from '../core/nearest.js';
 import { unexpected, usageError } from '../core/errors.js';
 import type { Io } from '../core/io.js';
 import { readRun, type RunRecord } from '../agents/runs.js';
 import { openApp, closeApp } from '../ops/app.js';
+import { callTool } from './call.js';
 import { reportError } from '../output/emit.js';
 import { agentTools } from './agent.js';
 import { builderTools } from './builder.js';
 import { LineLimit, MCP_MAX_MESSAGE_BYTES, oversizeReply } from './lines.js';
-import { callIo, errorResult, okResult, type ToolResult } from './port.js';
-import { checkArgs, type Tool } from './schema.js';
+import { errorResult, okResult, type ToolResult } from './port.js';
+import type { Tool } from './schema.js';
 
 // `lazy mcp`: lazy's lifecycle operations as MCP tools over stdio. Each call runs like one CLI
 // command: its own app (a reconcile pass first), its own port, the actor of the mode it serves.
@@ -81,7 +80,7 @@ function unknownTool(name: string, mode: Mode) {
   });
 }
 
-/** One tool call, as one command: a fresh app under the mode's actor, the reply or the CLI's JSON error. */
+/** One tool call, as one command (lib/mcp/call.ts): the reply, or the CLI's JSON error. */
 async function call(
   o: ServeOptions,
   mode: Mode,
@@ -89,23 +88,16 @@ async function call(
   args: unknown,
   signal: AbortSignal,
 ): Promise<ToolResult> {
-  const io = callIo(o.io, mode.actor, signal);
-  return withEnv(io.env, () =>
-    withClock(io.clock, async () => {
-      const tool = mode.tools.find((t) => t.name === name);
-      if (!tool) return errorResult(unknownTool(name, mode));
-      let app;
-      try {
-        const checked = checkArgs(tool, args);
-        app = await openApp({ io, cwd: o.cwd, json: true, ...(tool.reconcile === false ? { reconcile: false } : {}) });
-        return okResult(await tool.run({ app, signal }, checked), servedBy(mode));
-      } catch (e) {
-        return errorResult(e);
-      } finally {
-        if (app) closeApp(app);
-      }
-    }),
-  );
+  const tool = mode.tools.find((t) => t.name === name);
+  if (!tool) return errorResult(unknownTool(name, mode));
+  try {
+    return okResult(
+      await callTool({ io: o.io, cwd: o.cwd, surface: 'lazy mcp' }, tool, args, { actor: mode.actor, signal }),
+      servedBy(mode),
+    );
+  } catch (e) {
+    return errorResult(e);
+  }
 }
 
 /**

@@ -62,3 +62,26 @@ export const benchSeed = {
   describe: false,
   args: [{ name: 'count', positional: true, required: true, type: 'number', describe: 'how many tasks to seed' }],
 } as const satisfies CommandContract;
+
+export const ui = {
+  name: 'ui',
+  describe: 'Serve the board and reviews as a local web page until interrupted (prints its address first)',
+  args: [
+    {
+      name: 'port',
+      type: 'number',
+      default: 0,
+      describe: 'the port to listen on (default: a free one)',
+    },
+    {
+      name: 'host',
+      type: 'string',
+      describe: 'the address to listen on (default 127.0.0.1; another is warned about: the page can merge code)',
+    },
+    {
+      name: 'open',
+      type: 'boolean',
+      describe: 'open the page in a browser ($BROWSER, xdg-open, open); default: on a terminal',
+    },
+  ],
+} as const satisfies CommandContract;

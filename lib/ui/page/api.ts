@@ -1,0 +1,76 @@
+// The page's one door to the server: every request carries the token from the shell's meta tag (the cookie
+// authenticates GETs; a state-changing request must also carry X-Lazy-Token, which a cross-site form cannot send),
+// and an error document becomes a thrown ApiError with the CLI's code and message.
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function token(): string {
+  return document.querySelector<HTMLMetaElement>('meta[name="lazy-token"]')?.content ?? '';
+}
+
+interface ErrorDoc {
+  error?: { code?: string; message?: string; details?: unknown };
+}
+
+async function failure(res: Response): Promise<ApiError> {
+  const text = await res.text().catch(() => '');
+  try {
+    const doc = JSON.parse(text) as ErrorDoc;
+    if (doc.error?.message)
+      return new ApiError(doc.error.code ?? 'error', doc.error.message, res.status, doc.error.details);
+  } catch {
+    /* not JSON: the status line below says what happened */
+  }
+  const message = text.trim().slice(0, 300) || `${res.status} ${res.statusText}`;
+  return new ApiError(`http_${res.status}`, message, res.status);
+}
+
+async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json', 'X-Lazy-Token': token() };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new ApiError(
+      'network',
+      `the lazy ui server did not answer (${(e as Error).message}); is it still running?`,
+      0,
+    );
+  }
+  if (!res.ok) throw await failure(res);
+  return (await res.json()) as T;
+}
+
+export const get = <T>(path: string) => request<T>('GET', path);
+
+export const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
+
+/** A query string from named values; arrays repeat the name, empty values are left out. */
+export function query(params: Record<string, string | string[] | number | boolean | null | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v === null || v === undefined || v === '' || v === false) continue;
+    if (Array.isArray(v)) for (const x of v) q.append(k, x);
+    else q.append(k, v === true ? '1' : String(v));
+  }
+  const s = q.toString();
+  return s ? `?${s}` : '';
+}
+
+export const taskPath = (id: string, rest = '') => `/api/tasks/${encodeURIComponent(id)}${rest}`;

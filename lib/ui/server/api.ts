@@ -1,0 +1,158 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { usageError } from '../../core/errors.js';
+import { nearest } from '../../core/nearest.js';
+import { taskDiff } from '../../ops/diff.js';
+import { taskLog } from '../../ops/log.js';
+import { inbox } from '../../ops/inbox.js';
+import { listTasks, type ListedTask } from '../../ops/list.js';
+import { builderTools } from '../../mcp/builder.js';
+import { asCommand, callTool, type CallSite } from '../../mcp/call.js';
+import { servedOnly } from '../../mcp/port.js';
+import type { Tool } from '../../mcp/schema.js';
+import { readJsonBody, sendJson } from './reply.js';
+import { streamOutput, type Changes } from './events.js';
+
+// The HTTP API the page uses: every answer is what the CLI's --json prints, every action the builder tool of
+// the same name (lib/mcp/builder.ts), so an action here runs the CLI's operation with its options, codes and
+// messages, and is recorded as a person's (actor human).
+
+const tool = (name: string) => builderTools.find((t) => t.name === `lazy_${name}`)!;
+
+/** What the page reads through tools of its own (GET), and what only waits (a person watches instead). */
+const NOT_ACTIONS = new Set(['list', 'show', 'inbox', 'create', 'wait']);
+
+/** The actions a page may take: a button for each, when the task lists it. */
+export const UI_ACTIONS: ReadonlySet<string> = new Set(
+  builderTools.map((t) => t.name.replace(/^lazy_/, '')).filter((a) => !NOT_ACTIONS.has(a)),
+);
+
+/** A document as this surface serves it: a task's actions are only those the page can take. */
+const served = (doc: unknown) => servedOnly(JSON.parse(JSON.stringify(doc ?? null)) as unknown, UI_ACTIONS);
+
+export interface Call {
+  site: CallSite;
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** The page went away: a call it started (an ask's wait) ends. */
+  signal: AbortSignal;
+  changes: Changes;
+}
+
+const HUMAN = 'human' as const;
+
+/** A query string as a tool's arguments, typed by its schema: `tag=a&tag=b` or `status=a,b` for a list. */
+function queryArgs(t: Tool, q: URLSearchParams): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const key of new Set(q.keys())) {
+    const all = q.getAll(key);
+    const type = t.inputSchema.properties[key]?.type;
+    if (type === 'array') args[key] = all.flatMap((v) => v.split(',')).filter(Boolean);
+    else if (type === 'boolean') args[key] = !['0', 'false', 'no'].includes(all.at(-1)!.toLowerCase());
+    else if (type === 'number') args[key] = Number(all.at(-1));
+    else args[key] = all.at(-1);
+  }
+  return args;
+}
+
+const read = async (c: Call, name: string, args: Record<string, unknown>) =>
+  served((await callTool(c.site, tool(name), args, { actor: HUMAN, signal: c.signal })).value);
+
+/** The backlog the board shows, newest change first: a longer one is for `lazy list` and the filters. */
+const BACKLOG_SHOWN = 100;
+
+/**
+ * The board in one pass of one app: the inbox, then working, queued (in the order a worker picks them), backlog and
+ * recently finished tasks, each as `lazy list --json` rows, all narrowed by the same tags and text.
+ */
+async function board(c: Call) {
+  const q = c.url.searchParams;
+  const filter = {
+    tag: q
+      .getAll('tag')
+      .flatMap((t) => t.split(','))
+      .filter(Boolean),
+    search: q.get('search') ?? undefined,
+  };
+  return asCommand(c.site, { actor: HUMAN, signal: c.signal }, async (app) => {
+    const needs = await inbox(app, filter);
+    const listed = new Set(needs.map((i) => i.id));
+    const open = (rows: ListedTask[]) => rows.filter((r) => !listed.has(r.id));
+    return served({
+      inbox: needs,
+      working: open(await listTasks(app, { ...filter, status: ['working', 'merging', 'conflict'] })),
+      queued: open(await listTasks(app, { ...filter, queued: true })),
+      backlog: (await listTasks(app, { ...filter, status: ['backlog'], sort: 'updated' }))
+        .filter((r) => !r.schedule.queued)
+        .slice(0, BACKLOG_SHOWN),
+      finished: await listTasks(app, { ...filter, status: ['complete', 'abandoned'], sort: 'updated', limit: 20 }),
+    });
+  });
+}
+
+/** POST /api/tasks/<id>/<action>: the action's builder tool with the body as its options and the task as its id. */
+async function act(c: Call, id: string, action: string) {
+  if (!UI_ACTIONS.has(action)) {
+    const near = nearest(action, [...UI_ACTIONS]);
+    throw usageError(`unknown action '${action}'${near ? `; the nearest is '${near}'` : ''}`, {
+      action,
+      ...(near ? { nearest: near } : {}),
+    });
+  }
+  const t = tool(action);
+  const body = await readJsonBody(c.req);
+  for (const k of ['id', 'ids'])
+    if (k in body) throw usageError(`the task is named by the address, not by '${k}' in the body`, { argument: k });
+  const args = 'ids' in t.inputSchema.properties ? { ...body, ids: [id] } : { ...body, id };
+  const r = await callTool(c.site, t, args, { actor: HUMAN, signal: c.signal });
+  // queue and its kin answer one `{task}` per id, as the CLI prints them; the page acted on one.
+  return served(Array.isArray(r.value) && r.value.length === 1 ? r.value[0] : r.value);
+}
+
+type Route = (c: Call, m: RegExpMatchArray) => Promise<unknown>;
+
+const ROUTES: [method: string, path: RegExp, route: Route | 'stream'][] = [
+  ['GET', /^\/api\/board$/, (c) => board(c)],
+  ['GET', /^\/api\/tasks$/, (c) => read(c, 'list', queryArgs(tool('list'), c.url.searchParams))],
+  ['GET', /^\/api\/inbox$/, (c) => read(c, 'inbox', queryArgs(tool('inbox'), c.url.searchParams))],
+  ['GET', /^\/api\/tasks\/([^/]+)$/, (c, m) => read(c, 'show', { id: m[1] })],
+  [
+    'GET',
+    /^\/api\/tasks\/([^/]+)\/diff$/,
+    (c, m) => asCommand(c.site, { actor: HUMAN, signal: c.signal }, (app) => taskDiff(app, m[1]!, false)),
+  ],
+  [
+    'GET',
+    /^\/api\/tasks\/([^/]+)\/log$/,
+    (c, m) => asCommand(c.site, { actor: HUMAN, signal: c.signal }, (app) => taskLog(app, m[1]!)),
+  ],
+  ['GET', /^\/api\/tasks\/([^/]+)\/output$/, 'stream'],
+  ['GET', /^\/api\/events$/, 'stream'],
+  [
+    'POST',
+    /^\/api\/tasks$/,
+    async (c) =>
+      served(
+        (await callTool(c.site, tool('create'), await readJsonBody(c.req), { actor: HUMAN, signal: c.signal })).value,
+      ),
+  ],
+  ['POST', /^\/api\/tasks\/([^/]+)\/([a-z-]+)$/, (c, m) => act(c, m[1]!, m[2]!)],
+];
+
+/** Serves one /api/ request; false when no route has its path. */
+export async function api(c: Call): Promise<boolean> {
+  const path = c.url.pathname;
+  const found = ROUTES.filter(([, p]) => p.test(path));
+  if (!found.length) return false;
+  const hit = found.find(([m]) => m === c.req.method);
+  if (!hit) {
+    const allowed = found.map(([m]) => m).join(', ');
+    throw usageError(`${c.req.method} is not served at ${path} (use ${allowed})`, { allowed });
+  }
+  const [, pattern, route] = hit;
+  const m = path.match(pattern)!.map((s) => (s === undefined ? s : decodeURIComponent(s))) as RegExpMatchArray;
+  if (route !== 'stream') sendJson(c.res, await route(c, m));
+  else if (path === '/api/events') c.changes.listen(c.res);
+  else await streamOutput(c.site, m[1]!, c.res);
+  return true;
+}

@@ -1,0 +1,87 @@
+import type { ServerResponse } from 'node:http';
+import type { Clock } from '../../core/clock.js';
+import type { Repo } from '../../core/repo.js';
+import { asLazyError } from '../../core/errors.js';
+import { sanitizeLine } from '../../core/sanitize.js';
+import { errorJson } from '../../output/emit.js';
+import { renderLine } from '../../output/stream.js';
+import { followTask } from '../../ops/follow.js';
+import { taskArg } from '../../ops/resolve.js';
+import { asCommand, type CallSite } from '../../mcp/call.js';
+import { fingerprint } from './changes.js';
+import { openStream, type Stream } from './sse.js';
+
+// The page's live channels: `change` whenever the task state moves (GET /api/events), and a working task's agent
+// output as the readable lines `--follow` prints (GET /api/tasks/<id>/output).
+
+/** How often the state is looked at while a page listens: a change shows within this, well inside 2 s. */
+export const CHANGE_POLL_MS = 500;
+
+/** One watcher for all open pages: it looks only while one listens, on the serving command's clock. */
+export class Changes {
+  private readonly streams = new Set<Stream>();
+  private looking = false;
+  private readonly stopped = new AbortController();
+
+  constructor(
+    private readonly repo: Repo,
+    private readonly clock: Clock,
+  ) {}
+
+  listen(res: ServerResponse): void {
+    const s = openStream(res, () => this.streams.delete(s));
+    this.streams.add(s);
+    // What the page read before it listened may be older than this: it reads again now.
+    s.send('change', { at: this.clock.now() });
+    void this.look();
+  }
+
+  private async look(): Promise<void> {
+    if (this.looking) return;
+    this.looking = true;
+    try {
+      let last = await fingerprint(this.repo);
+      while (this.streams.size && !this.stopped.signal.aborted) {
+        await this.clock.sleep(CHANGE_POLL_MS, this.stopped.signal);
+        const now = await fingerprint(this.repo);
+        if (now === last) continue;
+        last = now;
+        for (const s of this.streams) s.send('change', { at: this.clock.now() });
+      }
+    } catch {
+      // Stopped (the server is closing), or the repository went away: the pages' streams end with the server.
+    } finally {
+      this.looking = false;
+    }
+  }
+
+  close(): void {
+    this.stopped.abort();
+    for (const s of this.streams) s.end();
+  }
+}
+
+/** The running turn's output, line by line, until the task leaves working; then `end` with where it landed. */
+export async function streamOutput(site: CallSite, idArg: string, res: ServerResponse): Promise<void> {
+  const gone = new AbortController();
+  const s = openStream(res, () => gone.abort());
+  try {
+    const v = await asCommand(site, { actor: 'human', signal: gone.signal }, async (app) => {
+      const { id } = await taskArg(app, idArg);
+      return followTask(
+        app,
+        id,
+        (lines, adapter) => {
+          for (const line of lines.split('\n').slice(0, -1))
+            for (const text of renderLine(adapter, line)) s.send('line', { text: sanitizeLine(text) });
+        },
+        { stop: () => !s.open() },
+      );
+    });
+    s.send('end', { status: v.status });
+  } catch (e) {
+    if (s.open()) s.send('failure', errorJson(asLazyError(e)));
+  } finally {
+    s.end();
+  }
+}

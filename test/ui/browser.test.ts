@@ -1,0 +1,103 @@
+import t from 'tap';
+import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import type { Browser, Page } from 'puppeteer-core';
+import { agentSandbox, reviewed } from '../helpers/agent.js';
+import { gitSync } from '../helpers/env.js';
+import { launchBrowser, startUi } from '../helpers/ui.js';
+
+// lazy ui in a real browser (Debian's chromium through puppeteer-core): a reviewer opens the printed address, sees
+// the inbox, reads a diff and accepts, all in the page; what changes elsewhere shows without a reload; a task's
+// text is never markup. Screenshots of the board and of a review are left in the test's folder.
+
+const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>';
+
+// One server (and one browser) for the whole walk: each step builds on the last.
+t.test('lazy ui in chromium', async (top) => {
+  const box = await agentSandbox();
+  top.teardown(() => box.sb.cleanup());
+  const review = await reviewed(box, 'add the greeting');
+  const hostile = await box.l.create(XSS, '--accept', 'is shown as text');
+  const ui = await startUi(box.sb, box.sb.env);
+  top.teardown(() => ui.stop());
+  const browser: Browser = await launchBrowser(box.sb.home);
+  top.teardown(() => browser.close());
+  const page: Page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  // The live channel never idles the network: each step waits for what it looks for instead.
+  // What the page's script throws is a failure of the page: collected and checked at the end.
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  page.on('dialog', (d) => void d.accept());
+
+  const shot = (name: string) => {
+    const path = join(box.sb.dir, '..', `${name}.png`);
+    return page.screenshot({ path, fullPage: true }).then(() => path);
+  };
+  const text = () => page.evaluate(() => document.body.innerText);
+
+  await top.test('the board lists the tasks, what needs a person first', async (t) => {
+    await page.goto(ui.url, { waitUntil: 'domcontentloaded' });
+    t.equal(new URL(page.url()).search, '', 'the token left the address bar');
+    await page.waitForSelector(`[data-task="${review}"]`);
+    const order = await page.$$eval('[data-task]', (rows) => rows.map((r) => r.getAttribute('data-task')));
+    t.equal(order[0], review, 'the task waiting on review comes first');
+    t.ok(order.includes(hostile), 'the backlog is listed');
+    const path = await shot('board');
+    t.ok(statSync(path).size > 10_000, `a screenshot of the board: ${path}`);
+  });
+
+  await top.test("a task's text is shown as text and never runs", async (t) => {
+    const shown = await text();
+    t.ok(shown.includes(XSS), 'the goal shows literally on the board');
+    await page.goto(`${ui.origin}/tasks/${hostile}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction((x) => document.body.innerText.includes(x), {}, XSS);
+    t.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined, 'nothing ran');
+    t.equal(await page.$$eval('img', (imgs) => imgs.length), 0, 'no element was made from it');
+  });
+
+  await top.test("a task's page shows its review and its diff, per file", async (t) => {
+    await page.goto(`${ui.origin}/tasks/${review}`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('.diff-file');
+    const files = await page.$$eval('.diff-file', (f) => f.map((x) => (x as HTMLElement).innerText));
+    t.equal(files.length, 1);
+    t.match(files[0], 'work-1.txt');
+    const added = await page.$$eval('.diff-file .add', (l) => l.map((x) => (x as HTMLElement).innerText));
+    t.ok(
+      added.some((l) => l.includes('turn 1')),
+      'the added line, marked as added',
+    );
+    const actions = await page.$$eval('[data-action]', (b) => b.map((x) => x.getAttribute('data-action')));
+    t.ok(actions.includes('accept') && actions.includes('unblock'), 'the actions the task lists');
+    t.notOk(actions.includes('pair'), 'and only those the page can take');
+    const path = await shot('review');
+    t.ok(statSync(path).size > 10_000, `a screenshot of the review: ${path}`);
+  });
+
+  await top.test('a comment made on the command line appears without a reload', async (t) => {
+    await page.evaluate(() => ((window as unknown as { __same?: boolean }).__same = true));
+    const r = await box.l('comment', review, '-m', 'checked on the terminal');
+    t.equal(r.code, 0);
+    await page.waitForFunction(() => document.body.innerText.includes('checked on the terminal'), { timeout: 10_000 });
+    t.equal(
+      await page.evaluate(() => (window as unknown as { __same?: boolean }).__same),
+      true,
+      'the same page, not reloaded',
+    );
+  });
+
+  await top.test('accept through the page lands the work on the target branch', async (t) => {
+    t.throws(() => gitSync(box.sb.dir, box.sb.env, ['cat-file', '-e', 'main:work-1.txt']), 'not on main yet');
+    await page.click('[data-action="accept"]');
+    await page.waitForSelector('[data-action="confirm"]');
+    await page.click('[data-action="confirm"]');
+    await page.waitForFunction(() => /\bcomplete\b/.test(document.body.innerText), { timeout: 20_000 });
+    t.equal(gitSync(box.sb.dir, box.sb.env, ['show', 'main:work-1.txt']), 'turn 1\n', 'the work is on main');
+    const shown = (await box.l.json('show', review)).value;
+    t.equal(shown.status, 'complete');
+  });
+
+  await top.test('the page threw nothing', async (t) => {
+    t.same(pageErrors, []);
+  });
+});
