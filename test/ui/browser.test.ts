@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import type { Browser, Page } from 'puppeteer-core';
 import { agentSandbox, reviewed } from '../helpers/agent.js';
-import { gitSync } from '../helpers/env.js';
+import { gitSync, ROOT } from '../helpers/env.js';
 import { launchBrowser, startUi } from '../helpers/ui.js';
 
 // lazy ui in a real browser (Debian's chromium through puppeteer-core): a reviewer opens the printed address, sees
@@ -83,6 +83,22 @@ t.test('lazy ui in chromium', async (top) => {
       await page.evaluate(() => (window as unknown as { __same?: boolean }).__same),
       true,
       'the same page, not reloaded',
+    );
+  });
+
+  await top.test('a submitted task shows its pull request as a link', async (t) => {
+    const remote = join(box.sb.home, 'remote.git');
+    gitSync(box.sb.home, box.sb.env, ['init', '-q', '--bare', remote]);
+    gitSync(box.sb.dir, box.sb.env, ['remote', 'add', 'origin', remote]);
+    const gh = `"${process.execPath}" "${join(ROOT, 'test', 'fixtures', 'fake-gh.mjs')}" pr create`;
+    t.equal((await box.l('config', 'set', 'forge.pr_command', gh)).code, 0);
+    const submitted = await box.l.json('submit', review);
+    t.ok(submitted.value.url, `the forge answered with an address (${submitted.run.stderr})`);
+    const link = await page.waitForSelector('.pr a', { timeout: 10_000 });
+    t.equal(
+      await link!.evaluate((a) => (a as HTMLAnchorElement).href),
+      submitted.value.url,
+      'the link, without a reload',
     );
   });
 

@@ -1,5 +1,7 @@
 import t from 'tap';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { agentSandbox, eventually, reviewed } from '../helpers/agent.js';
@@ -184,5 +186,64 @@ t.test('lazy ui over HTTP', async (top) => {
     t.equal((await p.get('/api/inbox', { host: `${hostname()}:${wide.port}` })).status, 200, "the machine's name");
     t.equal((await p.get('/api/inbox', { host: `rebound.example:${wide.port}` })).status, 403, 'any other name');
     t.equal((await wide.stop()).code, 0);
+  });
+
+  await top.test(
+    'what a request cannot make the server do: die, leak a stack, answer a change in another shape',
+    async (t) => {
+      const srv = await startUi(box.sb, box.sb.env);
+      t.teardown(() => srv.stop());
+      const p = asPage(srv);
+      const bad = await new Promise<string>((resolve, reject) => {
+        const sock = connect(srv.port, '127.0.0.1', () => sock.end('GET http://[/ HTTP/1.1\r\n\r\n'));
+        let got = '';
+        sock.on('data', (d) => (got += d));
+        sock.on('end', () => resolve(got));
+        sock.on('error', reject);
+      });
+      t.match(bad, /^HTTP\/1\.1 400/, 'a path that does not parse is refused');
+      t.equal((await p.get('/api/inbox')).status, 200, 'and the server goes on');
+      const escape = await p.get('/api/tasks/%E0');
+      t.equal(escape.status, 400, "a malformed escape is the caller's mistake");
+      t.notOk(escape.json().error.details.stack, 'with no stack trace');
+      const method = await raw(srv.port, {
+        method: 'DELETE',
+        path: '/api/tasks',
+        headers: {
+          host: `127.0.0.1:${srv.port}`,
+          cookie: `lazy_ui_${srv.port}=${srv.token}`,
+          'x-lazy-token': srv.token,
+        },
+      });
+      t.equal(method.status, 405);
+      t.equal(method.headers.allow, 'GET, POST');
+      const queued = await p.post(`/api/tasks/${backlog}/queue`, {});
+      t.equal(queued.status, 200, queued.body);
+      t.ok(Array.isArray(queued.json()), 'queue answers as `lazy queue <id> --json` prints: one {task} per id');
+      t.equal(queued.json()[0].task.schedule.queued, true);
+      const unknown = await p.post(`/api/tasks/${backlog}/comment`, { message: 'x', colour: 'red' });
+      t.match(
+        unknown.json().error.message,
+        /^comment: unknown argument 'colour'/,
+        "in the action's words, not the tool's",
+      );
+      t.equal((await srv.stop()).code, 0);
+    },
+  );
+
+  await top.test('--open hands the browser a file of its own, never the token on a command line', async (t) => {
+    const seen = join(box.sb.home, 'browser-args');
+    const browser = join(box.sb.home, 'browser.sh');
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" > '${seen}'\n`, { mode: 0o755 });
+    const srv = await startUi(box.sb, { ...box.sb.env, BROWSER: browser }, ['--open']);
+    t.teardown(() => srv.stop());
+    const arg = await eventually(() => existsSync(seen) && readFileSync(seen, 'utf8').trim(), 10_000, 'the browser');
+    t.match(arg, /^file:\/\//, 'a file address');
+    t.notMatch(arg, srv.token, 'no token on the command line');
+    const file = fileURLToPath(arg);
+    t.equal(statSync(file).mode & 0o777, 0o600, "the file is its owner's only");
+    t.match(readFileSync(file, 'utf8'), srv.url, 'and forwards to the address');
+    t.equal((await srv.stop()).code, 0);
+    t.notOk(existsSync(file), 'removed when the server stops');
   });
 });

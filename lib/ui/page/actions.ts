@@ -3,7 +3,7 @@ import { errorBox, fill, h } from './dom.js';
 import type { TaskView } from './types.js';
 
 // The task's actions as buttons, one per available action (the server lists only those the page can run). An
-// action that needs words opens an inline form; accept, and stop when it must force, ask for confirmation first.
+// action that needs words opens an inline form; accept and stop ask for confirmation first.
 // Each button is `data-action="<action>"`, a form's submit is `data-action="confirm"`, its dismissal "cancel".
 
 type Body = Record<string, unknown>;
@@ -101,7 +101,8 @@ async function run(ctx: Ctx, action: string, body: Body, where: HTMLElement, con
 }
 
 function doneText(action: string, result: unknown): string {
-  const r = result as { answer?: unknown; task?: { status?: string } } | null;
+  // queue and its kin answer as the CLI prints them: one {task} per id, an array.
+  const r = (Array.isArray(result) ? result[0] : result) as { answer?: unknown; task?: { status?: string } } | null;
   if (action === 'ask' && typeof r?.answer === 'string') return `The agent answered: ${r.answer}`;
   const status = r?.task?.status;
   return `${LABELS[action] ?? action}: done${status ? ` (now ${status})` : ''}.`;
@@ -219,7 +220,9 @@ function formFor(ctx: Ctx, action: string): FormSpec {
     action === 'accept'
       ? `Accept “${t.goal}”: squash-merge its branch into ${t.base ?? 'its base'}.`
       : action === 'stop'
-        ? 'This turn runs in another clone: stopping breaks its claim (stop --force).'
+        ? requires(t, 'stop', 'force')
+          ? 'This turn runs in another clone: stopping breaks its claim (stop --force).'
+          : 'Stop the running turn? The agent is terminated and the task waits for you (interrupted).'
         : null;
   const read = (form: HTMLFormElement): Body => {
     const body: Body = decide ? readDecisions(form) : {};
@@ -227,7 +230,7 @@ function formFor(ctx: Ctx, action: string): FormSpec {
     if (text && area && area.value.trim()) body[text.field] = area.value;
     const del = form.querySelector<HTMLInputElement>('input[name="delete_branch"]');
     if (del?.checked) body.delete_branch = true;
-    if (action === 'stop') body.force = true;
+    if (action === 'stop' && requires(t, 'stop', 'force')) body.force = true;
     return body;
   };
   return {
@@ -259,7 +262,8 @@ export type EditForm = (t: TaskView) => Omit<FormSpec, 'action'>;
 function onClick(ctx: Ctx, action: string, button: HTMLButtonElement, edit: EditForm): void {
   const t = ctx.task;
   if (action === 'edit') return openForm(ctx, { action, ...edit(t) }, button);
-  const needsForm = action in TEXT || action === 'accept' || (action === 'stop' && requires(t, 'stop', 'force'));
+  // accept and stop always ask first: one lands work on a branch, the other ends an agent's turn.
+  const needsForm = action in TEXT || action === 'accept' || action === 'stop';
   if (needsForm || requires(t, action, 'decisions')) return openForm(ctx, formFor(ctx, action), button);
   closeForm(ctx);
   void run(ctx, action, {}, ctx.status, []);

@@ -121,7 +121,7 @@ export interface BoardView {
 }
 
 /** Mounts the board in `root` and loads it; refresh() re-queries with the current filter. */
-export function mountBoard(root: HTMLElement, onRepo: (name: string) => void): BoardView {
+export function mountBoard(root: HTMLElement): BoardView {
   let filter = filterFromUrl();
   let generation = 0;
   const body = h('div', { id: 'board', class: 'board', 'aria-busy': 'true' });
@@ -131,7 +131,6 @@ export function mountBoard(root: HTMLElement, onRepo: (name: string) => void): B
       const b = await get<Board>(`/api/board${query({ tag: filter.tags, search: filter.search })}`);
       if (mine !== generation) return;
       fill(body, sections(b));
-      if (b.repo) onRepo(b.repo);
     } catch (e) {
       if (mine === generation) fill(body, errorBox((e as Error).message, (e as { code?: string }).code));
     } finally {

@@ -23,22 +23,24 @@ function topBar(): HTMLElement {
   return h('header', { class: 'topbar' }, h('a', { class: 'brand', href: '/' }, 'lazy'), repo);
 }
 
-function setRepo(name: string): void {
-  const el = document.getElementById('repo-name');
-  if (el && el.textContent !== name) el.textContent = name;
-}
-
 function taskIdOf(path: string): string | null {
   const m = /^\/tasks\/([^/]+)\/?$/.exec(path);
-  return m ? decodeURIComponent(m[1]!) : null;
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return null; // a malformed escape names no task: the not-found page
+  }
 }
 
 function route(main: HTMLElement): void {
   view?.close?.();
   const id = taskIdOf(location.pathname);
   if (id) view = mountTask(main, id);
-  else if (location.pathname === '/' || location.pathname === '') view = mountBoard(main, setRepo);
-  else {
+  else if (location.pathname === '/' || location.pathname === '') {
+    document.title = `${repoName()} · lazy`;
+    view = mountBoard(main);
+  } else {
     view = null;
     fill(main, h('h1', null, 'Not found'), h('p', null, 'No page here. ', h('a', { href: '/' }, 'Go to the board.')));
   }

@@ -65,6 +65,18 @@ export function outputPanel(task: string, onEnd: () => void): OutputPanel {
     state.textContent = status ? `The turn ended: the task is ${status}.` : 'The turn ended.';
     onEnd();
   });
+  // The server could not follow the task (gone, unreadable): it said why and ended; reconnecting would not help.
+  source.addEventListener('failure', (e) => {
+    source.close();
+    const data = (e as MessageEvent<string>).data;
+    let message = 'The output stream failed.';
+    try {
+      message = (JSON.parse(data) as { error?: { message?: string } }).error?.message ?? message;
+    } catch {
+      /* not JSON: keep the plain words */
+    }
+    state.textContent = message;
+  });
   source.addEventListener('error', () => {
     if (source.readyState === EventSource.CLOSED) state.textContent = 'The output stream was refused.';
     else state.textContent = 'Reconnecting…';

@@ -61,7 +61,7 @@ function metaLine(t: TaskView): HTMLElement {
 
 function headerOf(t: TaskView): Child[] {
   const att = attentionText(t.attention);
-  const pr = t.submission?.pr_url ?? t.pr_url;
+  const pr = t.submission?.url ?? t.pr_url;
   const pending = (t.pending_violations ?? []).map((v) => v.file ?? v.path ?? '').filter(Boolean);
   return [
     h('h1', { class: 'goal' }, t.goal),
@@ -77,7 +77,8 @@ function headerOf(t: TaskView): Child[] {
           'p',
           { class: 'pr' },
           'Pull request: ',
-          h('a', { href: pr, rel: 'noopener noreferrer', target: '_blank' }, pr),
+          // A forge's answer is text: only an http(s) address becomes a link (never javascript: or data:).
+          /^https?:\/\//i.test(pr) ? h('a', { href: pr, rel: 'noopener noreferrer', target: '_blank' }, pr) : pr,
         )
       : null,
   ];
@@ -157,7 +158,10 @@ export function mountTask(root: HTMLElement, id: string): TaskPage {
   let panel: ActionsPanel | undefined;
   let output: OutputPanel | null = null;
   let diffText: string | null = null;
+  // A load still in flight when the person leaves must not draw (or open a stream) into the page they left.
+  let closed = false;
   const refresh = async (): Promise<void> => {
+    if (closed) return;
     const mine = ++generation;
     let data: Loaded;
     try {
@@ -167,7 +171,7 @@ export function mountTask(root: HTMLElement, id: string): TaskPage {
         fill(slots.header, h('h1', { class: 'goal' }, id), errorBox(asApi(e).message, asApi(e).code));
       return;
     }
-    if (mine !== generation) return;
+    if (mine !== generation || closed) return;
     const t = data.task;
     document.title = `${t.goal} · lazy`;
     fill(slots.header, headerOf(t));
@@ -186,7 +190,13 @@ export function mountTask(root: HTMLElement, id: string): TaskPage {
     fill(slots.changelog, changelogSection(data.log, data.logError));
   };
   void refresh();
-  return { refresh, close: () => output?.close() };
+  return {
+    refresh,
+    close: () => {
+      closed = true;
+      output?.close();
+    },
+  };
 }
 
 /** The live output while the task works: kept across refreshes, closed once it stops (its lines left in place). */

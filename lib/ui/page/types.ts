@@ -62,7 +62,6 @@ export type InboxItem = Pick<ListedTask, 'id' | 'goal' | 'status' | 'available_a
 };
 
 export interface Board {
-  repo?: string;
   inbox: InboxItem[];
   working: ListedTask[];
   queued: ListedTask[];
@@ -113,7 +112,8 @@ export interface TaskView extends ListedTask {
   base?: string;
   turns?: Turn[];
   pending_violations?: PendingViolation[];
-  submission?: { pr_url?: string | null; remote?: string } | null;
+  /** show --json's submission: the pull request's address is `url` (list rows carry it as pr_url). */
+  submission?: { url?: string | null; remote?: string; branch?: string } | null;
   branch_sync?: { state: string; ahead: number; behind: number } | null;
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { usageError } from '../../core/errors.js';
+import { LazyError, usageError } from '../../core/errors.js';
+import { errorJson } from '../../output/emit.js';
 import { nearest } from '../../core/nearest.js';
 import { taskDiff } from '../../ops/diff.js';
 import { taskLog } from '../../ops/log.js';
@@ -104,9 +105,30 @@ async function act(c: Call, id: string, action: string) {
   for (const k of ['id', 'ids'])
     if (k in body) throw usageError(`the task is named by the address, not by '${k}' in the body`, { argument: k });
   const args = 'ids' in t.inputSchema.properties ? { ...body, ids: [id] } : { ...body, id };
-  const r = await callTool(c.site, t, args, { actor: HUMAN, signal: c.signal });
-  // queue and its kin answer one `{task}` per id, as the CLI prints them; the page acted on one.
-  return served(Array.isArray(r.value) && r.value.length === 1 ? r.value[0] : r.value);
+  const r = await inCommandWords(action, () => callTool(c.site, t, args, { actor: HUMAN, signal: c.signal }));
+  // queue and its kin answer one `{task}` per id, an array, as `lazy queue <id> --json` prints it.
+  return served(r.value);
+}
+
+/** A tool's usage error names the tool (`lazy_close: unknown argument …`); the page's person knows the action. */
+async function inCommandWords<T>(action: string, f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    const prefix = `lazy_${action.replace(/-/g, '_')}: `;
+    if (e instanceof LazyError && e.message.startsWith(prefix))
+      throw e.reworded(`${action}: ${e.message.slice(prefix.length)}`);
+    throw e;
+  }
+}
+
+/** A path segment, decoded; a malformed escape is the caller's mistake (400), not ours. */
+function segment(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    throw usageError(`'${s}' is not a valid path segment`);
+  }
 }
 
 type Route = (c: Call, m: RegExpMatchArray) => Promise<unknown>;
@@ -147,10 +169,12 @@ export async function api(c: Call): Promise<boolean> {
   const hit = found.find(([m]) => m === c.req.method);
   if (!hit) {
     const allowed = found.map(([m]) => m).join(', ');
-    throw usageError(`${c.req.method} is not served at ${path} (use ${allowed})`, { allowed });
+    const e = usageError(`${c.req.method} is not served at ${path} (use ${allowed})`, { allowed });
+    sendJson(c.res, errorJson(e), 405, { allow: allowed });
+    return true;
   }
   const [, pattern, route] = hit;
-  const m = path.match(pattern)!.map((s) => (s === undefined ? s : decodeURIComponent(s))) as RegExpMatchArray;
+  const m = path.match(pattern)!.map((s) => (s === undefined ? s : segment(s))) as RegExpMatchArray;
   if (route !== 'stream') sendJson(c.res, await route(c, m));
   else if (path === '/api/events') c.changes.listen(c.res);
   else await streamOutput(c.site, m[1]!, c.res);

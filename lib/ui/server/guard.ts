@@ -24,7 +24,10 @@ export interface Gate {
 export const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
 export function gateOf(token: string, port: number, names: readonly string[]): Gate {
-  const hosts = new Set(names.map((n) => `${n.toLowerCase()}:${port}`));
+  // A browser leaves the default port out of Host and Origin.
+  const hosts = new Set(
+    names.flatMap((n) => [`${n.toLowerCase()}:${port}`, ...(port === 80 ? [n.toLowerCase()] : [])]),
+  );
   return { token, port, hosts, origins: new Set([...hosts].map((h) => `http://${h}`)), cookie: `lazy_ui_${port}` };
 }
 

@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import { busy, unauthorized, usageError } from '../../core/errors.js';
 import { errorJson, reportError } from '../../output/emit.js';
 import type { Io } from '../../core/io.js';
+import type { Clock } from '../../core/clock.js';
 import { openRepo } from '../../core/repo.js';
 import type { CallSite } from '../../mcp/call.js';
 import { api } from './api.js';
@@ -68,12 +69,21 @@ function page(s: Site, req: IncomingMessage, res: ServerResponse, url: URL): voi
   send(res, 404, 'text/plain; charset=utf-8', `lazy ui: no page at ${url.pathname}\n`);
 }
 
+/** The request's address; one that does not parse is refused (before the gate: it names nothing to guard). */
+function urlOf(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', 'http://lazy.invalid');
+  } catch {
+    throw usageError('the request names no valid path');
+  }
+}
+
 async function handle(s: Site, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://lazy.invalid');
-  const isApi = url.pathname.startsWith('/api/');
+  const isApi = (req.url ?? '').startsWith('/api/');
   const gone = new AbortController();
   res.on('close', () => gone.abort());
   try {
+    const url = urlOf(req);
     checkHost(s.gate, req);
     if (!isApi) return page(s, req, res, url);
     checkRequest(s.gate, req);
@@ -83,6 +93,24 @@ async function handle(s: Site, req: IncomingMessage, res: ServerResponse): Promi
     if (isApi) sendError(res, e);
     else sendRefusalPage(res, e);
   }
+}
+
+/** How long Ctrl-C lets an action already running (an accept, say) finish before its connection is cut. */
+const DRAIN_MS = 10_000;
+
+/**
+ * Stops taking requests, ends the event streams and idle connections at once, lets requests in flight finish (up to
+ * DRAIN_MS, so an accept under way is not cut off mid-merge by the person's Ctrl-C), then cuts what is left.
+ */
+async function shutDown(server: Server, changes: Changes, clock: Clock): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  changes.close();
+  server.closeIdleConnections();
+  const timer = new AbortController();
+  await Promise.race([closed, clock.sleep(DRAIN_MS, timer.signal).catch(() => {})]);
+  timer.abort();
+  server.closeAllConnections();
+  await closed;
 }
 
 const isLoopback = (host: string | undefined) => !host || host === '::1' || LOOPBACK_NAMES.includes(host);
@@ -149,7 +177,10 @@ async function serveUntil(o: UiOptions, stopped: Promise<void>): Promise<number>
   let site: Site | undefined;
   // Until the port is known there is no gate to check a request against: nothing is served before.
   const server = createServer((req, res) =>
-    site ? void handle(site, req, res) : send(res, 503, 'text/plain; charset=utf-8', 'lazy ui: starting\n'),
+    // Invariant: no request ends the server; handle answers every failure, and this is the last word if it cannot.
+    site
+      ? handle(site, req, res).catch((e) => sendRefusalPage(res, e))
+      : send(res, 503, 'text/plain; charset=utf-8', 'lazy ui: starting\n'),
   );
   const port = await listen(server, o.port, host);
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
@@ -170,11 +201,9 @@ async function serveUntil(o: UiOptions, stopped: Promise<void>): Promise<number>
   }
   o.io.out(`${o.json ? JSON.stringify({ url, host, port }) : url}\n`);
   o.io.err(`lazy ui: serving ${repo.cwd}; Ctrl-C stops it\n`);
-  if (o.open) openBrowser(o.io, url);
+  if (o.open) openBrowser(o.io, repo.lazyDir, url);
   await stopped;
-  changes.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await shutDown(server, changes, o.io.clock);
   release();
   return 0;
 }

@@ -34,7 +34,8 @@ export function claimInstance(lazyDir: string, url: string): () => void {
       writeFileSync(file(lazyDir), JSON.stringify(mine, null, 2) + '\n', { flag: 'wx', mode: 0o600 });
       break;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (attempt > 0) throw busy('another lazy ui is starting in this repository at the same moment: try again');
       const other = readInstance(lazyDir);
       if (other?.holder && liveness(other.holder) !== 'dead')
         throw busy(`lazy ui is already serving this repository at ${other.url} (pid ${other.holder.pid})`, {
@@ -45,6 +46,8 @@ export function claimInstance(lazyDir: string, url: string): () => void {
     }
   }
   return () => {
-    if (readInstance(lazyDir)?.holder?.pid === mine.holder.pid) rmSync(file(lazyDir), { force: true });
+    if (readInstance(lazyDir)?.holder?.pid !== mine.holder.pid) return;
+    rmSync(file(lazyDir), { force: true });
+    rmSync(join(lazyDir, 'ui-open.html'), { force: true }); // --open's forwarder, which carries the token too
   };
 }

@@ -1,8 +1,13 @@
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Io } from '../../core/io.js';
 
 // --open: the person's browser, as they configured it ($BROWSER, a list tried in order as xdg-utils does), else the
 // desktop's opener. Never waited on: the browser outlives nothing of ours, and a failure only costs a warning.
+// The browser is handed a file of the person's own (mode 0600) that forwards to the address, never the address
+// itself: a command line is readable by every user of the machine (ps), and the address carries the token.
 
 function openers(io: Io): string[][] {
   const configured = (io.env.BROWSER ?? '')
@@ -13,11 +18,20 @@ function openers(io: Io): string[][] {
   return [...configured, ['xdg-open'], ['open']];
 }
 
-export function openBrowser(io: Io, url: string): void {
+/** The forwarding page: the token stays in a file only its owner reads. */
+function forwarder(lazyDir: string, url: string): string {
+  const file = join(lazyDir, 'ui-open.html');
+  const html = `<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${url}"><title>lazy</title>\n`;
+  writeFileSync(file, html, { mode: 0o600 });
+  return pathToFileURL(file).href;
+}
+
+export function openBrowser(io: Io, lazyDir: string, url: string): void {
+  const target = forwarder(lazyDir, url);
   const tryFrom = (i: number, failures: string[]) => {
     const argv = openers(io)[i];
-    if (!argv) return io.warn(`could not open a browser (${failures.join('; ')}): open ${url} yourself`);
-    const child = spawn(argv[0]!, [...argv.slice(1), url], { stdio: 'ignore', detached: true, env: { ...io.env } });
+    if (!argv) return io.warn(`could not open a browser (${failures.join('; ')}): open the address above yourself`);
+    const child = spawn(argv[0]!, [...argv.slice(1), target], { stdio: 'ignore', detached: true, env: { ...io.env } });
     child.once('error', (e) => tryFrom(i + 1, [...failures, `${argv[0]}: ${e.message}`]));
     child.once('spawn', () => child.unref());
   };

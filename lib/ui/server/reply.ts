@@ -28,8 +28,8 @@ export function send(res: ServerResponse, status: number, type: string, body: st
   res.end(body);
 }
 
-export const sendJson = (res: ServerResponse, value: unknown, status = 200) =>
-  send(res, status, 'application/json; charset=utf-8', jsonText(value ?? null));
+export const sendJson = (res: ServerResponse, value: unknown, status = 200, extra = {}) =>
+  send(res, status, 'application/json; charset=utf-8', jsonText(value ?? null), extra);
 
 export function sendError(res: ServerResponse, err: unknown): void {
   const e = asLazyError(err);
