@@ -68,7 +68,7 @@ export async function assertBudget(repo: Repo, store: Store, l: BudgetLaunch, be
 /** What the person can do about it, named in the refusal. */
 function raiseHint(id: string, r: Reached): string {
   if (r.budget === 'auto_resumes_per_day')
-    return `raise budget.auto_resumes_per_day, or resume it by hand: lazy resume ${id}`;
+    return `raise budget.auto_resumes_per_day, or go on by hand: lazy unblock ${id} -m "..."`;
   if (r.budget === 'task_tokens')
     return `raise budget.task_tokens, or this task's own: lazy unblock ${id} --budget N -m "..."`;
   return `raise budget.task_cost_usd, or this task's own: lazy unblock ${id} --budget-usd X -m "..."`;

@@ -85,6 +85,7 @@ t.test('start refused: a zero budget leaves the backlog task blocked with the re
   t.match(last(v), { from: 'backlog', status: 'blocked', trigger: 'budget' });
   t.equal(v.attention.reason, 'budget reached: 0 of 0 tokens');
   t.equal(box.invocations().length, 0, 'no agent ran');
+  t.match((await box.l.json('config', 'get', 'budget.auto_resumes_per_day')).value, { value: 50, origin: 'default' });
   t.equal((await box.l('config', 'unset', 'budget.task_tokens')).code, 0, 'unset: no limit');
   t.equal((await box.l('unblock', id, '-m', 'go')).code, 0);
   t.equal((await box.l.json('wait', id, '--timeout', '60')).value.task.status, 'blocked');
@@ -148,6 +149,9 @@ t.test('the daily cap on auto-resumes stops the third; a person resumes it, and 
     'in the inbox',
   );
   t.equal(box.invocations().length, 5, 'the third was not resumed');
+  box.next('succeed');
+  t.equal((await l('unblock', id, '-m', 'go on')).code, 0, 'a person goes on by hand: the cap holds only auto-resumes');
+  t.equal((await l.json('wait', id, '--timeout', '60')).value.task.status, 'blocked');
 
   // A day later the cap counts nothing: another crash is auto-resumed again.
   box.clock.advance(25 * 60 * 60 * 1000);
