@@ -13,7 +13,14 @@ export const handler = (a: Args) =>
     async (app) => {
       const { unblockTask } = await import('../../lib/ops/unblock.js');
       const text = (await messageArg(a.message, 'feedback', true))!;
-      return maybeFollow(app, a, await unblockTask(app, String(a.id), text, decisionFlags(a)));
+      return maybeFollow(
+        app,
+        a,
+        await unblockTask(app, String(a.id), text, decisionFlags(a), {
+          tokens: a.budget,
+          cost_usd: a.budgetUsd,
+        }),
+      );
     },
     orFollowed(renderStarted),
   );

@@ -35,6 +35,7 @@ import { nowIso } from '../core/clock.js';
 import { taskBranch } from '../core/names.js';
 import { landingBranch } from '../model/landing.js';
 import { agentSessionOf } from '../model/details.js';
+import { assertBudget } from './budget.js';
 
 // Launching a turn: prepare the worktree, mark the run active on this machine, commit
 // the turn that starts it (feedback is recorded before anything runs), then start a
@@ -107,6 +108,8 @@ interface Launching {
 
 async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input: LaunchInput): Promise<Launched> {
   const before = await store.view(input.id);
+  // A budget reached stops the launch before anything is prepared (never a turn under way: this is its start).
+  await assertBudget(repo, store, input, before);
   const l = await prepareWorktree(repo, input, before);
   try {
     const { view } = await store.mutateUnlocked(input.id, input.op, (d) => planRun(l, d), { actor: input.actor });

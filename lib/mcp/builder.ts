@@ -71,7 +71,14 @@ export const builderTools: Tool[] = [
   toolOf(C.create, async ({ app }, a) => value(createTask(app, createInput(a, a.parent)))),
   toolOf(C.comment, async ({ app }, a) => value(commentTask(app, a.id, a.message))),
   startTool,
-  toolOf(C.unblock, async ({ app }, a) => value(unblockTask(app, a.id, a.message, decisions(a)))),
+  toolOf(C.unblock, async ({ app }, a) =>
+    value(
+      unblockTask(app, a.id, a.message, decisions(a), {
+        tokens: opt<number>(a, 'budget'),
+        cost_usd: opt<number>(a, 'budget_usd'),
+      }),
+    ),
+  ),
   toolOf(C.answer, async ({ app }, a) => value(answerTask(app, a.id, a.message))),
   askTool,
   waitTool,

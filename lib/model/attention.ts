@@ -36,7 +36,7 @@ export function attentionOf(
   const since = last.timestamp;
   switch (status) {
     case 'blocked': {
-      if (last.trigger === 'turn_failed') return { kind: 'failure', reason: firstLine(last.reason), since };
+      if (last.trigger === 'turn_failed' || last.trigger === 'budget') return { kind: 'failure', reason: firstLine(last.reason), since };
       if (last.trigger === 'clarify') return { kind: 'decision', reason: CLARIFY_QUESTION, since };
       if (last.trigger === 'pr_closed') return { kind: 'review', reason: firstLine(last.reason), since };
       // A reopen's reason is what the person must look at until the next turn, not the accepted review.

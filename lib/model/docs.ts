@@ -22,6 +22,8 @@ export interface TaskDoc {
   agent: string | null;
   /** The model its turns run with (create|start|edit --model); absent: agents.<name>.model, else the CLI's default. */
   model?: string;
+  /** This task's own budget (lazy unblock --budget/--budget-usd): overrides budget.task_tokens/task_cost_usd. */
+  budget?: { tokens?: number; cost_usd?: number };
   /** The branch the task was created from; a root task's work merges back into it. */
   base: string | null;
   created_at: string;

@@ -26,6 +26,8 @@ export const EDGES: readonly Edge[] = [
   edge('backlog', 'abandoned', 'close'),
   // The fleet's queue (lib/model/schedule.ts): status-neutral entries, recorded in the changelog like any move.
   edge('backlog', 'backlog', 'queue', 'unqueue', 'pause', 'unpause'),
+  // budget: a launch refused because the task spent its budget (lib/agents/budget.ts) leaves it for a person.
+  edge('backlog', 'blocked', 'budget'),
 
   // stop: an ask is status-neutral, so stopping one returns the task to where it was.
   edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify', 'stop'),
@@ -34,6 +36,7 @@ export const EDGES: readonly Edge[] = [
   edge('working', 'interrupted', 'turn_crashed', 'stop', 'usage_limit'),
 
   edge('blocked', 'working', 'unblock', 'answer', 'ask'),
+  edge('blocked', 'blocked', 'budget'),
   edge('blocked', 'conflict', 'rederive'),
   edge('blocked', 'pairing', 'pair'),
   edge('blocked', 'merging', 'accept'),
@@ -55,7 +58,7 @@ export const EDGES: readonly Edge[] = [
 
   edge('interrupted', 'working', 'auto_resume', 'resume', 'unblock', 'stale_response'),
   // An auto-resume that cannot launch (its agent's program is gone) blocks with the reason.
-  edge('interrupted', 'blocked', 'turn_failed'),
+  edge('interrupted', 'blocked', 'turn_failed', 'budget'),
   edge('interrupted', 'pairing', 'pair'),
   edge('interrupted', 'interrupted', 'queue', 'unqueue', 'pause', 'unpause'),
   edge('interrupted', 'abandoned', 'reject', 'close'),

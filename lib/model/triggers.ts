@@ -40,5 +40,6 @@ export type Event =
   | 'merge_done'
   | 'merge_abort'
   | 'pr_closed'
+  | 'budget'
   | 'zombie';
 export type Trigger = Action | Event;

@@ -51,8 +51,12 @@ export interface PendingViolation {
   since: string;
 }
 
-/** A status-neutral entry: queue, unqueue, pause, unpause. It never changes a status, attention or the breaker. */
-export const isNeutral = (c: Pick<ChangeView, 'from' | 'status'>) => c.from === c.status;
+/**
+ * A status-neutral entry: queue, unqueue, pause, unpause. It never changes a status, attention or the breaker. A
+ * budget reached on a blocked task (blocked → blocked) is not one: it is what the task's attention says from then on.
+ */
+export const isNeutral = (c: Pick<ChangeView, 'from' | 'status'> & { trigger?: string }) =>
+  c.from === c.status && c.trigger !== 'budget';
 
 /** The latest status change a merge did not set aside (into `status`, when given); queue entries move nothing. */
 export function lastChange(v: { changelog: readonly ChangeView[] }, status?: Status): ChangeView | undefined {

@@ -20,6 +20,7 @@ import { DEFAULT_RETRY } from '../agents/supervisor/retry.js';
 import { DEFAULT_AGENT } from '../agents/adapters/registry.js';
 import { DEFAULT_LEASE_SECONDS } from '../fleet/deps.js';
 import { CONFIG_REF } from '../core/names.js';
+import { AUTO_RESUMES_PER_DAY } from '../model/budget.js';
 
 /** What a setting no layer sets falls back to, where lazy has one (the values its readers use). */
 const DEFAULTS: Record<string, Json> = {
@@ -34,6 +35,7 @@ const DEFAULTS: Record<string, Json> = {
   usage_limit_recheck_ms: DEFAULT_RETRY.usageRecheckMs,
   usage_limit_max_wait_ms: DEFAULT_RETRY.usageMaxWaitMs,
   'work.lease_seconds': DEFAULT_LEASE_SECONDS,
+  'budget.auto_resumes_per_day': AUTO_RESUMES_PER_DAY,
 };
 
 /**

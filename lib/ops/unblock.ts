@@ -1,7 +1,7 @@
 import { sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed, availableActions, statusActions } from '../model/table.js';
 import { placeOf } from '../core/place.js';
-import { LazyError, notAllowed } from '../core/errors.js';
+import { LazyError, notAllowed, usageError } from '../core/errors.js';
 import { planFeedback } from '../agents/turns.js';
 import { assertNotWorkingElsewhere } from '../workspace/branch/index.js';
 import { boundedText } from './create.js';
@@ -21,10 +21,13 @@ export async function unblockTask(
   idArg: string,
   text: string,
   flags: DecisionFlags = {},
+  budget: TaskBudget = {},
 ): Promise<TurnStarted> {
   const { id, view } = await taskArg(app, idArg);
   assertNotWorkingElsewhere(view, 'unblock', placeOf(app.repo));
   assertAllowed('unblock', view);
+  // The task's own budget is recorded before the launch, whose budget check (lib/agents/budget.ts) then reads it.
+  await recordBudget(app, id, budget);
   // A pending decision (answer's guard holds): the feedback is the answer.
   if (view.available_actions.includes('answer')) {
     try {
@@ -93,4 +96,25 @@ async function queueFeedback(app: App, id: string, content: string, flags: Decis
   if (!queued) return null;
   queued.sequence = view.turns.find((t) => t.id === queued!.turn)?.sequence ?? view.turns.length;
   return { task: view, run: null, queued };
+}
+
+/** unblock --budget N / --budget-usd X: this task's own limits, over the repository's budget.task_* from now on. */
+export interface TaskBudget {
+  tokens?: number;
+  cost_usd?: number;
+}
+
+async function recordBudget(app: App, id: string, b: TaskBudget): Promise<void> {
+  if (b.tokens === undefined && b.cost_usd === undefined) return;
+  if (b.tokens !== undefined && !(Number.isInteger(b.tokens) && b.tokens >= 0))
+    throw usageError(`--budget takes a whole number of tokens (got ${b.tokens})`);
+  if (b.cost_usd !== undefined && !(Number.isFinite(b.cost_usd) && b.cost_usd >= 0))
+    throw usageError(`--budget-usd takes a number of US dollars (got ${b.cost_usd})`);
+  await app.store.mutate(id, 'unblock', (d) => {
+    assertAllowed('unblock', d.view);
+    const budget = { ...d.view.budget };
+    if (b.tokens !== undefined) budget.tokens = b.tokens;
+    if (b.cost_usd !== undefined) budget.cost_usd = b.cost_usd;
+    d.setTask({ budget });
+  });
 }

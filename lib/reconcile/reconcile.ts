@@ -202,6 +202,11 @@ export async function maybeAutoResume(deps: ReconcileDeps, id: string, actions: 
     actions.push({ task: id, action: 'auto-resumed', detail: `run ${run.id} (${dirty ? 'dirty' : 'clean'} worktree)` });
     return true;
   } catch (e) {
+    // A budget reached (the daily cap on auto-resumes, the task's own): it is left blocked for a person, said once.
+    if (e instanceof LazyError && e.details?.guard === 'budget') {
+      actions.push({ task: id, action: 'blocked', warn: true, detail: e.message });
+      return false;
+    }
     // Refused by the table because someone else moved it first; any other refusal (a deleted branch) blocks it.
     if (e instanceof LazyError && e.exitCode === 4 && !willAutoResume(await deps.store.view(id), placeOf(deps.repo)))
       return false;

@@ -29,12 +29,14 @@ const judged = (changelog: TaskDocs['changelog']) =>
 // (submitted: issue 11's edges; the reference's forge-pending merging is submitted here).
 // The fleet's queue (issue 12) adds two self-loops: queue, unqueue, pause and unpause are
 // status-neutral entries of backlog and interrupted tasks (lib/model/schedule.ts).
+// Budgets (issue 32) add backlog → blocked and blocked → blocked: a launch refused by a budget leaves the task
+// blocked with the reason (lib/agents/budget.ts).
 const ALLOWED: Record<Status, Status[]> = {
-  backlog: ['working', 'abandoned', 'zombie', 'backlog'],
+  backlog: ['working', 'abandoned', 'zombie', 'backlog', 'blocked'],
   working: ['blocked', 'conflict', 'interrupted', 'zombie'],
   // No blocked → backlog migration: lazy never had unstarted tasks parked in blocked, and
   // a blocked task without a session (a clarify question, a failed launch) must stay in view.
-  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie', 'submitted'],
+  blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie', 'submitted', 'blocked'],
   conflict: ['working', 'blocked', 'pairing', 'abandoned', 'zombie'],
   interrupted: ['working', 'blocked', 'pairing', 'abandoned', 'zombie', 'interrupted'],
   pairing: ['blocked', 'conflict', 'zombie'],

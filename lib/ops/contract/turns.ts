@@ -17,7 +17,24 @@ export const start = {
 export const unblock = {
   name: 'unblock',
   describe: 'Send feedback and start the next turn (-m, stdin or $EDITOR)',
-  args: [id('the task to send feedback to'), message('the feedback'), follow(), ...decisionArgs('on the task branch')],
+  args: [
+    id('the task to send feedback to'),
+    message('the feedback'),
+    follow(),
+    ...decisionArgs('on the task branch'),
+    {
+      name: 'budget',
+      type: 'number',
+      describe: "this task's own token budget from now on, over budget.task_tokens (lets a task past it go on)",
+      tool: { description: "this task's own token budget from now on, over the repository's budget.task_tokens" },
+    },
+    {
+      name: 'budget-usd',
+      type: 'number',
+      describe: "this task's own cost budget in US dollars from now on, over budget.task_cost_usd",
+      tool: { description: "this task's own cost budget in US dollars, over the repository's budget.task_cost_usd" },
+    },
+  ],
   tool: { description: 'Send feedback and start the next turn (lazy unblock --json).' },
 } as const satisfies CommandContract;
 

@@ -37,12 +37,22 @@ const INT_KEYS = new Set([
   'usage_limit_recheck_ms',
   'usage_limit_max_wait_ms',
   'work.lease_seconds',
+  'budget.task_tokens',
+  'budget.auto_resumes_per_day',
 ]);
+/** Keys that take a decimal number (dollars). */
+const NUM_KEYS = new Set(['budget.task_cost_usd']);
 const LIST_KEYS = new Set(['protected']);
 const BOOL_KEYS = new Set(['mcp']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive', 'model']);
 /** Nested keys outside agents.<name>: each a command line or a setting of one feature. */
-const NESTED_KEYS = new Set(['forge.pr_command', 'work.lease_seconds']);
+const NESTED_KEYS = new Set([
+  'forge.pr_command',
+  'work.lease_seconds',
+  'budget.task_tokens',
+  'budget.task_cost_usd',
+  'budget.auto_resumes_per_day',
+]);
 
 export const localConfigPath = (repo: Repo) => join(repo.lazyDir, 'config.yaml');
 
@@ -227,6 +237,10 @@ function coerce(key: string, value: string): Json {
     if (!/^\d+$/.test(value.trim())) throw usageError(`${key} takes a whole number (got '${value}')`);
     return Number(value.trim());
   }
+  if (NUM_KEYS.has(key)) {
+    if (!/^\d+(\.\d+)?$/.test(value.trim())) throw usageError(`${key} takes a number (got '${value}')`);
+    return Number(value.trim());
+  }
   if (BOOL_KEYS.has(key)) {
     if (!/^(true|false)$/.test(value.trim())) throw usageError(`${key} takes true or false (got '${value}')`);
     return value.trim() === 'true';
@@ -253,7 +267,7 @@ function setPath(c: Config, path: string[], value: Json | undefined): Config {
   else cur[path.at(-1)!] = value;
   if (path[0] === 'agents' && value === undefined && Object.keys(out.agents?.[path[1]!] ?? {}).length === 0)
     delete out.agents[path[1]!];
-  for (const k of ['forge', 'work'])
+  for (const k of ['forge', 'work', 'budget'])
     if (path[0] === k && value === undefined && Object.keys(out[k] ?? {}).length === 0) delete out[k];
   return out as Config;
 }
