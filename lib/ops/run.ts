@@ -12,6 +12,7 @@ import { landingBranch } from '../model/landing.js';
 import { situatedActions } from '../model/situation.js';
 import { branchExists, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
 import { boundedText } from './create.js';
+import { firstLine } from './comment.js';
 import { allowedTaskArg } from './resolve.js';
 import type { App } from './app.js';
 
@@ -65,6 +66,8 @@ export async function runCommand(app: App, idArg: string, argv: string[], o: Run
   // Recorded whatever the task became meanwhile: the command ran, and what it found is a fact about the branch.
   const { view: task } = await app.store.mutate(id, 'run', (d) => {
     d.turn({ role: 'human', kind: 'command', content: commandLine(details), details });
+    // The commit's body, as lazy log's readers see it: how it ended first, a long command cut after.
+    d.summary = firstLine(`${ended.exit_code !== null ? `exit ${ended.exit_code}` : ended.signal}: ${command}`);
   });
   return { task, command: argv, ...ended, duration_ms, output_tail };
 }

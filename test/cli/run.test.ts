@@ -1,7 +1,8 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { agentSandbox, eventually, reviewed } from '../helpers/agent.js';
-import { gitSync } from '../helpers/env.js';
+import { gitSync, LAZY } from '../helpers/env.js';
+import { background, exited } from '../helpers/procs.js';
 
 // `lazy run <id> -- <command…>` as a person runs it: the real binary, its output passed through, its exit status the
 // command's, and the run on the record as a human turn.
@@ -35,7 +36,7 @@ t.test("the command's output passes through and its status is lazy's; the run is
     "show's reviewer_commands",
   );
   const log = await l('log', id);
-  t.match(log.stdout, /run/, 'lazy log shows the commit');
+  t.match(log.stdout, new RegExp(`lazy: run ${id} \\(human\\)`), 'lazy log shows the commit');
 
   await t.test('a signal: 128+n, recorded as the signal', async (t) => {
     const r = await l.spawn('run', id, '--', 'sh', '-c', 'kill -TERM $$');
@@ -77,6 +78,26 @@ t.test("the command's output passes through and its status is lazy's; the run is
     t.equal(r.code, 127);
     t.match(r.stderr, /no-such-program-here: command not found/);
     t.match((await l.json('show', id)).value.turns.at(-1).details, { exit_code: 127 });
+  });
+
+  await t.test('a reader that goes away (| head) ends the command as a pipe would', async (t) => {
+    const child = background('sh', ['-c', `"${process.execPath}" "${LAZY}" run ${id} -- yes | head -n 2`], {
+      cwd: box.sb.dir,
+      env: box.sb.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const hang = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const end = await exited(child);
+    clearTimeout(hang);
+    t.equal(end.code, 0, 'the pipeline ended by itself');
+    t.equal(out, 'y\ny\n');
+    t.match((await l.json('show', id)).value.turns.at(-1).details, {
+      command: 'yes',
+      exit_code: null,
+      signal: 'SIGPIPE',
+    });
   });
 
   await t.test('a cleaned-up worktree is made again from the task branch', async (t) => {

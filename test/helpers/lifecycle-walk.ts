@@ -54,8 +54,8 @@ export const EXPECT: Record<State, Action[]> = {
   pairing: ['comment', 'edit', 'run'],
   merging: ['accept'],
   complete: ['reopen'],
-  // run needs the branch: accept removed it, a rejection of unmerged work keeps it.
-  abandoned: ['reopen', 'run'],
+  // run needs the branch, and accept and reject removed it (a rejection keeps one only with commits merged nowhere).
+  abandoned: ['reopen'],
 };
 
 export const STATUS: Record<State, string> = {
@@ -98,7 +98,8 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   reopen: (id) => ['reopen', id, '-m', 'still broken'],
   comment: (id) => ['comment', id, '-m', 'a note'],
   edit: (id) => ['edit', id, '--goal', 'a sharper goal'],
-  run: (id) => ['run', id, '--', 'true'],
+  // No `--`: the walk puts --json last, which after `--` would be the command's.
+  run: (id) => ['run', id, 'true'],
 };
 const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume']);
 
