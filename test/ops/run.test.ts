@@ -1,6 +1,8 @@
 import t from 'tap';
 import { agentSandbox, reviewed } from '../helpers/agent.js';
 import { mcpInproc } from '../helpers/mcp.js';
+import { cli, type Sandbox } from '../helpers/env.js';
+import { team, withFakeAgent } from '../helpers/team.js';
 import { boundTail, TAIL_BYTES, TAIL_LINES } from '../../lib/core/tail.js';
 import { shellStatus, shellWord } from '../../lib/ops/run.js';
 
@@ -64,6 +66,26 @@ t.test('lazy_run: a builder records the same turn, its output only in the reply'
   t.ok(empty.isError, 'an empty command is refused');
   const tools = (await mcp.client.listTools()).tools.map((x) => x.name);
   t.ok(tools.includes('lazy_run'));
+});
+
+t.test('the record travels with push and pull, and the pulled branch runs there too', async (t) => {
+  const tm = team(2, 'lazy-run');
+  t.teardown(tm.cleanup);
+  const [A, B] = tm.clones as [Sandbox, Sandbox];
+  await withFakeAgent(A);
+  const [a, b] = [cli(A), cli(B)];
+  const id = await a.create('shared work', '--accept', 'done');
+  await a('start', id);
+  await a('wait', id, '--timeout', '60');
+  t.equal((await a('run', id, '--', 'sh', '-c', 'exit 4')).code, 4);
+  t.equal((await a('push')).code, 0);
+  t.equal((await b('pull')).code, 0);
+  const v = (await b.json('show', id)).value;
+  t.match(v.reviewer_commands, [{ command: "sh -c 'exit 4'", exit_code: 4, person: 'Dev 0', actor: 'human' }]);
+  t.ok(v.available_actions.includes('run'), 'the branch came with the pull: run is listed there');
+  const there = await b('run', id, '--', 'git', 'log', '-1', '--format=%an');
+  t.equal(there.code, 0, there.stderr);
+  t.equal((await b.json('show', id)).value.reviewer_commands.at(-1).person, 'Dev 1');
 });
 
 t.test('the tail: the last lines, then the last bytes, printable', async (t) => {
