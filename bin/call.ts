@@ -13,6 +13,8 @@ export interface Call {
   /** Piped or redirected stdin text; `optional` callers never wait on a socket (see bin/io.ts). */
   stdin(optional: boolean): string | undefined;
   exitCode: number;
+  /** The words after `--`, exactly as given: yargs hands them over in `_`, numbers coerced (lazy run's command). */
+  afterDashes?: string[];
 }
 
 const scope = new AsyncLocalStorage<Call>();

@@ -19,9 +19,12 @@ export { processCall };
 
 /** Runs one command line; `call` is the port it talks through (this process's, unless given). */
 export async function main(argv: string[], call?: Call): Promise<number> {
-  const wantsJson = argv.includes('--json') || argv.some((s) => s === '--fields' || s.startsWith('--fields='));
+  // Only lazy's own words: after `--` they are a command's (lazy run <id> -- cmd --json).
+  const own = argv.includes('--') ? argv.slice(0, argv.indexOf('--')) : argv;
+  const wantsJson = own.includes('--json') || own.some((s) => s === '--fields' || s.startsWith('--fields='));
   if (!call) guardPipes();
   const c = call ?? processCall(wantsJson);
+  c.afterDashes = argv.length > own.length ? argv.slice(own.length + 1) : [];
   const code = await inCall(c, () => (isCompletion(argv) ? completeWords(argv, c) : parse(argv, c, wantsJson)));
   if (call) return code;
   const failure = await outputFailure();

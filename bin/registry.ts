@@ -22,6 +22,7 @@ import * as ask from './commands/ask.js';
 import * as stop from './commands/stop.js';
 import * as wait from './commands/wait.js';
 import * as pair from './commands/pair.js';
+import * as runCmd from './commands/run.js';
 import * as config from './commands/config.js';
 import * as watch from './commands/watch.js';
 import * as accept from './commands/accept.js';
@@ -67,6 +68,7 @@ export const COMMANDS = [
   stop,
   wait,
   pair,
+  runCmd,
   watch,
   ui,
   accept,

@@ -9,6 +9,7 @@ import { createTask } from '../ops/create.js';
 import { commentTask } from '../ops/comment.js';
 import { unblockTask } from '../ops/unblock.js';
 import { answerTask } from '../ops/answer.js';
+import { runCommand } from '../ops/run.js';
 import { abandonTool, lifecycleTools } from './lifecycle.js';
 import type { DecisionFlags } from '../ops/decisions.js';
 import type { Reply } from './port.js';
@@ -85,4 +86,7 @@ export const builderTools: Tool[] = [
   acceptTool,
   abandonTool('reject'),
   ...lifecycleTools,
+  // A builder is the person's delegate and already runs commands where it works: lazy_run puts one on the record.
+  // Never an agent's tool: an agent reports its own commands in its turn's result.
+  toolOf(C.run, async ({ app, signal }, a) => value(runCommand(app, a.id, a.command, { stdin: 'ignore', signal }))),
 ];

@@ -144,12 +144,28 @@ export type SubmissionDetails = {
   url?: string;
   error?: string;
 };
+/**
+ * lazy run: a person's command in the task's worktree. `exit_code` is null when a signal ended it; `output_tail` is
+ * the end of its output (stdout and stderr as they came), bounded and made printable (lib/ops/run.ts).
+ */
+export type CommandDetails = {
+  command: string;
+  exit_code: number | null;
+  signal: string | null;
+  duration_ms: number;
+  /** The worktree's HEAD the command ran on. */
+  head: string;
+  output_tail: string;
+  /** The whole output's size, of which the tail is the end. */
+  output_bytes: number;
+};
 export interface TurnDetailsByKind {
   result: AgentTurnDetails;
   question: AgentTurnDetails;
   error: AgentTurnDetails;
   pair: PairDetails;
   submission: SubmissionDetails;
+  command: CommandDetails;
 }
 export type DetailedKind = keyof TurnDetailsByKind;
 export type TurnDetailsOf<K extends TurnKind> = K extends DetailedKind ? TurnDetailsByKind[K] : never;
@@ -282,4 +298,20 @@ export function risksOf(t: TurnLike): string[] {
 export function commandsOf(t: TurnLike): { command: string; exit_code: number | null }[] {
   const c = t.details?.commands;
   return Array.isArray(c) ? (c as { command: string; exit_code: number | null }[]) : [];
+}
+
+/** What a command turn (lazy run) recorded, or null on any other turn or a record that lacks its command. */
+export function commandRunOf(t: TurnLike): CommandDetails | null {
+  const d = t.details;
+  if (t.kind !== 'command' || !d || typeof d.command !== 'string') return null;
+  const num = (x: Json | undefined) => (typeof x === 'number' ? x : null);
+  return {
+    command: d.command,
+    exit_code: num(d.exit_code),
+    signal: str(d.signal),
+    duration_ms: num(d.duration_ms) ?? 0,
+    head: str(d.head) ?? '',
+    output_tail: str(d.output_tail) ?? '',
+    output_bytes: num(d.output_bytes) ?? 0,
+  };
 }

@@ -54,7 +54,17 @@ interface EntryBase {
 
 export type TurnRole = 'human' | 'agent' | 'system';
 export type TurnKind =
-  'prompt' | 'feedback' | 'answer' | 'question' | 'comment' | 'resume' | 'pair' | 'result' | 'error' | 'submission';
+  | 'prompt'
+  | 'feedback'
+  | 'answer'
+  | 'question'
+  | 'comment'
+  | 'resume'
+  | 'pair'
+  | 'result'
+  | 'error'
+  | 'submission'
+  | 'command';
 
 export interface TurnEntry extends EntryBase {
   role: TurnRole;

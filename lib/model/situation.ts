@@ -11,7 +11,10 @@ import type { Status } from './status.js';
 export interface Situation {
   /** The running turn runs in another clone (lib/workspace/branch/index.ts assertNotWorkingElsewhere, stop). */
   elsewhere?: boolean;
-  /** lazy/<id> is not in this clone: lost, or not pulled yet (branchGone, accept's and submit's no-work refusals). */
+  /**
+   * lazy/<id> is not in this clone: lost, never made (never started), or not pulled yet (branchGone, accept's and
+   * submit's no-work refusals, run's no-branch refusal).
+   */
   noBranch?: boolean;
   /** The branch is not the head the latest review recorded (lib/ops/accept/guard.ts reviewGap: unreviewed_head). */
   unreviewed?: boolean;
@@ -60,7 +63,8 @@ export function situate(t: SituatedTask, s: Situation): Situated {
   const conditions: ActionCondition[] = [];
   if (s.elsewhere && t.status === 'working') for (const a of OFF_LIMITS_ELSEWHERE) off.add(a);
   if (s.noBranch) {
-    off.add('accept').add('submit');
+    // run needs the branch whatever the session: its worktree is made from lazy/<id>, never from the base.
+    off.add('accept').add('submit').add('run');
     if (t.session_open && t.status !== 'working') for (const a of LAUNCH_ON_BRANCH) off.add(a);
   }
   if (s.unreviewed) off.add('accept').add('submit');

@@ -95,6 +95,12 @@ const NEUTRAL_IN: readonly Status[] = STATUSES.filter(
  * submit on submitted pushes again and retries the PR command.
  */
 const NEUTRAL_OF: Partial<Record<Status, readonly Action[]>> = { working: ['unblock'], submitted: ['submit'] };
+/**
+ * run: a person's command in the task's worktree, recorded as a turn; status-neutral in every status but while a turn
+ * runs there (working), an accept owns the branch (merging) or the system does (zombie). A terminal task's branch may
+ * still hold its work (a rejected one's does): a command on it is a record, not a move.
+ */
+const RUN_IN: readonly Status[] = STATUSES.filter((s) => s !== 'working' && s !== 'merging' && s !== 'zombie');
 
 /** Actors allowed to cause a transition into a status; absent means anyone. */
 const RESERVED: Partial<Record<Status, readonly Actor[]>> = { zombie: ['system'] };
@@ -282,6 +288,7 @@ export function statusActions(status: Status): Action[] {
     for (const e of EDGES) if (e.from === status) for (const t of e.on) if (ACTION_SET.has(t)) out.add(t as Action);
     if (NEUTRAL_IN.includes(status)) for (const a of NEUTRAL) out.add(a);
     for (const a of NEUTRAL_OF[status] ?? []) out.add(a);
+    if (RUN_IN.includes(status)) out.add('run');
     list = ACTIONS.filter((a) => out.has(a));
     actionsByStatus.set(status, list);
   }
@@ -323,7 +330,7 @@ export function assertAllowed(action: Action, v: Guarded, message?: string): voi
  */
 export function tableSignature(edges: readonly Edge[] = EDGES): string {
   const guards = ACTIONS.map((a) => [a, guardsOf(a).map((g) => [g.name, g.rev, g.of ?? []])]);
-  return shortHash(JSON.stringify([ACTIONS, edges, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF, guards]));
+  return shortHash(JSON.stringify([ACTIONS, edges, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF, RUN_IN, guards]));
 }
 
 /** The guards of one action, in the order they are asked (the test that pins each revision's code reads them). */

@@ -22,6 +22,7 @@ export const ACTIONS = [
   'reopen',
   'comment',
   'edit',
+  'run',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 

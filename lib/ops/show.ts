@@ -14,6 +14,7 @@ import type { BranchNews } from '../workspace/submission.js';
 import { now } from '../core/clock.js';
 import type { ActionCondition } from '../model/situation.js';
 import { situateView } from './situated.js';
+import { reviewerCommands, type ReviewerCommand } from '../model/review.js';
 
 /** show's view: the task plus what only this machine knows (worktree, the running turn's log). */
 export interface ShownTask extends TaskView {
@@ -44,6 +45,8 @@ export interface ShownTask extends TaskView {
    * a pull brought that head from; null when accept would land the branch as it stands.
    */
   review_gap: (ReviewGap & { pulled_from: string | null }) | null;
+  /** The commands people ran (lazy run) on the work under review: the command turns since the latest review. */
+  reviewer_commands: ReviewerCommand[];
 }
 
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
@@ -108,6 +111,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     branch_news: news,
     branch_sync: await branchStanding(app.repo.cwd, id),
     review_gap: gap,
+    reviewer_commands: reviewerCommands(v),
   };
 }
 

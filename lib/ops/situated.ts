@@ -17,8 +17,8 @@ import { BRANCH_NS } from '../core/names.js';
 // (lib/model/situation.ts), gathered with as little git as the answer needs: one for-each-ref for every task
 // branch, and the full review check only for a branch that is not at the head its review recorded.
 
-/** The actions whose refusal reads the task branch (accept and submit, and launching on an open session). */
-const ON_BRANCH: readonly Action[] = ['accept', 'submit', 'unblock', 'answer', 'resume', 'ask', 'pair'];
+/** The actions whose refusal reads the task branch (accept and submit, launching on an open session, and run). */
+const ON_BRANCH: readonly Action[] = ['accept', 'submit', 'unblock', 'answer', 'resume', 'ask', 'pair', 'run'];
 const LANDS: readonly Action[] = ['accept', 'submit'];
 
 interface Subject {

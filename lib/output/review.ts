@@ -2,8 +2,8 @@ import type { AcceptReport } from '../ops/accept/index.js';
 import type { Submitted } from '../ops/submit.js';
 import type { Submission } from '../model/submission.js';
 import type { TaskView, TurnView } from '../model/fold.js';
-import { isReviewTurn } from '../model/review.js';
-import { indent } from './format.js';
+import { isReviewTurn, reviewerCommands } from '../model/review.js';
+import { indent, shortTime } from './format.js';
 import { keepColors, paintResult } from './color.js';
 import type { Diff } from '../ops/diff.js';
 import type { ShownTask } from '../ops/show.js';
@@ -39,6 +39,7 @@ export function renderReview(v: TaskView): string {
           `    ${c.exit_code === 0 ? `${paintResult(true, 'ok')}  ` : paintResult(false, `FAIL(${c.exit_code})`)} ${c.command}`,
       ),
     );
+  lines.push(...peopleCommands(v));
   const risks = risksOf(t);
   lines.push(
     risks.length ? '  risks and unfinished work:' : '  risks: none reported',
@@ -50,6 +51,21 @@ export function renderReview(v: TaskView): string {
       ...v.pending_violations.map((p) => `    ${p.file} (lazy unblock/accept --approve-file or --revert-file)`),
     );
   return lines.join('\n');
+}
+
+/** The commands people ran on the work under review (lazy run), apart from the agent's: who, when, how it ended. */
+function peopleCommands(v: TaskView): string[] {
+  const runs = reviewerCommands(v);
+  if (!runs.length) return [];
+  return [
+    '  commands run by people:',
+    ...runs.map((c) => {
+      const mark =
+        c.exit_code === 0 ? `${paintResult(true, 'ok')}  ` : paintResult(false, `FAIL(${c.exit_code ?? c.signal})`);
+      const who = c.person ? `${c.person} (${c.actor})` : c.actor;
+      return `    ${mark} ${c.command}  — ${who}, ${shortTime(c.at)}, ${(c.duration_ms / 1000).toFixed(1)} s (turn #${c.sequence})`;
+    }),
+  ];
 }
 
 export function renderAccepted(r: AcceptReport): string {

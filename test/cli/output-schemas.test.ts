@@ -79,6 +79,8 @@ t.test('every command prints what its schema documents', async (t) => {
   await check(t, l, 'ask', ['ask', one, '-m', 'what is the answer?', '--timeout', '60']);
   await check(t, l, 'turn-started', ['unblock', one, '-m', 'one more thing']);
   await check(t, l, 'task-result', ['wait', one, '--timeout', '60']);
+  // No `--` here: check puts --json last, which after `--` would be the command's. It exits 0, the run recorded.
+  t.match(await check(t, l, 'run', ['run', one, 'false']), { exit_code: 1, command: ['false'] });
   const pairShell = shellScript(a, 'pair.sh', 'exit 0\n');
   await check(t, cli(a, { SHELL: pairShell }), 'pair', ['pair', one]);
   await check(t, l, 'submit', ['submit', one]);

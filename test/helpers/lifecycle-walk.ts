@@ -38,22 +38,23 @@ export const EXPECT: Record<State, Action[]> = {
   paused: ['start', 'queue', 'unqueue', 'unpause', 'close', 'comment', 'edit'],
   // unblock on a working task queues the feedback for the turn after this one.
   working: ['unblock', 'stop', 'comment', 'edit'],
-  blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
+  blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit', 'run'],
   // A pending decision is answered (answer, or unblock's feedback) or the task closed: nothing accepts or submits it.
-  decision: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
+  decision: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
   // start without a criterion: nothing runs an agent (ask), pairs or accepts until its answer gives one.
   clarify: ['unblock', 'answer', 'reject', 'close', 'comment', 'edit'],
   // A failed turn leaves no review: accept waits for a turn that does.
-  'blocked+violations': ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
-  conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
+  'blocked+violations': ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit', 'run'],
   // Handed to a forge: a new turn, a local accept, the retry of submit, or giving up.
-  submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  interrupted: ['queue', 'pause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+violations': ['pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+paused': ['queue', 'unpause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
-  pairing: ['comment', 'edit'],
+  submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit', 'run'],
+  interrupted: ['queue', 'pause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  'interrupted+violations': ['pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  'interrupted+paused': ['queue', 'unpause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  pairing: ['comment', 'edit', 'run'],
   merging: ['accept'],
   complete: ['reopen'],
+  // run needs the branch, and accept and reject removed it (a rejection keeps one only with commits merged nowhere).
   abandoned: ['reopen'],
 };
 
@@ -97,6 +98,8 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   reopen: (id) => ['reopen', id, '-m', 'still broken'],
   comment: (id) => ['comment', id, '-m', 'a note'],
   edit: (id) => ['edit', id, '--goal', 'a sharper goal'],
+  // No `--`: the walk puts --json last, which after `--` would be the command's.
+  run: (id) => ['run', id, 'true'],
 };
 const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume']);
 

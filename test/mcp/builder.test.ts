@@ -29,6 +29,7 @@ const BUILDER_TOOLS = [
   'lazy_pause',
   'lazy_unpause',
   'lazy_edit',
+  'lazy_run',
 ];
 
 /** A CLI document as MCP serves it: the same, but available_actions name no action without a tool (pair). */

@@ -75,12 +75,15 @@ t.test('zombie is reachable only by the system actor', async (t) => {
   }
 });
 
-t.test('terminal statuses are frozen except for reopen', async (t) => {
-  for (const s of ['complete', 'abandoned'] as const) {
-    t.same(statusActions(s), ['reopen'], `${s} offers only reopen`);
-    t.equal(categoryOf(s), 'terminal');
-  }
-});
+t.test(
+  'terminal statuses are frozen except for reopen (and run, which records a command and moves nothing)',
+  async (t) => {
+    for (const s of ['complete', 'abandoned'] as const) {
+      t.same(statusActions(s), ['reopen', 'run'], `${s} offers only reopen and run`);
+      t.equal(categoryOf(s), 'terminal');
+    }
+  },
+);
 
 t.test('categories', async (t) => {
   t.same(
@@ -98,7 +101,17 @@ t.test('categories', async (t) => {
 });
 
 t.test('available actions are derived from the edges', async (t) => {
-  t.same(statusActions('backlog'), ['start', 'queue', 'unqueue', 'pause', 'unpause', 'close', 'comment', 'edit']);
+  t.same(statusActions('backlog'), [
+    'start',
+    'queue',
+    'unqueue',
+    'pause',
+    'unpause',
+    'close',
+    'comment',
+    'edit',
+    'run',
+  ]);
   t.same(statusActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
   t.same(statusActions('blocked'), [
     'unblock',
@@ -111,10 +124,11 @@ t.test('available actions are derived from the edges', async (t) => {
     'close',
     'comment',
     'edit',
+    'run',
   ]);
   // submit on submitted is the retry (pushes again, reruns the PR command); unblock runs a new turn.
-  t.same(statusActions('submitted'), ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit']);
-  t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit']);
+  t.same(statusActions('submitted'), ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit', 'run']);
+  t.same(statusActions('conflict'), ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit', 'run']);
   t.same(statusActions('interrupted'), [
     'queue',
     'unqueue',
@@ -127,12 +141,13 @@ t.test('available actions are derived from the edges', async (t) => {
     'close',
     'comment',
     'edit',
+    'run',
   ]);
   // merging and zombie belong to an accept and the system: nothing but accept (which waits for the merge) applies.
   t.same(statusActions('merging'), ['accept']);
   t.same(statusActions('zombie'), []);
   // Every action except the status-neutral ones appears on at least one edge.
-  for (const a of ACTIONS.filter((a) => a !== 'comment' && a !== 'edit')) {
+  for (const a of ACTIONS.filter((a) => a !== 'comment' && a !== 'edit' && a !== 'run')) {
     t.ok(
       EDGES.some((e) => e.on.includes(a)),
       `${a} drives some transition`,
@@ -359,6 +374,12 @@ const ACTION_FROM: [Action, Status[], string][] = [
     ['backlog', 'working', 'blocked', 'conflict', 'submitted', 'pairing', 'interrupted'],
     'edit changes no status',
   ],
+  // Difference (issue 32): a person's command on the record, never while a turn, an accept or the system holds it.
+  [
+    'run',
+    ['backlog', 'blocked', 'conflict', 'submitted', 'pairing', 'interrupted', 'complete', 'abandoned'],
+    'lazy run changes no status',
+  ],
 ];
 
 t.test('reference: the statuses each human action applies from', async (t) => {
@@ -395,7 +416,7 @@ t.test('reference (firstmate, vincent): lifecycle rules in our vocabulary', asyn
   for (const s of ['backlog', 'blocked', 'conflict', 'interrupted'] as const)
     t.ok(canTransition(s, 'abandoned', 'close'), `${s} can be cancelled`);
   // firstmate: completed has no way out but (in lazy) reopen; vincent: an invalid action is refused (409, our exit 4).
-  t.same(statusActions('complete'), ['reopen']);
+  t.same(statusActions('complete'), ['reopen', 'run'], 'and run, which moves nothing');
 });
 
 // ---------------------------------------------------------------------------------------
@@ -579,7 +600,8 @@ t.test('guard criterion: nothing runs an agent, pairs or accepts a task without 
   const clarify = view({ changelog: walk(['working', 'start'], ['blocked', 'clarify']) });
   t.same(
     availableActions(clarify),
-    ['unblock', 'answer', 'reject', 'close', 'comment', 'edit'],
+    // run has no criterion guard: it runs a person's command, never an agent (without a branch, show drops it).
+    ['unblock', 'answer', 'reject', 'close', 'comment', 'edit', 'run'],
     'the answer gives one',
   );
   // A pairing session's review does not stand in for the criterion.
@@ -627,7 +649,11 @@ t.test('availableActions: unguarded statuses share the memoized list; guarded on
   t.not(availableActions(view()), statusActions('backlog'), 'backlog has guards now: a filtered copy');
   const b = blocked();
   t.not(availableActions(b), statusActions('blocked'), 'blocked has guards: a filtered copy');
-  t.same(availableActions(b), ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'], 'no answer, no accept');
+  t.same(
+    availableActions(b),
+    ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+    'no answer, no accept',
+  );
   t.same(b.available_actions, availableActions(b), 'the fold carries exactly available_actions');
 });
 

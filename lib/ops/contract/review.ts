@@ -136,3 +136,25 @@ export const unpause = schedule(
   'Release paused tasks (a crash this machine would have resumed is resumed)',
   'Unpause tasks (lazy unpause --json).',
 );
+
+export const run = {
+  name: 'run',
+  describe: "Run a command in the task's worktree and record it on the task (lazy run <id> -- <command> [args])",
+  args: [
+    id('the task whose worktree to run in'),
+    {
+      name: 'command',
+      positional: true,
+      type: 'string',
+      array: true,
+      // Optional to yargs, which leaves the words after -- out of positionals: the handler takes them (bin/call.ts).
+      describe: "the command and its arguments, after -- (no shell: sh -c '...' for one)",
+      tool: { description: 'the command and its arguments (argv, run without a shell)', required: true },
+    },
+  ],
+  tool: {
+    description:
+      "Run a command (argv, no shell) in the task's worktree and record it on the task as a person's command turn: " +
+      'its exit code, duration and the end of its output (lazy run --json).',
+  },
+} as const satisfies CommandContract;

@@ -19,8 +19,11 @@ import { streamOutput, type Changes } from './events.js';
 
 const tool = (name: string) => builderTools.find((t) => t.name === `lazy_${name}`)!;
 
-/** What the page reads through tools of its own (GET), and what only waits (a person watches instead). */
-const NOT_ACTIONS = new Set(['list', 'show', 'inbox', 'create', 'wait']);
+/**
+ * What the page reads through tools of its own (GET), what only waits (a person watches instead), and run: a web
+ * page is no place to start arbitrary commands on this machine (lazy run on a terminal, lazy_run from a builder).
+ */
+const NOT_ACTIONS = new Set(['list', 'show', 'inbox', 'create', 'wait', 'run']);
 
 /** The actions a page may take: a button for each, when the task lists it. */
 export const UI_ACTIONS: ReadonlySet<string> = new Set(
