@@ -68,6 +68,10 @@ export interface ChangeDetailsByTrigger {
   unblock: LaunchDetails;
   resume: LaunchDetails;
   auto_resume: LaunchDetails;
+  follow_up: LaunchDetails;
+  repair: LaunchDetails;
+  /** A round's end carries the details of the move that had left the task where the round found it. */
+  round_end: Obj;
   accept: MergingDetails | LandedDetails;
   merge_done: LandedDetails;
   merge_abort: AbortDetails;
@@ -110,7 +114,7 @@ export type SetAsideDetails = {
 /** An agent turn (result, question, error): the outcome of its run. */
 export type AgentTurnDetails = {
   outcome?: string;
-  /** The run's kind: 'ask' for a read-only question (never a review). */
+  /** The run's kind: 'ask' for a read-only question, 'repair' (neither is a review), 'follow_up', 'work'. */
   mode?: string;
   agent?: string;
   /** The model the run was launched with (the task's, else the agent's configured one); absent: the CLI's default. */
@@ -119,7 +123,8 @@ export type AgentTurnDetails = {
   summary?: string;
   question?: string;
   risks?: string[];
-  commands?: { command: string; exit_code: number | null }[];
+  /** `output`: the tail of a follow-up --command's output. */
+  commands?: { command: string; exit_code: number | null; output?: string }[];
   failure_class?: string;
   failure_reason?: string;
   exit_code?: number | null;

@@ -48,7 +48,7 @@ export interface SituatedTask {
   pending: boolean;
 }
 
-const LAUNCH_ON_BRANCH: readonly Action[] = ['unblock', 'answer', 'resume', 'ask', 'pair'];
+const LAUNCH_ON_BRANCH: readonly Action[] = ['unblock', 'answer', 'resume', 'ask', 'repair', 'pair'];
 const OFF_LIMITS_ELSEWHERE: readonly Action[] = ['unblock', 'accept', 'reject', 'close'];
 const TAKES_DECISIONS: readonly Action[] = ['accept', 'unblock'];
 
@@ -62,6 +62,8 @@ export function situate(t: SituatedTask, s: Situation): Situated {
   if (s.noBranch) {
     off.add('accept').add('submit');
     if (t.session_open && t.status !== 'working') for (const a of LAUNCH_ON_BRANCH) off.add(a);
+    // An abandoned task's work is only on its branch: a follow-up without it would start from nothing.
+    if (t.status === 'abandoned') off.add('follow_up');
   }
   if (s.unreviewed) off.add('accept').add('submit');
   if (s.openChildren || s.parentActive) off.add('accept');

@@ -18,7 +18,17 @@ import { BRANCH_NS } from '../core/names.js';
 // branch, and the full review check only for a branch that is not at the head its review recorded.
 
 /** The actions whose refusal reads the task branch (accept and submit, and launching on an open session). */
-const ON_BRANCH: readonly Action[] = ['accept', 'submit', 'unblock', 'answer', 'resume', 'ask', 'pair'];
+const ON_BRANCH: readonly Action[] = [
+  'accept',
+  'submit',
+  'unblock',
+  'answer',
+  'resume',
+  'ask',
+  'repair',
+  'follow_up',
+  'pair',
+];
 const LANDS: readonly Action[] = ['accept', 'submit'];
 
 interface Subject {

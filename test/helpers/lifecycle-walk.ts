@@ -38,23 +38,35 @@ export const EXPECT: Record<State, Action[]> = {
   paused: ['start', 'queue', 'unqueue', 'unpause', 'close', 'comment', 'edit'],
   // unblock on a working task queues the feedback for the turn after this one.
   working: ['unblock', 'stop', 'comment', 'edit'],
-  blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
+  blocked: ['unblock', 'ask', 'repair', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
   // A pending decision is answered (answer, or unblock's feedback) or the task closed: nothing accepts or submits it.
-  decision: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
+  decision: ['unblock', 'answer', 'ask', 'repair', 'pair', 'reject', 'close', 'comment', 'edit'],
   // start without a criterion: nothing runs an agent (ask), pairs or accepts until its answer gives one.
   clarify: ['unblock', 'answer', 'reject', 'close', 'comment', 'edit'],
   // A failed turn leaves no review: accept waits for a turn that does.
-  'blocked+violations': ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit'],
+  'blocked+violations': ['unblock', 'ask', 'repair', 'pair', 'reject', 'close', 'comment', 'edit'],
   conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit'],
   // Handed to a forge: a new turn, a local accept, the retry of submit, or giving up.
   submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit'],
-  interrupted: ['queue', 'pause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+violations': ['pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit'],
-  'interrupted+paused': ['queue', 'unpause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit'],
+  interrupted: ['queue', 'pause', 'unblock', 'resume', 'repair', 'pair', 'reject', 'close', 'comment', 'edit'],
+  'interrupted+violations': ['pause', 'unblock', 'repair', 'pair', 'reject', 'close', 'comment', 'edit'],
+  'interrupted+paused': [
+    'queue',
+    'unpause',
+    'unblock',
+    'resume',
+    'repair',
+    'pair',
+    'reject',
+    'close',
+    'comment',
+    'edit',
+  ],
   pairing: ['comment', 'edit'],
   merging: ['accept'],
-  complete: ['reopen'],
-  abandoned: ['reopen'],
+  // A follow-up: one more round of work on the task branch (made again from the target once an accept removed it).
+  complete: ['follow_up', 'reopen'],
+  abandoned: ['follow_up', 'reopen'],
 };
 
 export const STATUS: Record<State, string> = {
@@ -88,6 +100,8 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   answer: (id) => ['answer', id, '-m', 'approach A'],
   resume: (id) => ['resume', id],
   ask: (id) => ['ask', id, '-m', 'what did you change?', '--timeout', '60'],
+  follow_up: (id) => ['follow-up', id, '-m', 'one more thing'],
+  repair: (id) => ['repair', id, '-m', 'fix the worktree'],
   stop: (id) => ['stop', id],
   pair: (id) => ['pair', id],
   accept: (id, p) => ['accept', id, '--yes', ...(p ? ['--approve-all'] : [])],
@@ -98,7 +112,7 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   comment: (id) => ['comment', id, '-m', 'a note'],
   edit: (id) => ['edit', id, '--goal', 'a sharper goal'],
 };
-const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume']);
+const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume', 'follow_up', 'repair']);
 
 export interface Env {
   box: AgentBox;
