@@ -16,18 +16,17 @@ export const handler = (a: Args) =>
       if (a.command !== undefined && a.message !== undefined)
         throw usageError('give the agent a prompt (-m) or a shell command (--command), not both');
       const text = a.command === undefined ? await messageArg(a.message, 'the prompt', true) : undefined;
-      // --follow on --command: its output as it runs, line by line (this process runs it; there is no turn to follow).
-      let partial = '';
+      // --follow on --command: its output as it runs (this process runs it; there is no turn to follow).
+      let last = '\n';
       const onOutput =
         a.follow && !a.json
           ? (chunk: string) => {
-              const lines = (partial + chunk).split('\n');
-              partial = lines.pop()!;
-              for (const l of lines) app.io.out(l);
+              app.io.out(chunk);
+              last = chunk.at(-1) ?? last;
             }
           : undefined;
       const r = await followUpTask(app, String(a.id), { text, agent: a.agent, command: a.command, onOutput });
-      if (partial) app.io.out(partial);
+      if (last !== '\n') app.io.out('\n');
       return maybeFollow(app, a, r);
     },
     orFollowed(renderRound),
