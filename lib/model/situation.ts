@@ -62,8 +62,8 @@ export function situate(t: SituatedTask, s: Situation): Situated {
   if (s.noBranch) {
     off.add('accept').add('submit');
     if (t.session_open && t.status !== 'working') for (const a of LAUNCH_ON_BRANCH) off.add(a);
-    // An abandoned task's work is only on its branch: a follow-up without it would start from nothing.
-    if (t.status === 'abandoned') off.add('follow_up');
+    // A follow-up works on the task's own branch: without it there is nothing to follow up.
+    off.add('follow_up');
   }
   if (s.unreviewed) off.add('accept').add('submit');
   if (s.openChildren || s.parentActive) off.add('accept');

@@ -28,16 +28,15 @@ export const EDGES: readonly Edge[] = [
   edge('backlog', 'backlog', 'queue', 'unqueue', 'pause', 'unpause'),
 
   // stop: an ask is status-neutral, so stopping one returns the task to where it was.
-  edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify', 'stop'),
+  edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify', 'stop', 'round_end'),
   edge('working', 'conflict', 'turn_complete', 'stop'),
   // usage_limit: a worker's turn hit the agent's usage limit; the task waits in the queue for its reset.
-  edge('working', 'interrupted', 'turn_crashed', 'stop', 'usage_limit'),
-  // A follow-up (from complete or abandoned) or a repair (from blocked or interrupted) is status-neutral: its end,
-  // however it ends (a result, a failure, a crash, a stop, reconcile finding its supervisor dead), returns the task.
+  edge('working', 'interrupted', 'turn_crashed', 'stop', 'usage_limit', 'round_end'),
+  // round_end: a follow-up (from complete or abandoned) or a repair (from blocked or interrupted) is status-neutral:
+  // its end, however it ends (a result, a failure, a crash, a stop, reconcile finding its supervisor dead), returns
+  // the task where it was.
   edge('working', 'complete', 'round_end'),
   edge('working', 'abandoned', 'round_end'),
-  edge('working', 'blocked', 'round_end'),
-  edge('working', 'interrupted', 'round_end'),
 
   edge('blocked', 'working', 'unblock', 'answer', 'ask', 'repair'),
   edge('blocked', 'conflict', 'rederive'),

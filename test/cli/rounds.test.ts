@@ -2,6 +2,7 @@ import t from 'tap';
 import { join } from 'node:path';
 import { agentSandbox, eventually, readJson, reviewed, runDirOf } from '../helpers/agent.js';
 import { liveness } from '../../lib/core/proc.js';
+import { gitSync } from '../helpers/env.js';
 
 t.jobs = 3;
 
@@ -13,6 +14,7 @@ t.test('SIGKILL of a follow-up supervisor: reconcile returns the task to complet
   t.teardown(box.sb.cleanup);
   const id = await reviewed(box, 'killed round');
   t.equal((await box.l('accept', id, '--yes')).code, 0);
+  gitSync(box.sb.dir, box.sb.env, ['branch', `lazy/${id}`, (await box.l.json('show', id)).value.reviewed_head]);
   box.scenario('hang');
   const f = await box.l.spawn('follow-up', id, '-m', 'one more thing', '--json');
   t.equal(f.code, 0, f.stderr);
@@ -55,6 +57,10 @@ t.test('the spawned CLI: follow-up --command, repair, their --json and refusals'
   t.teardown(box.sb.cleanup);
   const id = await reviewed(box, 'cli round');
   t.equal((await box.l('accept', id, '--yes')).code, 0);
+  const gone = await box.l.spawn('follow-up', id, '--command', 'true', '--json');
+  t.equal(gone.code, 4, 'refused while the branch is gone');
+  t.match(JSON.parse(gone.stdout), { error: { code: 'action_not_allowed', details: { branch: `lazy/${id}` } } });
+  gitSync(box.sb.dir, box.sb.env, ['branch', `lazy/${id}`, (await box.l.json('show', id)).value.reviewed_head]);
   const f = await box.l.spawn('follow-up', id, '--command', 'echo from-the-command', '--json');
   t.equal(f.code, 0, f.stderr);
   const fj = JSON.parse(f.stdout);

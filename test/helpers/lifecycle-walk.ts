@@ -64,8 +64,8 @@ export const EXPECT: Record<State, Action[]> = {
   ],
   pairing: ['comment', 'edit'],
   merging: ['accept'],
-  // A follow-up: one more round of work on the task branch (made again from the target once an accept removed it).
-  complete: ['follow_up', 'reopen'],
+  // A follow-up: one more round of work on the task branch (kept by a reject; an accept deleted it).
+  complete: ['reopen'],
   abandoned: ['follow_up', 'reopen'],
 };
 

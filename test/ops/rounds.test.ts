@@ -28,6 +28,11 @@ async function accepted(box: AgentBox): Promise<string> {
   return id;
 }
 
+/** An accept deletes the task branch: a person brings it back at the reviewed head, as the refusal says. */
+async function restored(box: AgentBox, id: string): Promise<void> {
+  gitSync(box.sb.dir, box.sb.env, ['branch', `lazy/${id}`, (await show(box, id)).reviewed_head]);
+}
+
 const onBranch = (box: AgentBox, id: string, ref: string) =>
   gitSync(box.sb.dir, box.sb.env, ['rev-list', '--count', `${ref}..lazy/${id}`]).trim();
 
@@ -36,6 +41,12 @@ t.test('a follow-up on a complete task: back to complete, its commit on lazy/<id
   t.teardown(box.sb.cleanup);
   const id = await accepted(box);
   const before = await show(box, id);
+  t.notOk(before.available_actions.includes('follow_up'), 'not offered while the branch is gone');
+  const refused = await box.l.json('follow-up', id, '-m', 'too early');
+  t.equal(refused.run.code, 4, 'refused: the accept deleted the branch');
+  t.match(refused.value.error.message, new RegExp(`branch lazy/${id} is gone .*git branch lazy/${id} [0-9a-f]{40}`));
+  await restored(box, id);
+  t.ok((await show(box, id)).available_actions.includes('follow_up'), 'offered once it is back');
   const main = gitSync(box.sb.dir, box.sb.env, ['rev-parse', 'main']).trim();
   const r = await box.l.json('follow-up', id, '-m', 'add the changelog entry');
   t.equal(r.run.code, 0, r.run.stderr);
@@ -48,13 +59,14 @@ t.test('a follow-up on a complete task: back to complete, its commit on lazy/<id
   const accept = v.changelog.filter((c: any) => c.trigger === 'accept' && c.status === 'complete');
   t.equal(accept.length, 1, 'the verdict (the accept) is untouched');
   t.equal(gitSync(box.sb.dir, box.sb.env, ['rev-parse', 'main']).trim(), main, 'main did not move');
-  t.equal(onBranch(box, id, 'main'), '1', "the round's commit is on lazy/<id>, not on main");
+  // The restored branch holds the accepted commit too (main holds its squash): two commits main does not.
+  t.equal(onBranch(box, id, 'main'), '2', "the round's commit is on lazy/<id>, not on main");
   const prompt = box.invocations().at(-1)!.prompt;
   t.match(prompt, /add the changelog entry/, "the agent got the person's prompt");
   t.match(prompt, /verdict stands/);
   const text = (await box.l('show', id)).stdout;
   t.match(text, /Follow-ups and repairs \(1\)\n {2}follow-up 1 .* from complete, back to complete/);
-  t.match(text, new RegExp(`1 commit\\(s\\) on lazy/${id} are not on main .*lazy reopen ${id} to land them`));
+  t.match(text, new RegExp(`2 commit\\(s\\) on lazy/${id} are not on main .*lazy reopen ${id} to land them`));
   t.match(v.changelog.at(-1), { trigger: 'round_end', from: 'working', status: 'complete', actor: 'system' });
   t.match(v.changelog.at(-1).reason, /^follow-up 1 completed: back to complete/);
   const log = (await box.l('log', id)).stdout;
@@ -70,6 +82,7 @@ t.test('follow-ups are repeatable: rounds 1 and 2; --command runs a shell comman
   const box = await agentSandbox();
   t.teardown(box.sb.cleanup);
   const id = await accepted(box);
+  await restored(box, id);
   const one = await box.l.json('follow-up', id, '-m', 'first');
   await settled(box, id, one.value.run.id);
   const two = await box.l.json('follow-up', id, '--command', 'echo hello > cmd.txt && echo done && exit 3');
@@ -156,5 +169,6 @@ t.test('a repair of an interrupted task: back to interrupted, nothing resumed; r
   t.equal((await box.l('follow-up', fresh, '-m', 'x')).code, 4, 'no follow-up of a backlog task');
   t.equal((await box.l('follow-up', id, '-m', 'x')).code, 4, 'no follow-up of an interrupted task');
   const done = await accepted(box);
+  await restored(box, done);
   t.equal((await box.l('repair', done, '-m', 'x')).code, 4, 'no repair of a complete task');
 });

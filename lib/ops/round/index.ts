@@ -13,7 +13,7 @@ import { allowedTaskArg } from '../resolve.js';
 import type { App } from '../app.js';
 
 // lazy follow-up and lazy repair: one status-neutral round of work on a task that rests. A follow-up works on a
-// complete or abandoned task's branch; a repair runs one throwaway agent in a blocked or interrupted task's
+// complete or abandoned task's branch (its worktree made again from it); a repair runs one throwaway agent in a blocked or interrupted task's
 // worktree. Either returns the task where it was however it ends (round_end), changes no verdict, and spends
 // no retry or crash budget.
 
@@ -65,18 +65,23 @@ async function launchRound(app: App, id: string, op: string, r: RoundInput, agen
 }
 
 /**
- * An abandoned task's work lives only on its branch: without it a follow-up would start from nothing, so it is
- * refused. An accepted task's work is on its target: an accept removed the branch, and the round makes it again
- * from there (lib/workspace/worktree.ts ensureWorktree).
+ * A follow-up works on the task's own branch: the worktree is made again from it when it was removed, but a branch
+ * that is gone (an accept deletes it once the work landed; a close may) is not guessed at: refused, saying how to
+ * bring it back.
  */
 async function assertWorkKept(app: App, v: TaskView): Promise<void> {
-  if (v.status !== 'abandoned' || (await branchExists(app.repo, taskBranch(v.id)))) return;
+  const branch = taskBranch(v.id);
+  if (await branchExists(app.repo, branch)) return;
+  const head = v.reviewed_head;
   throw notAllowed(
     'follow_up',
     v.status,
     situatedActions(v, { noBranch: true }),
-    `task ${v.id} is abandoned and its branch ${taskBranch(v.id)} is gone (deleted when it was closed, or by hand): ` +
-      'a follow-up has no work to build on; lazy reopen it to start over',
-    { branch: taskBranch(v.id) },
+    `task ${v.id} is ${v.status} and its branch ${branch} is gone` +
+      (v.status === 'complete' ? ' (an accept deletes it once the work landed)' : '') +
+      ': a follow-up works on that branch; ' +
+      (head ? `bring it back with git branch ${branch} ${head} (the last reviewed head), or ` : '') +
+      `lazy reopen ${v.id} to start over`,
+    { branch, ...(head ? { reviewed_head: head } : {}) },
   );
 }
