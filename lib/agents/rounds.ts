@@ -1,7 +1,7 @@
 import type { Draft } from '../store/draft.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { TaskView, TurnView } from '../model/fold.js';
-import { failureClassOf, interruptOf } from '../model/details.js';
+import { failureClassOf, interruptOf, turnEndOf, turnMode } from '../model/details.js';
 import { isRound, nextRound, roundLabel, type RoundKind } from '../model/rounds.js';
 import type { ChangeView } from '../model/views.js';
 import { taskPrompt } from './prompt.js';
@@ -66,8 +66,8 @@ export function repairContext(lazyDir: string, v: TaskView, lines = 30): string 
   const left = leftAt(v);
   const turn = lastWork(v);
   const end = interruptOf(left);
-  const exit = end.exit_code ?? numberOf(turn?.details?.exit_code);
-  const signal = end.signal ?? (typeof turn?.details?.signal === 'string' ? turn.details.signal : null);
+  const exit = end.exit_code ?? turnEndOf(turn).exit_code;
+  const signal = end.signal ?? turnEndOf(turn).signal;
   const facts = [
     `- status: ${v.status}`,
     `- reason: ${sanitizeLine(v.attention?.reason ?? left?.reason ?? 'unknown')}`,
@@ -78,8 +78,6 @@ export function repairContext(lazyDir: string, v: TaskView, lines = 30): string 
   const tail = log.length ? `\n\nThe end of that turn's log:\n${log.join('\n')}` : '';
   return `What went wrong (the last failed turn):\n${facts.join('\n')}${tail}`;
 }
-
-const numberOf = (x: unknown) => (typeof x === 'number' ? x : null);
 
 /** The move that left the task where it is, past any rounds since. */
 function leftAt(v: TaskView): ChangeView | null {
@@ -95,5 +93,5 @@ function lastWork(v: TaskView): TurnView | undefined {
   const rounds = new Set(v.changelog.filter((c) => c.run && isRound(c.trigger)).map((c) => c.run));
   return [...v.turns]
     .reverse()
-    .find((t) => t.role === 'agent' && t.details?.mode !== 'ask' && !(t.run && rounds.has(t.run)));
+    .find((t) => t.role === 'agent' && turnMode(t) !== 'ask' && !(t.run && rounds.has(t.run)));
 }

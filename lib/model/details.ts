@@ -268,6 +268,21 @@ export function reviewOf(t: TurnLike): ReviewDetails | null {
 /** The run kind an agent turn recorded ('ask' for a question to the agent). */
 export const turnMode = (t: TurnLike): string | null => str(t.details?.mode);
 
+/** The agent (its configured name, or `shell` for a follow-up's command) an agent turn's run used. */
+export const turnAgentOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.agent);
+
+/** How an agent turn's run ended (its exit code and signal), when it recorded them. */
+export function turnEndOf(t: TurnLike | null | undefined): { exit_code: number | null; signal: string | null } {
+  const d = t?.details ?? {};
+  return { exit_code: typeof d.exit_code === 'number' ? d.exit_code : null, signal: str(d.signal) };
+}
+
+/**
+ * The details a round's end (round_end) carries over, verbatim, from the move that had left the task where the round
+ * found it: what the task shows of that move (an interruption's diagnostics) stays as it was.
+ */
+export const carriedDetails = (c: ChangeLike | null | undefined): Bag => c?.details ?? null;
+
 /** The failure class an agent turn recorded. */
 export const failureClassOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.failure_class);
 

@@ -4,6 +4,7 @@ import { roundCommits, roundLabel, roundsOf, type Round } from '../model/rounds.
 import { landingBranch } from '../model/landing.js';
 import { taskBranch } from '../core/names.js';
 import { shortTime } from './format.js';
+import { turnAgentOf } from '../model/details.js';
 
 // Text for lazy follow-up and lazy repair, and show's account of a task's rounds.
 
@@ -41,10 +42,10 @@ export function showRounds(lines: string[], v: TaskView): void {
   lines.push('', `Follow-ups and repairs (${rounds.length})`);
   for (const r of rounds) {
     const end = r.ended ? `back to ${r.ended.status}` : 'running';
-    const by = r.result?.details?.agent;
+    const by = turnAgentOf(r.result);
     lines.push(
       `  ${roundLabel(r.kind, r.n)}  ${shortTime(r.started.timestamp)}  from ${r.from}, ${end}` +
-        (typeof by === 'string' ? ` (${by})` : ''),
+        (by ? ` (${by})` : ''),
     );
     lines.push(...roundLines(v, r).map((l) => `  ${l}`));
   }

@@ -4,7 +4,7 @@ import type { Terminated } from '../../agents/supervisor/kill.js';
 import type { TaskView } from '../../model/fold.js';
 import { waitFor } from '../wait.js';
 import type { App } from '../app.js';
-import { setAsideNote } from '../../model/details.js';
+import { carriedDetails, setAsideNote } from '../../model/details.js';
 import type { Status } from '../../model/status.js';
 import { leftBefore, roundLabel, roundsOf } from '../../model/rounds.js';
 
@@ -63,7 +63,7 @@ async function stopNeutral(
     await app.store.mutate(id, 'stop', (d) => {
       if (d.status !== 'working' || d.view.current_run !== o.run) return;
       // A round returns with the details of the move that had left the task there, as its own end does.
-      const before = trigger === 'round_end' && o.run ? leftBefore(d.view.changelog, o.run)?.details : null;
+      const before = trigger === 'round_end' && o.run ? carriedDetails(leftBefore(d.view.changelog, o.run)) : null;
       d.transition(o.from, trigger, reason, {
         ...(o.run ? { run: o.run } : {}),
         host: thisHost(),

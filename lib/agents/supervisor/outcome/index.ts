@@ -8,6 +8,7 @@ import type { TurnView } from '../../../model/fold.js';
 import { lastCumulative, usageSince } from '../../../model/usage.js';
 import { fitOutcome } from '../fit.js';
 import { leftBefore, roundLabel, roundsOf } from '../../../model/rounds.js';
+import { carriedDetails } from '../../../model/details.js';
 
 // Records a run's outcome in the task ref. The supervisor calls this when the agent
 // ends; reconcile calls it for a supervisor that died after writing outcome.json.
@@ -159,7 +160,7 @@ function returnFromRound(d: Draft, run: RunRecord, o: Outcome): void {
     run.restore!,
     'round_end',
     `${label} ${o.kind}: back to ${run.restore}`,
-    { run: run.id, ...(before?.details ? { details: before.details } : {}) },
+    { run: run.id, ...(carriedDetails(before) ? { details: carriedDetails(before)! } : {}) },
     'system',
   );
 }
