@@ -64,7 +64,7 @@ export const EXPECT: Record<State, Action[]> = {
   ],
   pairing: ['comment', 'edit'],
   merging: ['accept'],
-  // A follow-up: one more round of work on the task branch (kept by a reject; an accept deleted it).
+  // A follow-up: one more round of work on the task branch (kept by this reject; the accept deleted it).
   complete: ['reopen'],
   abandoned: ['follow_up', 'reopen'],
 };
@@ -271,7 +271,11 @@ export const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
   },
   abandoned: async (e) => {
     const id = copy(e, await built(e, 'blocked'));
+    const head = e.git(['rev-parse', `refs/heads/lazy/${id}`]).trim();
     await ok(e, ['reject', id, '-m', 'no']);
+    // A reject keeps a branch whose work is merged nowhere, but deletes one whose patch an accept of another copy
+    // already landed (the states are built concurrently): the branch is put back, so the state is always the same.
+    e.git(['branch', '-f', `lazy/${id}`, head]);
     return id;
   },
 };
