@@ -2,7 +2,9 @@ import t from 'tap';
 import { join } from 'node:path';
 import { agentSandbox, eventually, readJson, reviewed, runDirOf } from '../helpers/agent.js';
 import { liveness } from '../../lib/core/proc.js';
-import { gitSync } from '../helpers/env.js';
+import { gitSync, LAZY } from '../helpers/env.js';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 
 t.jobs = 3;
 
@@ -88,4 +90,37 @@ t.test('the spawned CLI: follow-up --command, repair, their --json and refusals'
   t.equal(v.changelog.at(-1).trigger, 'round_end');
   const help = await box.l.spawn('follow-up', '--help');
   t.match(help.stdout, /--command/);
+});
+
+t.test('SIGKILL of the lazy process running a follow-up --command: reconcile returns the task', async (t) => {
+  const box = await agentSandbox();
+  t.teardown(box.sb.cleanup);
+  const id = await reviewed(box, 'killed command');
+  t.equal((await box.l('accept', id, '--yes')).code, 0);
+  gitSync(box.sb.dir, box.sb.env, ['branch', `lazy/${id}`, (await box.l.json('show', id)).value.reviewed_head]);
+  const pidFile = join(box.sb.home, 'command.pid');
+  const child = spawn(process.execPath, [LAZY, 'follow-up', id, '--command', `echo $$ > '${pidFile}'; exec sleep 60`], {
+    cwd: box.sb.dir,
+    env: box.sb.env,
+    stdio: 'ignore',
+  });
+  const exited = new Promise((r) => child.on('exit', r));
+  await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), 20_000, 'the command');
+  const sleeper = Number(readFileSync(pidFile, 'utf8').trim());
+  t.teardown(() => {
+    try {
+      process.kill(sleeper, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  });
+  t.equal((await box.l.json('show', id)).value.status, 'working', 'the round runs');
+  child.kill('SIGKILL');
+  await exited;
+  t.equal((await box.l('list')).code, 0, 'the next command reconciles');
+  const v = (await box.l.json('show', id)).value;
+  t.equal(v.status, 'complete', 'back to complete');
+  t.match(v.changelog.at(-1), { trigger: 'round_end', status: 'complete' });
+  t.match(v.changelog.at(-1).reason, /^follow-up 1 interrupted/);
+  t.equal(v.consecutive_interruptions, 0);
 });
