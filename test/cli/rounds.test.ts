@@ -71,6 +71,9 @@ t.test('the spawned CLI: follow-up --command, repair, their --json and refusals'
   t.equal(followed.code, 0, followed.stderr);
   t.match(followed.stdout, /^streamed\n/, '--follow prints the output as it runs');
   t.match(followed.stdout, /follow-up 2 ran → back to complete/);
+  const agentFollowed = await box.l.spawn('follow-up', id, '-m', 'a third thing', '--follow');
+  t.equal(agentFollowed.code, 0, 'an agent round followed to its end back in complete: exit 0');
+  t.match(agentFollowed.stdout, new RegExp(`${id}: complete\\n?$`));
   const both = await box.l.spawn('follow-up', id, '--command', 'true', '-m', 'and a prompt');
   t.equal(both.code, 2, 'a prompt and a command: a usage error');
   const no = await box.l.spawn('repair', id, '-m', 'fix', '--json');
