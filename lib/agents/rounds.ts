@@ -30,6 +30,8 @@ export function planRound(d: Draft, run: RunRef, r: RoundInput): TurnPlan {
     run: run.id,
     host: run.host,
   });
+  // The round's name is its commit's operation: `lazy log` shows "lazy: follow-up 2 <id>".
+  d.op = label;
   d.summary = label;
   const prompt = r.kind === 'follow_up' ? followUpPrompt(d, r, before) : repairPrompt(d, r);
   return { prompt, restore: before, consumes: [] };

@@ -70,7 +70,8 @@ t.test('a follow-up on a complete task: back to complete, its commit on lazy/<id
   t.match(v.changelog.at(-1), { trigger: 'round_end', from: 'working', status: 'complete', actor: 'system' });
   t.match(v.changelog.at(-1).reason, /^follow-up 1 completed: back to complete/);
   const log = (await box.l('log', id)).stdout;
-  t.match(log, /lazy: follow-up [^\n]*\(complete -> working\)/, 'log shows the round');
+  t.match(log, /lazy: follow-up 1 \w+ \(human\)[^\n]*\(complete -> working\)/, 'log shows the round');
+  t.match(log, /lazy: follow-up 1 \w+ \(system\)[^\n]*\(working -> complete\)/, 'and its end');
   // reopen is how the round's work lands: the follow-up's head is the reviewed head.
   t.equal((await box.l('reopen', id, '-m', 'land the follow-up')).code, 0);
   const acc = await box.l('accept', id, '--yes');

@@ -151,6 +151,7 @@ function returnFromRound(d: Draft, run: RunRecord, o: Outcome): void {
   const round = roundsOf(v).find((r) => r.run === run.id);
   const label = round ? roundLabel(round.kind, round.n) : run.kind.replace('_', '-');
   const before = leftBefore(v.changelog, run.id);
+  d.op = label; // `lazy log` names the round's end as it names its start
   // A follow-up opened a session on the branch of a task that had ended: it ends with the round, as it had.
   if (v.session && (run.restore === 'complete' || run.restore === 'abandoned')) {
     const prior = [...v.sessions].reverse().find((s) => s.ended_at !== null);
