@@ -19,6 +19,8 @@ import * as unblock from './commands/unblock.js';
 import * as answer from './commands/answer.js';
 import * as resume from './commands/resume.js';
 import * as ask from './commands/ask.js';
+import * as followUp from './commands/follow-up.js';
+import * as repair from './commands/repair.js';
 import * as stop from './commands/stop.js';
 import * as wait from './commands/wait.js';
 import * as pair from './commands/pair.js';
@@ -65,6 +67,7 @@ export const COMMANDS = [
   answer,
   resume,
   ask,
+  repair,
   stop,
   wait,
   pair,
@@ -76,6 +79,7 @@ export const COMMANDS = [
   close,
   reject,
   reopen,
+  followUp,
   pull,
   push,
   sync,

@@ -64,6 +64,10 @@ export interface LaunchInput {
   plan(d: Draft, run: { id: string; host: string; session: string }): TurnPlan;
   /** A fleet worker's run (RunRecord.fleet). */
   fleet?: boolean;
+  /** The agent to run, already resolved (a follow-up's shell command), instead of one named by config. */
+  spec?: AgentSpec;
+  /** false: no supervisor is spawned; the caller runs the turn itself and records its outcome (follow-up --command). */
+  supervise?: false;
   /**
    * Runs after the move into working is committed and before the supervisor starts: a fleet
    * worker pushes its claim here. If it throws, nothing is spawned (the caller undoes the commit).
@@ -114,7 +118,7 @@ async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input:
   try {
     const { view } = await store.mutateUnlocked(input.id, input.op, (d) => planRun(l, d), { actor: input.actor });
     await input.beforeSpawn?.(view, l.rec!);
-    startSupervisor(repo, launcher, l.rec!);
+    if (input.supervise !== false) startSupervisor(repo, launcher, l.rec!);
     return { view, run: l.rec!, ...(l.skipped ? { upstream_skipped: l.skipped } : {}) };
   } catch (e) {
     clearActive(repo.lazyDir, input.id, l.runId);
@@ -125,7 +129,8 @@ async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input:
 
 /** Refuses a missing agent program or base branch; then the task's worktree, on its branch, is made ready. */
 async function prepareWorktree(repo: Repo, input: LaunchInput, before: TaskView): Promise<Launching> {
-  const agent: AgentSpec = resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
+  const agent: AgentSpec =
+    input.spec ?? resolveAgent(input.config, input.agent ?? before.session?.agent ?? before.agent);
   if (!resolveExecutable(agent.command[0]!, env().PATH)) {
     throw agentMissing(`the ${agent.name} agent's program '${agent.command[0]}' is not installed or not on PATH`, {
       agent: agent.name,

@@ -15,7 +15,8 @@ import type { WorktreeSnapshot } from '../workspace/ask-snapshot.js';
 // status; these files hold what only this host can know (process identities, logs). The
 // marker that lets reconcile find a run without a scan is beside the locks (lib/store/markers.ts).
 
-export type RunKind = 'work' | 'ask';
+/** follow_up and repair work like a work turn but, like an ask, return the task to `restore` however they end. */
+export type RunKind = 'work' | 'ask' | 'follow_up' | 'repair';
 
 export interface RunRecord {
   id: string;
@@ -35,7 +36,7 @@ export interface RunRecord {
   merge_upstream: string | null;
   /** Feedback turns this run's prompt delivers; consumed only if it completes normally. */
   consumes: string[];
-  /** For ask: the status to restore when the turn ends, however it ends. */
+  /** For ask, follow_up and repair: the status to restore when the turn ends, however it ends. */
   restore: Status | null;
   /** For ask: the worktree's uncommitted state when it started (what it leaves beyond that is set aside). */
   snapshot?: WorktreeSnapshot | null;

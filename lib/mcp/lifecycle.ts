@@ -6,6 +6,7 @@ import { reopenTask } from '../ops/reopen.js';
 import { submitExit, submitTask } from '../ops/submit.js';
 import { parsePriority, scheduleTasks, type QueueAction } from '../ops/queue.js';
 import { editTask } from '../ops/edit.js';
+import { followUpTask, repairTask } from '../ops/round/index.js';
 import type { Reply } from './port.js';
 import { CONTRACTS as C } from '../ops/contract/index.js';
 import { toolOf, type Tool } from './schema.js';
@@ -36,6 +37,14 @@ export const lifecycleTools: Tool[] = [
   toolOf(C.resume, async ({ app }, a) => value(resumeTask(app, a.id))),
   abandonTool('close'),
   toolOf(C.reopen, async ({ app }, a) => value(reopenTask(app, a.id, a.reason))),
+  toolOf(C.followUp, async ({ app }, a) => {
+    if ((a.message === undefined) === (a.command === undefined))
+      throw usageError('lazy_follow_up: give message (a prompt for the agent) or command, one of them', {
+        tool: 'lazy_follow_up',
+      });
+    return value(followUpTask(app, a.id, { text: a.message, agent: a.agent, command: a.command }));
+  }),
+  toolOf(C.repair, async ({ app }, a) => value(repairTask(app, a.id, { text: a.message, agent: a.agent }))),
   toolOf(C.submit, async ({ app }, a) => {
     const s = await submitTask(app, a.id, a.remote);
     return { value: s, failed: submitExit(s) !== 0 };

@@ -65,12 +65,12 @@ export interface Tool {
   run(ctx: ToolContext, args: Args): Promise<Reply>;
 }
 
-/** The builder tool lazy_<command>: its description and schema from the command's contract, its run its own. */
+/** The builder tool lazy_<command> (follow-up: lazy_follow_up): its description and schema from the command's contract, its run its own. */
 export const toolOf = <C extends CommandContract>(
   c: C,
   run: (ctx: ToolContext, args: ToolArgs<C>) => Promise<Reply>,
 ): Tool => ({
-  name: `lazy_${c.name}`,
+  name: `lazy_${c.name.replace(/-/g, '_')}`,
   description: c.tool!.description,
   inputSchema: inputSchemaOf(c),
   ...(c.reconcile === false ? { reconcile: false as const } : {}),

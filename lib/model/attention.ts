@@ -27,8 +27,9 @@ export function attentionOf(
   allTurns: readonly TurnView[],
   crashes: number,
 ): Attention | null {
-  // Invariant: an ask is status-neutral, so attention comes from the work around it, never from the ask.
-  const asks = askRuns(allTurns);
+  // Invariant: an ask, a follow-up and a repair are status-neutral, so attention comes from the work around them,
+  // never from them: a repaired blocked task still shows the failure it was blocked by.
+  const asks = neutralRuns(allTurns, allApplied);
   const applied = allApplied.filter((c) => !c.run || !asks.has(c.run));
   const turns = allTurns.filter((t) => !t.run || !asks.has(t.run));
   const last = applied.at(-1);
@@ -36,7 +37,8 @@ export function attentionOf(
   const since = last.timestamp;
   switch (status) {
     case 'blocked': {
-      if (last.trigger === 'turn_failed' || last.trigger === 'budget') return { kind: 'failure', reason: firstLine(last.reason), since };
+      if (last.trigger === 'turn_failed' || last.trigger === 'budget')
+        return { kind: 'failure', reason: firstLine(last.reason), since };
       if (last.trigger === 'clarify') return { kind: 'decision', reason: CLARIFY_QUESTION, since };
       if (last.trigger === 'pr_closed') return { kind: 'review', reason: firstLine(last.reason), since };
       // A reopen's reason is what the person must look at until the next turn, not the accepted review.
@@ -61,9 +63,14 @@ export function attentionOf(
 
 const reopenReason = (reason: string) => (reason === 'reopened' ? reason : `reopened: ${firstLine(reason)}`);
 
-/** Runs that were asks: each starts with the human's question turn (its reply carries the same run). */
-function askRuns(turns: readonly TurnView[]): Set<string> {
-  return new Set(turns.filter((t) => t.role === 'human' && t.kind === 'question' && t.run).map((t) => t.run!));
+/**
+ * Runs that were asks (each starts with the human's question turn, its reply carrying the same run), follow-ups
+ * and repairs (each starts with its move into working).
+ */
+function neutralRuns(turns: readonly TurnView[], changes: readonly ChangeView[]): Set<string> {
+  const asks = turns.filter((t) => t.role === 'human' && t.kind === 'question' && t.run).map((t) => t.run!);
+  const rounds = changes.filter((c) => c.run && (c.trigger === 'follow_up' || c.trigger === 'repair'));
+  return new Set([...asks, ...rounds.map((c) => c.run!)]);
 }
 
 /**

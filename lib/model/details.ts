@@ -68,6 +68,10 @@ export interface ChangeDetailsByTrigger {
   unblock: LaunchDetails;
   resume: LaunchDetails;
   auto_resume: LaunchDetails;
+  follow_up: LaunchDetails;
+  repair: LaunchDetails;
+  /** A round's end carries the details of the move that had left the task where the round found it. */
+  round_end: Obj;
   accept: MergingDetails | LandedDetails;
   merge_done: LandedDetails;
   merge_abort: AbortDetails;
@@ -110,7 +114,7 @@ export type SetAsideDetails = {
 /** An agent turn (result, question, error): the outcome of its run. */
 export type AgentTurnDetails = {
   outcome?: string;
-  /** The run's kind: 'ask' for a read-only question (never a review). */
+  /** The run's kind: 'ask' for a read-only question, 'repair' (neither is a review), 'follow_up', 'work'. */
   mode?: string;
   agent?: string;
   /** The model the run was launched with (the task's, else the agent's configured one); absent: the CLI's default. */
@@ -119,7 +123,8 @@ export type AgentTurnDetails = {
   summary?: string;
   question?: string;
   risks?: string[];
-  commands?: { command: string; exit_code: number | null }[];
+  /** `output`: the tail of a follow-up --command's output. */
+  commands?: { command: string; exit_code: number | null; output?: string }[];
   failure_class?: string;
   failure_reason?: string;
   exit_code?: number | null;
@@ -278,6 +283,21 @@ export function reviewOf(t: TurnLike): ReviewDetails | null {
 
 /** The run kind an agent turn recorded ('ask' for a question to the agent). */
 export const turnMode = (t: TurnLike): string | null => str(t.details?.mode);
+
+/** The agent (its configured name, or `shell` for a follow-up's command) an agent turn's run used. */
+export const turnAgentOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.agent);
+
+/** How an agent turn's run ended (its exit code and signal), when it recorded them. */
+export function turnEndOf(t: TurnLike | null | undefined): { exit_code: number | null; signal: string | null } {
+  const d = t?.details ?? {};
+  return { exit_code: typeof d.exit_code === 'number' ? d.exit_code : null, signal: str(d.signal) };
+}
+
+/**
+ * The details a round's end (round_end) carries over, verbatim, from the move that had left the task where the round
+ * found it: what the task shows of that move (an interruption's diagnostics) stays as it was.
+ */
+export const carriedDetails = (c: ChangeLike | null | undefined): Bag => c?.details ?? null;
 
 /** The failure class an agent turn recorded. */
 export const failureClassOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.failure_class);

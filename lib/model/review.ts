@@ -4,14 +4,17 @@ import { commandRunOf, reviewOf, turnMode } from './details.js';
 import type { TurnView } from './views.js';
 
 // The review package is the `review` detail of a turn that ended with the branch in
-// front of a person: an agent work turn (never an ask, which is not reviewed) or a
+// front of a person: an agent work turn (never an ask or a repair, which are not reviewed) or a
 // pairing session. Its head is what a reviewer saw; accept merges only that head.
 
 type TurnLike = Pick<TurnEntry, 'role' | 'kind'> & { details?: { [k: string]: Json } | null };
 
+/** Agent turns that are never a review: an ask (read-only) and a repair (a throwaway run that decides nothing). */
+export const UNREVIEWED: ReadonlySet<string> = new Set(['ask', 'repair']);
+
 export function isReviewTurn(t: TurnLike): boolean {
   if (!reviewOf(t)) return false;
-  return (t.role === 'agent' && turnMode(t) !== 'ask') || t.kind === 'pair';
+  return (t.role === 'agent' && !UNREVIEWED.has(turnMode(t) ?? '')) || t.kind === 'pair';
 }
 
 /**

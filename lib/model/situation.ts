@@ -51,7 +51,7 @@ export interface SituatedTask {
   pending: boolean;
 }
 
-const LAUNCH_ON_BRANCH: readonly Action[] = ['unblock', 'answer', 'resume', 'ask', 'pair'];
+const LAUNCH_ON_BRANCH: readonly Action[] = ['unblock', 'answer', 'resume', 'ask', 'repair', 'pair'];
 const OFF_LIMITS_ELSEWHERE: readonly Action[] = ['unblock', 'accept', 'reject', 'close'];
 const TAKES_DECISIONS: readonly Action[] = ['accept', 'unblock'];
 
@@ -66,6 +66,8 @@ export function situate(t: SituatedTask, s: Situation): Situated {
     // run needs the branch whatever the session: its worktree is made from lazy/<id>, never from the base.
     off.add('accept').add('submit').add('run');
     if (t.session_open && t.status !== 'working') for (const a of LAUNCH_ON_BRANCH) off.add(a);
+    // A follow-up works on the task's own branch: without it there is nothing to follow up.
+    off.add('follow_up');
   }
   if (s.unreviewed) off.add('accept').add('submit');
   if (s.openChildren || s.parentActive) off.add('accept');

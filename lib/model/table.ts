@@ -3,7 +3,7 @@ import { STATUSES, TERMINAL, type Status } from './status.js';
 import { notAllowed } from '../core/errors.js';
 import { shortHash } from '../core/hash.js';
 import { ACTIONS, type Action, type Trigger } from './triggers.js';
-import { isReviewTurn } from './review.js';
+import { isReviewTurn, UNREVIEWED } from './review.js';
 import { heldCrash, type Attention } from './attention.js';
 import { lastChange, type ChangeView, type PendingViolation, type TurnView } from './views.js';
 import type { Schedule } from './schedule.js';
@@ -30,12 +30,17 @@ export const EDGES: readonly Edge[] = [
   edge('backlog', 'blocked', 'budget'),
 
   // stop: an ask is status-neutral, so stopping one returns the task to where it was.
-  edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify', 'stop'),
+  edge('working', 'blocked', 'turn_complete', 'turn_failed', 'clarify', 'stop', 'round_end'),
   edge('working', 'conflict', 'turn_complete', 'stop'),
   // usage_limit: a worker's turn hit the agent's usage limit; the task waits in the queue for its reset.
-  edge('working', 'interrupted', 'turn_crashed', 'stop', 'usage_limit'),
+  edge('working', 'interrupted', 'turn_crashed', 'stop', 'usage_limit', 'round_end'),
+  // round_end: a follow-up (from complete or abandoned) or a repair (from blocked or interrupted) is status-neutral:
+  // its end, however it ends (a result, a failure, a crash, a stop, reconcile finding its supervisor dead), returns
+  // the task where it was.
+  edge('working', 'complete', 'round_end'),
+  edge('working', 'abandoned', 'round_end'),
 
-  edge('blocked', 'working', 'unblock', 'answer', 'ask'),
+  edge('blocked', 'working', 'unblock', 'answer', 'ask', 'repair'),
   edge('blocked', 'blocked', 'budget'),
   edge('blocked', 'conflict', 'rederive'),
   edge('blocked', 'pairing', 'pair'),
@@ -56,7 +61,7 @@ export const EDGES: readonly Edge[] = [
   edge('conflict', 'pairing', 'pair'),
   edge('conflict', 'abandoned', 'reject', 'close'),
 
-  edge('interrupted', 'working', 'auto_resume', 'resume', 'unblock', 'stale_response'),
+  edge('interrupted', 'working', 'auto_resume', 'resume', 'unblock', 'stale_response', 'repair'),
   // An auto-resume that cannot launch (its agent's program is gone) blocks with the reason.
   edge('interrupted', 'blocked', 'turn_failed', 'budget'),
   edge('interrupted', 'pairing', 'pair'),
@@ -76,6 +81,8 @@ export const EDGES: readonly Edge[] = [
   ...STATUSES.filter((s) => !TERMINAL.includes(s) && s !== 'zombie').map((s) => edge(s, 'zombie', 'zombie')),
   edge('zombie', 'complete', 'merge_done'),
 
+  edge('complete', 'working', 'follow_up'),
+  edge('abandoned', 'working', 'follow_up'),
   edge('complete', 'blocked', 'reopen'),
   edge('complete', 'backlog', 'reopen'),
   edge('abandoned', 'backlog', 'reopen'),
@@ -192,6 +199,7 @@ const FIRST: Partial<Record<Action, readonly Guard[]>> = {
   submit: [decided(), criterion(false)],
   pair: [criterion(false)],
   ask: [criterion(false)],
+  repair: [criterion(false)],
   resume: [criterion(false)],
   unblock: [criterion(true)],
   answer: [criterion(true)],
@@ -256,7 +264,7 @@ function runnableWhy(v: Guarded): string {
 function reviewed(what: string): Guard {
   return {
     name: 'reviewed',
-    rev: 1,
+    rev: 2,
     holds: reviewedWork,
     reason: () =>
       `${what} reviewed work, and no work turn or pairing session ` +
@@ -265,15 +273,19 @@ function reviewed(what: string): Guard {
   };
 }
 
-/** The latest work on the branch (an agent work turn or a pairing session) since the last accept left a review. */
+/**
+ * The latest work on the branch (an agent work turn or a pairing session) since the last accept left a review.
+ * An ask changes nothing and a repair decides nothing: neither is the work a person reviews.
+ */
 function reviewedWork(v: Guarded): boolean {
   const accepted = v.changelog.reduce(
-    (m, c) => (!c.set_aside && c.status === 'complete' && c.clock > m ? c.clock : m),
+    // A follow-up's return to complete is no accept: the work it left is what a reopen lands.
+    (m, c) => (!c.set_aside && c.status === 'complete' && c.trigger !== 'round_end' && c.clock > m ? c.clock : m),
     -1,
   );
   for (let i = v.turns.length - 1; i >= 0 && v.turns[i]!.clock > accepted; i--) {
     const t = v.turns[i]!;
-    if ((t.role === 'agent' && t.details?.mode !== 'ask') || t.kind === 'pair') return isReviewTurn(t);
+    if ((t.role === 'agent' && !UNREVIEWED.has(String(t.details?.mode))) || t.kind === 'pair') return isReviewTurn(t);
   }
   return false;
 }

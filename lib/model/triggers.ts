@@ -13,6 +13,8 @@ export const ACTIONS = [
   'answer',
   'resume',
   'ask',
+  'follow_up',
+  'repair',
   'stop',
   'pair',
   'accept',
@@ -42,5 +44,7 @@ export type Event =
   | 'merge_abort'
   | 'pr_closed'
   | 'budget'
-  | 'zombie';
+  | 'zombie'
+  // A follow-up or repair round ended, however it ended: the task is back where the round found it.
+  | 'round_end';
 export type Trigger = Action | Event;

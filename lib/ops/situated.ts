@@ -18,7 +18,18 @@ import { BRANCH_NS } from '../core/names.js';
 // branch, and the full review check only for a branch that is not at the head its review recorded.
 
 /** The actions whose refusal reads the task branch (accept and submit, launching on an open session, and run). */
-const ON_BRANCH: readonly Action[] = ['accept', 'submit', 'unblock', 'answer', 'resume', 'ask', 'pair', 'run'];
+const ON_BRANCH: readonly Action[] = [
+  'accept',
+  'submit',
+  'unblock',
+  'answer',
+  'resume',
+  'ask',
+  'repair',
+  'follow_up',
+  'pair',
+  'run',
+];
 const LANDS: readonly Action[] = ['accept', 'submit'];
 
 interface Subject {

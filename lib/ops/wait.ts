@@ -1,3 +1,4 @@
+import { lastChange } from '../model/views.js';
 import { notAllowed, timeout } from '../core/errors.js';
 import type { TaskView } from '../model/fold.js';
 import type { Situated } from '../model/situation.js';
@@ -54,8 +55,13 @@ export async function landed(app: App, id: string, v: TaskView): Promise<TaskVie
   return { ...v, available_actions, action_conditions };
 }
 
-/** wait's verdict on a task that left working (wait and every --follow end on it): blocked or in conflict, else refused. */
+/**
+ * wait's verdict on a task that left working (wait and every --follow end on it): blocked or in conflict, or back from
+ * a follow-up or repair, else refused.
+ */
 function landedOrThrow(id: string, v: TaskView): TaskView {
+  // A follow-up or a repair lands where it started (complete, abandoned, interrupted too): that is its success.
+  if (lastChange(v)?.trigger === 'round_end') return v;
   if (v.status !== 'blocked' && v.status !== 'conflict') {
     throw notAllowed(
       'wait',

@@ -1,4 +1,5 @@
 import { lastChange, type TaskView, type TurnView, type ChangeView } from '../model/fold.js';
+import { showRounds } from './rounds.js';
 import type { ListedTask, ListItem } from '../ops/list.js';
 import type { ShownTask } from '../ops/show.js';
 import type { Requirement } from '../model/situation.js';
@@ -121,6 +122,7 @@ export function renderShow(v: ShownTask): string {
   showFacts(lines, v);
   showInterruption(lines, v);
   showConcurrent(lines, v);
+  showRounds(lines, v);
   showHistory(lines, v);
   return lines.join('\n');
 }

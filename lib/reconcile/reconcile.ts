@@ -123,8 +123,8 @@ async function reconcileRun(deps: ReconcileDeps, m: ActiveMarker, actions: Recon
   actions.push({ task: m.task, action: 'recorded', detail: `${outcome.kind} outcome of run ${rec.id}` });
   if (outcome.set_aside)
     actions.push({ task: m.task, action: 'set-aside', warn: true, detail: outcome.set_aside.note });
-  // An ask is status-neutral: its end restored the task, and it is never resumed as work.
-  const resumed = rec.kind !== 'ask' && (await maybeAutoResume(deps, m.task, actions));
+  // An ask, a follow-up or a repair is status-neutral: its end restored the task, and it is never resumed as work.
+  const resumed = !rec.restore && (await maybeAutoResume(deps, m.task, actions));
   if (!resumed && outcome.kind !== 'interrupted') {
     const next = await startQueuedOrNote({ ...deps, config: await deps.config() }, m.task, () => undefined);
     if (next)

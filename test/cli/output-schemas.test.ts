@@ -2,9 +2,9 @@ import t, { type Test } from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { cli, ROOT, type Sandbox } from '../helpers/env.js';
+import { cli, gitSync, ROOT, type Sandbox } from '../helpers/env.js';
 import { team, withFakeAgent } from '../helpers/team.js';
-import { shellScript } from '../helpers/agent.js';
+import { eventually, shellScript } from '../helpers/agent.js';
 
 // The scripting contract: every command's --json output, produced for real, validates against
 // its documented JSON Schema in schemas/output/ (docs/commands.md, "Scripting").
@@ -85,6 +85,9 @@ t.test('every command prints what its schema documents', async (t) => {
   await check(t, cli(a, { SHELL: pairShell }), 'pair', ['pair', one]);
   await check(t, l, 'submit', ['submit', one]);
   await check(t, l, 'accept', ['accept', one, '--yes']);
+  // The accept deleted the branch: brought back at the reviewed head, a follow-up works on it (and is back at once).
+  gitSync(a.dir, a.env, ['branch', `lazy/${one}`, (await l.json('show', one)).value.reviewed_head]);
+  await check(t, l, 'turn-started', ['follow-up', one, '--command', 'true']);
 
   await check(t, l, 'turn-started', ['start', vague]); // parks for a completion condition: run is null
   await check(t, l, 'turn-started', ['answer', vague, '-m', 'the tests pass']);
@@ -94,6 +97,9 @@ t.test('every command prints what its schema documents', async (t) => {
   await check(t, l, 'stop', ['stop', two]);
   await check(t, hang, 'turn-started', ['resume', two]); // hangs, so the stop below finds it working
   await check(t, l, 'stop', ['stop', two]);
+  await check(t, l, 'turn-started', ['repair', two, '-m', 'clean the worktree']);
+  const back = async () => (await l.json('show', two)).value.status === 'interrupted';
+  await eventually(back, 30_000, 'the repair back to interrupted');
   await check(t, l, 'close', ['reject', two]);
   await check(t, l, 'task-result', ['reopen', two]);
   await check(t, l, 'close', ['close', two]);

@@ -38,24 +38,37 @@ export const EXPECT: Record<State, Action[]> = {
   paused: ['start', 'queue', 'unqueue', 'unpause', 'close', 'comment', 'edit'],
   // unblock on a working task queues the feedback for the turn after this one.
   working: ['unblock', 'stop', 'comment', 'edit'],
-  blocked: ['unblock', 'ask', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit', 'run'],
+  blocked: ['unblock', 'ask', 'repair', 'pair', 'accept', 'submit', 'reject', 'close', 'comment', 'edit', 'run'],
   // A pending decision is answered (answer, or unblock's feedback) or the task closed: nothing accepts or submits it.
-  decision: ['unblock', 'answer', 'ask', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  decision: ['unblock', 'answer', 'ask', 'repair', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
   // start without a criterion: nothing runs an agent (ask), pairs or accepts until its answer gives one.
   clarify: ['unblock', 'answer', 'reject', 'close', 'comment', 'edit'],
   // A failed turn leaves no review: accept waits for a turn that does.
-  'blocked+violations': ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  'blocked+violations': ['unblock', 'ask', 'repair', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
   conflict: ['unblock', 'ask', 'pair', 'accept', 'reject', 'close', 'comment', 'edit', 'run'],
   // Handed to a forge: a new turn, a local accept, the retry of submit, or giving up.
   submitted: ['unblock', 'accept', 'submit', 'reject', 'close', 'comment', 'edit', 'run'],
-  interrupted: ['queue', 'pause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
-  'interrupted+violations': ['pause', 'unblock', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
-  'interrupted+paused': ['queue', 'unpause', 'unblock', 'resume', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  interrupted: ['queue', 'pause', 'unblock', 'resume', 'repair', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  'interrupted+violations': ['pause', 'unblock', 'repair', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+  'interrupted+paused': [
+    'queue',
+    'unpause',
+    'unblock',
+    'resume',
+    'repair',
+    'pair',
+    'reject',
+    'close',
+    'comment',
+    'edit',
+    'run',
+  ],
   pairing: ['comment', 'edit', 'run'],
   merging: ['accept'],
+  // A follow-up: one more round of work on the task branch (kept by this reject; the accept deleted it).
   complete: ['reopen'],
-  // run needs the branch, and accept and reject removed it (a rejection keeps one only with commits merged nowhere).
-  abandoned: ['reopen'],
+  // A reject keeps the branch here (the walk puts it back): a follow-up and a command run on it.
+  abandoned: ['follow_up', 'reopen', 'run'],
 };
 
 export const STATUS: Record<State, string> = {
@@ -89,6 +102,8 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   answer: (id) => ['answer', id, '-m', 'approach A'],
   resume: (id) => ['resume', id],
   ask: (id) => ['ask', id, '-m', 'what did you change?', '--timeout', '60'],
+  follow_up: (id) => ['follow-up', id, '-m', 'one more thing'],
+  repair: (id) => ['repair', id, '-m', 'fix the worktree'],
   stop: (id) => ['stop', id],
   pair: (id) => ['pair', id],
   accept: (id, p) => ['accept', id, '--yes', ...(p ? ['--approve-all'] : [])],
@@ -101,7 +116,7 @@ const ARGS: Record<Action, (id: string, pending: boolean) => string[]> = {
   // No `--`: the walk puts --json last, which after `--` would be the command's.
   run: (id) => ['run', id, 'true'],
 };
-const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume']);
+const LAUNCHES = new Set<Action>(['start', 'unblock', 'answer', 'resume', 'follow_up', 'repair']);
 
 export interface Env {
   box: AgentBox;
@@ -260,7 +275,11 @@ export const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
   },
   abandoned: async (e) => {
     const id = copy(e, await built(e, 'blocked'));
+    const head = e.git(['rev-parse', `refs/heads/lazy/${id}`]).trim();
     await ok(e, ['reject', id, '-m', 'no']);
+    // A reject keeps a branch whose work is merged nowhere, but deletes one whose patch an accept of another copy
+    // already landed (the states are built concurrently): the branch is put back, so the state is always the same.
+    e.git(['branch', '-f', `lazy/${id}`, head]);
     return id;
   },
 };

@@ -23,6 +23,8 @@ const BUILDER_TOOLS = [
   'lazy_resume',
   'lazy_close',
   'lazy_reopen',
+  'lazy_follow_up',
+  'lazy_repair',
   'lazy_submit',
   'lazy_queue',
   'lazy_unqueue',

@@ -62,11 +62,11 @@ t.test("every builder tool's inputSchema is generated from its command's contrac
   const served = contracts.filter((c) => c.tool);
   t.same(
     builderTools.map((x) => x.name).sort(),
-    served.map((c) => `lazy_${c.name}`).sort(),
+    served.map((c) => `lazy_${c.name.replace(/-/g, '_')}`).sort(),
     'a builder tool for each contract that names one, and no other',
   );
   for (const tool of builderTools) {
-    const c = served.find((x) => `lazy_${x.name}` === tool.name)!;
+    const c = served.find((x) => `lazy_${x.name.replace(/-/g, '_')}` === tool.name)!;
     t.same(tool.inputSchema, inputSchemaOf(c), `${tool.name}: the schema of lazy ${c.name}'s contract`);
     t.equal(tool.description, c.tool!.description, `${tool.name}: its contract's description`);
     t.equal(tool.reconcile, c.reconcile, `${tool.name}: reconciles as lazy ${c.name} does`);
@@ -75,7 +75,7 @@ t.test("every builder tool's inputSchema is generated from its command's contrac
 
 t.test('CLI arguments and tool arguments map one to one, modulo the declared names', async (t) => {
   for (const c of contracts.filter((x) => x.tool)) {
-    const tool = builderTools.find((x) => x.name === `lazy_${c.name}`)!;
+    const tool = builderTools.find((x) => x.name === `lazy_${c.name.replace(/-/g, '_')}`)!;
     const onBoth = c.args.filter((a) => a.cliOnly === undefined);
     const names = onBoth.map(toolName);
     t.same(Object.keys(tool.inputSchema.properties).sort(), [...names].sort(), `${tool.name}: one argument per flag`);

@@ -33,7 +33,8 @@ const judged = (changelog: TaskDocs['changelog']) =>
 // blocked with the reason (lib/agents/budget.ts).
 const ALLOWED: Record<Status, Status[]> = {
   backlog: ['working', 'abandoned', 'zombie', 'backlog', 'blocked'],
-  working: ['blocked', 'conflict', 'interrupted', 'zombie'],
+  // issue 32: a follow-up or a repair returns the task to where it was (round_end), complete and abandoned included.
+  working: ['blocked', 'conflict', 'interrupted', 'zombie', 'complete', 'abandoned'],
   // No blocked → backlog migration: lazy never had unstarted tasks parked in blocked, and
   // a blocked task without a session (a clarify question, a failed launch) must stay in view.
   blocked: ['working', 'conflict', 'pairing', 'merging', 'abandoned', 'zombie', 'submitted', 'blocked'],
@@ -43,8 +44,8 @@ const ALLOWED: Record<Status, Status[]> = {
   submitted: ['working', 'merging', 'complete', 'blocked', 'abandoned', 'zombie'],
   merging: ['complete', 'blocked', 'conflict', 'submitted', 'zombie'],
   zombie: ['complete'],
-  complete: ['blocked', 'backlog'],
-  abandoned: ['backlog', 'blocked'],
+  complete: ['blocked', 'backlog', 'working'],
+  abandoned: ['backlog', 'blocked', 'working'],
 };
 
 t.test('every allowed and every refused transition', async (t) => {
@@ -76,10 +77,10 @@ t.test('zombie is reachable only by the system actor', async (t) => {
 });
 
 t.test(
-  'terminal statuses are frozen except for reopen (and run, which records a command and moves nothing)',
+  'terminal statuses are frozen except for a follow-up (status-neutral), reopen, and run (which moves nothing)',
   async (t) => {
     for (const s of ['complete', 'abandoned'] as const) {
-      t.same(statusActions(s), ['reopen', 'run'], `${s} offers only reopen and run`);
+      t.same(statusActions(s), ['follow_up', 'reopen', 'run'], `${s} offers only follow-up, reopen and run`);
       t.equal(categoryOf(s), 'terminal');
     }
   },
@@ -117,6 +118,7 @@ t.test('available actions are derived from the edges', async (t) => {
     'unblock',
     'answer',
     'ask',
+    'repair',
     'pair',
     'accept',
     'submit',
@@ -136,6 +138,7 @@ t.test('available actions are derived from the edges', async (t) => {
     'unpause',
     'unblock',
     'resume',
+    'repair',
     'pair',
     'reject',
     'close',
@@ -227,7 +230,6 @@ const REFERENCE_ALLOWED: Row[] = [
 // The NOTEs of the reference: transitions it forbids outright.
 const REFERENCE_REFUSED: [from: Status, to: Status, pins: string][] = [
   ['working', 'pairing', 'working cannot pair: the agent is running'],
-  ['working', 'abandoned', 'working cannot be abandoned: the agent is running'],
   ['blocked', 'complete', 'blocked must go through merging to complete'],
   ['interrupted', 'merging', 'interrupted cannot merge: review first'],
   ['interrupted', 'complete', 'interrupted cannot complete: review first'],
@@ -247,6 +249,10 @@ t.test('reference: the transitions its notes forbid', async (t) => {
   for (const [from, to, pins] of REFERENCE_REFUSED) {
     t.notOk(canTransition(from, to), `${from} → ${to} refused: ${pins}`);
   }
+  // Only a follow-up's own end returns a working task to abandoned: nothing a person asks abandons a running agent.
+  for (const trigger of [...ACTIONS, 'turn_complete', 'turn_failed', 'turn_crashed'] as Trigger[])
+    t.notOk(canTransition('working', 'abandoned', trigger), `working cannot be abandoned by ${trigger}`);
+  t.ok(canTransition('working', 'abandoned', 'round_end'), 'a follow-up of an abandoned task ends there');
 });
 
 t.test('reference: any non-terminal status may become zombie, by the system only', async (t) => {
@@ -356,6 +362,9 @@ const ACTION_FROM: [Action, Status[], string][] = [
   ['answer', ['blocked'], 'answer: a blocked task with a pending decision'],
   ['resume', ['interrupted'], 'lazy resume: interrupted → working'],
   ['ask', ['blocked', 'conflict'], 'lazy ask: blocked|conflict, status-neutral'],
+  // vincent's follow_up (done, aborted) and repair (blocked; here interrupted too), each a status-neutral round.
+  ['follow_up', ['complete', 'abandoned'], 'lazy follow-up: complete|abandoned → working → back'],
+  ['repair', ['blocked', 'interrupted'], 'lazy repair: blocked|interrupted → working → back'],
   ['stop', ['working'], 'lazy stop: a running turn'],
   ['pair', ['blocked', 'conflict', 'interrupted'], 'lazy pair: blocked|conflict|interrupted → pairing'],
   // Difference: accept from conflict (decisions first); a stranded merge is recovered by accept-recovery, not by reject/close/unblock.
@@ -416,7 +425,11 @@ t.test('reference (firstmate, vincent): lifecycle rules in our vocabulary', asyn
   for (const s of ['backlog', 'blocked', 'conflict', 'interrupted'] as const)
     t.ok(canTransition(s, 'abandoned', 'close'), `${s} can be cancelled`);
   // firstmate: completed has no way out but (in lazy) reopen; vincent: an invalid action is refused (409, our exit 4).
-  t.same(statusActions('complete'), ['reopen', 'run'], 'and run, which moves nothing');
+  t.same(
+    statusActions('complete'),
+    ['follow_up', 'reopen', 'run'],
+    "vincent: done offers follow_up (and lazy's reopen, and run, which moves nothing)",
+  );
 });
 
 // ---------------------------------------------------------------------------------------
@@ -651,7 +664,7 @@ t.test('availableActions: unguarded statuses share the memoized list; guarded on
   t.not(availableActions(b), statusActions('blocked'), 'blocked has guards: a filtered copy');
   t.same(
     availableActions(b),
-    ['unblock', 'ask', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
+    ['unblock', 'ask', 'repair', 'pair', 'reject', 'close', 'comment', 'edit', 'run'],
     'no answer, no accept',
   );
   t.same(b.available_actions, availableActions(b), 'the fold carries exactly available_actions');
@@ -673,8 +686,8 @@ t.test('tableSignature: a stable key of the table and its guards', async (t) => 
  * and pin both; if no decision changed (a reworded reason, a refactor), pin the new code alone.
  */
 const GUARDS_PINNED = {
-  revs: 'criterion@1 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@1 paused@1 queued@1 reviewed@1 runnable@1',
-  code: '1fmhbs9',
+  revs: 'criterion@1 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@1 paused@1 queued@1 reviewed@2 runnable@1',
+  code: 'dbgfsg',
 };
 
 t.test('a guard whose decision changes gets a new rev: its code is pinned with the revs', async (t) => {

@@ -105,13 +105,13 @@ export async function supervise(ctx: SuperviseContext, runId: string): Promise<n
     // A fleet run whose worker is gone: pushed from here, or the turn's work would be lost with its worker.
     const released = await keeping?.release();
     if (released) note(released);
-    // A crash keeps the marker: the next command's reconcile decides on auto-resume (never for an ask).
+    // A crash keeps the marker: the next command's reconcile decides on auto-resume (never for an ask or a round).
     // Feedback queued during this turn starts the next one (only once the task is parked
     // blocked), while the marker still stands: wait sees one piece of work throughout.
     if (outcome.kind !== 'interrupted') await startQueuedOrNote(ctx, rec.task, note);
     // A usage limit's wait is the fleet queue's (schedule.not_before), never reconcile's to resume.
     const left = outcome.interrupt?.user_stopped || outcome.interrupt?.not_before;
-    if (outcome.kind !== 'interrupted' || left || rec.kind === 'ask') clearActive(ctx.lazyDir, rec.task, rec.id);
+    if (outcome.kind !== 'interrupted' || left || rec.restore) clearActive(ctx.lazyDir, rec.task, rec.id);
     return 0;
   } finally {
     beating.abort();

@@ -112,3 +112,48 @@ export const resume = {
   args: [id('the task to resume'), follow()],
   tool: { description: 'Resume an interrupted task: a new turn on its branch (lazy resume --json).' },
 } as const satisfies CommandContract;
+
+export const followUp = {
+  name: 'follow-up',
+  describe:
+    'One more piece of work on a complete or abandoned task, on its branch (an agent, or a shell command); ' +
+    'the task goes back to its status, its verdict unchanged',
+  args: [
+    id('the task to follow up'),
+    message('what the agent should do (or --command)', {
+      required: false,
+      description: 'what the agent should do (give this or command)',
+    }),
+    { name: 'agent', type: 'string', describe: 'agent to use for this round' },
+    {
+      name: 'command',
+      type: 'string',
+      describe: "run this shell command in the task's worktree instead of an agent (its output and exit code recorded)",
+      tool: { description: "a shell command to run in the task's worktree instead of an agent" },
+    },
+    follow(),
+  ],
+  tool: {
+    description:
+      "One more round of work on a complete or abandoned task's branch (an agent prompt, or a shell command); the " +
+      'task returns to its status and verdict, and the commits stay on the task branch (lazy follow-up --json).',
+  },
+} as const satisfies CommandContract;
+
+export const repair = {
+  name: 'repair',
+  describe:
+    "One throwaway agent run in a blocked or interrupted task's worktree, told the failure; " +
+    'the task comes back as it was (status, reason, crash counter)',
+  args: [
+    id('the task to repair'),
+    message('what the agent should do (the failure is added)'),
+    { name: 'agent', type: 'string', describe: 'agent to use for this run' },
+    follow(),
+  ],
+  tool: {
+    description:
+      "Run one agent in a blocked or interrupted task's worktree with the failure's context; the task returns to " +
+      'the same status and reason, counters untouched, for you to resume, unblock or close (lazy repair --json).',
+  },
+} as const satisfies CommandContract;

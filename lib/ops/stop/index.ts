@@ -10,6 +10,7 @@ import { terminateVerified, type Terminated } from '../../agents/supervisor/kill
 import { allowedTaskArg } from '../resolve.js';
 import type { App } from '../app.js';
 import { nowIso } from '../../core/clock.js';
+import { isRound } from '../../model/rounds.js';
 
 export interface Stopped extends Terminated {
   task: TaskView;
@@ -17,6 +18,8 @@ export interface Stopped extends Terminated {
   broken?: { remote: string | null; lease: string | null };
   /** A stopped ask: the task went back to its status before the ask; `set_aside` says where what it left went. */
   ask?: { set_aside: string | null };
+  /** A stopped follow-up or repair ("follow-up 2"): the task went back to the status it came from. */
+  round?: string;
 }
 
 /**
@@ -46,13 +49,14 @@ export async function stopTask(app: App, idArg: string, o: { force?: boolean } =
     const b = await breakClaim(app, id, view.current_run);
     return { task: b.task, signal: 'none', waited_ms: 0, broken: { remote: b.remote, lease: b.lease } };
   }
+  const end = run ? async () => terminate(app.repo.lazyDir, run.id, await grace(app)) : null;
   if (last?.trigger === 'ask' && (last.from === 'blocked' || last.from === 'conflict')) {
     const { stopAsk } = await import('./ask.js');
-    return stopAsk(app, id, {
-      from: last.from,
-      run: view.current_run,
-      end: run ? async () => terminate(app.repo.lazyDir, run.id, await grace(app)) : null,
-    });
+    return stopAsk(app, id, { from: last.from, run: view.current_run, end });
+  }
+  if (last && isRound(last.trigger) && last.from) {
+    const { stopRound } = await import('./ask.js');
+    return stopRound(app, id, { from: last.from, run: view.current_run, end });
   }
   const { view: task } = await app.store.mutate(id, 'stop', (d) => {
     assertAllowed('stop', d.view);

@@ -161,7 +161,7 @@ const ROUTES: [method: string, path: RegExp, route: Route | 'stream'][] = [
         (await callTool(c.site, tool('create'), await readJsonBody(c.req), { actor: HUMAN, signal: c.signal })).value,
       ),
   ],
-  ['POST', /^\/api\/tasks\/([^/]+)\/([a-z-]+)$/, (c, m) => act(c, m[1]!, m[2]!)],
+  ['POST', /^\/api\/tasks\/([^/]+)\/([a-z_-]+)$/, (c, m) => act(c, m[1]!, m[2]!)],
 ];
 
 /** Serves one /api/ request; false when no route has its path. */

@@ -7,6 +7,8 @@ import type { RunRecord } from '../../runs.js';
 import type { TurnView } from '../../../model/fold.js';
 import { lastCumulative, usageSince } from '../../../model/usage.js';
 import { fitOutcome } from '../fit.js';
+import { leftBefore, roundLabel, roundsOf } from '../../../model/rounds.js';
+import { carriedDetails } from '../../../model/details.js';
 
 // Records a run's outcome in the task ref. The supervisor calls this when the agent
 // ends; reconcile calls it for a supervisor that died after writing outcome.json.
@@ -85,7 +87,8 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
   const park = () => (run.restore && !o.violations?.length ? run.restore : parkStatus(d.preview()));
   const reason = outcomeText(o).split('\n')[0]!.slice(0, 500);
 
-  if (d.status === 'interrupted' && ours && normal && d.view.changelog.at(-1)?.trigger !== 'stop') {
+  // A round's end is never a late outcome of interrupted work: a repair of an interrupted task ends there.
+  if (d.status === 'interrupted' && ours && normal && !run.restore && d.view.changelog.at(-1)?.trigger !== 'stop') {
     // The interrupted-response sweep: an outcome that arrived after the task was marked
     // interrupted is still the run's real result.
     d.transition(
@@ -97,7 +100,9 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
     );
   }
   if (d.status !== 'working' || !ours) return; // the task moved on: keep the turn, change nothing
-  if (run.restore) {
+  if (run.restore && run.kind !== 'ask') {
+    returnFromRound(d, run, o);
+  } else if (run.restore) {
     // ask is status-neutral: whatever happened, the task returns to where it was.
     d.transition(park(), 'turn_complete', `ask ${o.kind}: back to ${park()}`, { run: run.id }, 'system');
   } else if (normal) {
@@ -135,6 +140,30 @@ export function applyOutcome(d: Draft, run: RunRecord, o: Outcome): void {
       'system',
     );
   }
+}
+
+/**
+ * A follow-up or repair ends where it started, however it ended (a crash or a stop included: recorded on the turn,
+ * never resumed, never counted by the breaker), with the details of the move that had left the task there.
+ */
+function returnFromRound(d: Draft, run: RunRecord, o: Outcome): void {
+  const v = d.view;
+  const round = roundsOf(v).find((r) => r.run === run.id);
+  const label = round ? roundLabel(round.kind, round.n) : run.kind.replace('_', '-');
+  const before = leftBefore(v.changelog, run.id);
+  d.op = label; // `lazy log` names the round's end as it names its start
+  // A follow-up opened a session on the branch of a task that had ended: it ends with the round, as it had.
+  if (v.session && (run.restore === 'complete' || run.restore === 'abandoned')) {
+    const prior = [...v.sessions].reverse().find((s) => s.ended_at !== null);
+    d.putSession({ ...v.session, ended_at: d.ctx.now, outcome: prior?.outcome ?? null });
+  }
+  d.transition(
+    run.restore!,
+    'round_end',
+    `${label} ${o.kind}: back to ${run.restore}`,
+    { run: run.id, ...(carriedDetails(before) ? { details: carriedDetails(before)! } : {}) },
+    'system',
+  );
 }
 
 export async function recordOutcome(store: Store, run: RunRecord, o: Outcome): Promise<void> {

@@ -21,7 +21,8 @@ export interface Outcome {
   summary: string;
   question?: string;
   risks?: string[];
-  commands?: { command: string; exit_code: number }[];
+  /** What the agent ran (its report), or follow-up --command's one command with the tail of its output. */
+  commands?: { command: string; exit_code: number | null; output?: string }[];
   failure?: { class: FailureClass; reason: string };
   interrupt?: {
     reason: string;
