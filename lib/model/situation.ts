@@ -16,6 +16,11 @@ export interface Situation {
    * submit's no-work refusals, run's no-branch refusal).
    */
   noBranch?: boolean;
+  /**
+   * lazy/<id> is gone but made again on demand: a complete task whose reviewed head this clone holds (the accept
+   * deleted the branch; lib/workspace/branch/restore.ts). A follow-up and run stay listed; landing needs no branch.
+   */
+  restorable?: boolean;
   /** The branch is not the head the latest review recorded (lib/ops/accept/guard.ts reviewGap: unreviewed_head). */
   unreviewed?: boolean;
   /** Subtasks still open: accepting removes the branch they build on (lib/ops/accept/guard.ts assertFamily). */
@@ -63,11 +68,10 @@ export function situate(t: SituatedTask, s: Situation): Situated {
   const conditions: ActionCondition[] = [];
   if (s.elsewhere && t.status === 'working') for (const a of OFF_LIMITS_ELSEWHERE) off.add(a);
   if (s.noBranch) {
-    // run needs the branch whatever the session: its worktree is made from lazy/<id>, never from the base.
-    off.add('accept').add('submit').add('run');
+    off.add('accept').add('submit');
     if (t.session_open && t.status !== 'working') for (const a of LAUNCH_ON_BRANCH) off.add(a);
-    // A follow-up works on the task's own branch: without it there is nothing to follow up.
-    off.add('follow_up');
+    // run and a follow-up work on the task's own branch (never the base): without it, or a way back to it, neither.
+    if (!s.restorable) off.add('run').add('follow_up');
   }
   if (s.unreviewed) off.add('accept').add('submit');
   if (s.openChildren || s.parentActive) off.add('accept');

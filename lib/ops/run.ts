@@ -10,7 +10,8 @@ import { withLock } from '../core/lock.js';
 import type { TaskView } from '../model/fold.js';
 import { landingBranch } from '../model/landing.js';
 import { situatedActions } from '../model/situation.js';
-import { branchExists, ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
+import { ensureWorktree, headOf, worktreePath } from '../workspace/worktree.js';
+import { restoreBranch } from '../workspace/branch/restore.js';
 import { boundedText } from './create.js';
 import { firstLine } from './comment.js';
 import { allowedTaskArg } from './resolve.js';
@@ -53,7 +54,7 @@ export async function runCommand(app: App, idArg: string, argv: string[], o: Run
   const path = worktreePath(app.repo, id, (await app.config()).worktree_dir);
   // Under the task's lock, as pair makes it: the worktree again from lazy/<id> after a cleanup, never a new branch.
   await withLock(app.repo.lazyDir, id, async () => {
-    if (!(await branchExists(app.repo, taskBranch(id)))) throw noBranch(view);
+    if (!(await restoreBranch(app.repo, view))) throw noBranch(view);
     await ensureWorktree(app.repo, { path, branch: taskBranch(id), base: landingBranch(view) });
   });
   const head = await headOf(path);

@@ -142,8 +142,13 @@ async function situationOf(
   if (s.status === 'working' && w && !madeHere(w, c.here)) situation.elsewhere = true;
   if (needs(s, ON_BRANCH)) {
     const head = (await c.heads()).get(s.id);
-    if (head === undefined) situation.noBranch = true;
-    else if (needs(s, LANDS) && head !== s.facts.reviewed_head) {
+    if (head === undefined) {
+      situation.noBranch = true;
+      // An accepted task's branch is made again at its reviewed head on demand, while this clone holds that commit.
+      const reviewed = s.facts.reviewed_head;
+      if (s.status === 'complete' && reviewed && needs(s, ['follow_up', 'run']))
+        situation.restorable = (await app.store.reader.objects.read(reviewed))?.type === 'commit';
+    } else if (needs(s, LANDS) && head !== s.facts.reviewed_head) {
       // Not at the reviewed head: only the full check knows (a person's accept of a subtask counts as reviewed).
       const { reviewGap } = await import('./accept/guard.js');
       const v = known ?? (await c.view(s.id));

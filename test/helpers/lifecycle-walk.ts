@@ -66,7 +66,8 @@ export const EXPECT: Record<State, Action[]> = {
   pairing: ['comment', 'edit', 'run'],
   merging: ['accept'],
   // A follow-up: one more round of work on the task branch (kept by this reject; the accept deleted it).
-  complete: ['reopen'],
+  // The accept deleted lazy/<id>; a follow-up or run makes it again at the head its review recorded.
+  complete: ['follow_up', 'reopen', 'run'],
   // A reject keeps the branch here (the walk puts it back): a follow-up and a command run on it.
   abandoned: ['follow_up', 'reopen', 'run'],
 };

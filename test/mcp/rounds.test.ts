@@ -1,7 +1,6 @@
 import t from 'tap';
 import { agentSandbox, eventually, reviewed } from '../helpers/agent.js';
 import { fakeEnv, mcpInproc } from '../helpers/mcp.js';
-import { gitSync } from '../helpers/env.js';
 
 // issue 32: lazy_follow_up and lazy_repair, the builder tools of lazy follow-up and lazy repair, with their options,
 // results (lazy <command> --json) and refusals.
@@ -15,9 +14,11 @@ t.test('lazy_follow_up (a prompt or a command) and lazy_repair as tools', async 
   });
   const id = await reviewed(box, 'tool rounds');
   t.equal((await box.l('accept', id, '--yes')).code, 0);
-  const gone = await mcp.call('lazy_follow_up', { id, command: 'true' });
-  t.match(gone.structuredContent, { error: { code: 'action_not_allowed', message: /branch lazy\/\w+ is gone/ } });
-  gitSync(box.sb.dir, box.sb.env, ['branch', `lazy/${id}`, (await box.l.json('show', id)).value.reviewed_head]);
+  // A task whose branch is gone for good (closed with --delete-branch) is refused in the CLI's words.
+  const gone = await reviewed(box, 'gone for good');
+  t.equal((await box.l('close', gone, '--delete-branch')).code, 0);
+  const refused0 = await mcp.call('lazy_follow_up', { id: gone, command: 'true' });
+  t.match(refused0.structuredContent, { error: { code: 'action_not_allowed', message: /branch lazy\/\w+ is gone/ } });
   const neither = await mcp.call('lazy_follow_up', { id });
   t.match(neither.structuredContent, { error: { code: 'usage', message: /message .* or command/ } });
   const cmd = await mcp.ok('lazy_follow_up', { id, command: 'echo via-mcp' });

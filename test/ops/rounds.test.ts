@@ -28,11 +28,6 @@ async function accepted(box: AgentBox): Promise<string> {
   return id;
 }
 
-/** An accept deletes the task branch: a person brings it back at the reviewed head, as the refusal says. */
-async function restored(box: AgentBox, id: string): Promise<void> {
-  gitSync(box.sb.dir, box.sb.env, ['branch', `lazy/${id}`, (await show(box, id)).reviewed_head]);
-}
-
 const onBranch = (box: AgentBox, id: string, ref: string) =>
   gitSync(box.sb.dir, box.sb.env, ['rev-list', '--count', `${ref}..lazy/${id}`]).trim();
 
@@ -41,17 +36,22 @@ t.test('a follow-up on a complete task: back to complete, its commit on lazy/<id
   t.teardown(box.sb.cleanup);
   const id = await accepted(box);
   const before = await show(box, id);
-  t.notOk(before.available_actions.includes('follow_up'), 'not offered while the branch is gone');
-  const refused = await box.l.json('follow-up', id, '-m', 'too early');
-  t.equal(refused.run.code, 4, 'refused: the accept deleted the branch');
-  t.match(refused.value.error.message, new RegExp(`branch lazy/${id} is gone .*git branch lazy/${id} [0-9a-f]{40}`));
-  await restored(box, id);
-  t.ok((await show(box, id)).available_actions.includes('follow_up'), 'offered once it is back');
+  t.throws(
+    () => gitSync(box.sb.dir, box.sb.env, ['rev-parse', '--verify', `lazy/${id}`]),
+    'the accept deleted lazy/<id>',
+  );
+  t.ok(before.available_actions.includes('follow_up'), 'offered all the same: the branch can be made again');
+  t.ok(before.available_actions.includes('run'), 'and so is run');
   const main = gitSync(box.sb.dir, box.sb.env, ['rev-parse', 'main']).trim();
   const r = await box.l.json('follow-up', id, '-m', 'add the changelog entry');
   t.equal(r.run.code, 0, r.run.stderr);
   t.equal(r.value.task.status, 'working', 'the round runs as a turn');
   t.equal(r.value.run.kind, 'follow_up');
+  t.equal(
+    gitSync(box.sb.dir, box.sb.env, ['merge-base', '--is-ancestor', before.reviewed_head, `lazy/${id}`]),
+    '',
+    'lazy/<id> is made again at the head the review recorded, never at the target',
+  );
   const v = await settled(box, id, r.value.run.id);
   t.equal(v.status, 'complete', 'back to complete');
   t.same(v.session, null, 'the session the round opened ended with it');
@@ -83,7 +83,6 @@ t.test('follow-ups are repeatable: rounds 1 and 2; --command runs a shell comman
   const box = await agentSandbox();
   t.teardown(box.sb.cleanup);
   const id = await accepted(box);
-  await restored(box, id);
   const one = await box.l.json('follow-up', id, '-m', 'first');
   await settled(box, id, one.value.run.id);
   const two = await box.l.json('follow-up', id, '--command', 'echo hello > cmd.txt && echo done && exit 3');
@@ -170,6 +169,5 @@ t.test('a repair of an interrupted task: back to interrupted, nothing resumed; r
   t.equal((await box.l('follow-up', fresh, '-m', 'x')).code, 4, 'no follow-up of a backlog task');
   t.equal((await box.l('follow-up', id, '-m', 'x')).code, 4, 'no follow-up of an interrupted task');
   const done = await accepted(box);
-  await restored(box, done);
   t.equal((await box.l('repair', done, '-m', 'x')).code, 4, 'no repair of a complete task');
 });

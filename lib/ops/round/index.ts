@@ -6,7 +6,7 @@ import { situatedActions } from '../../model/situation.js';
 import type { TaskView } from '../../model/fold.js';
 import { launchTurn } from '../../agents/launch.js';
 import { planRound, repairContext, type RoundInput } from '../../agents/rounds.js';
-import { branchExists } from '../../workspace/worktree.js';
+import { restoreBranch } from '../../workspace/branch/restore.js';
 import type { TurnStarted } from '../turn.js';
 import { boundedText } from '../create.js';
 import { allowedTaskArg } from '../resolve.js';
@@ -65,13 +65,13 @@ async function launchRound(app: App, id: string, op: string, r: RoundInput, agen
 }
 
 /**
- * A follow-up works on the task's own branch: the worktree is made again from it when it was removed, but a branch
- * that is gone (an accept deletes it once the work landed; a close may) is not guessed at: refused, saying how to
- * bring it back.
+ * A follow-up works on the task's own branch: the worktree is made again from it when it was removed, and an
+ * accepted task's branch (which the accept deleted) again at the head its review recorded. Anything else that is
+ * gone is not guessed at: refused, saying how to bring it back.
  */
 async function assertWorkKept(app: App, v: TaskView): Promise<void> {
   const branch = taskBranch(v.id);
-  if (await branchExists(app.repo, branch)) return;
+  if (await restoreBranch(app.repo, v)) return;
   const head = v.reviewed_head;
   throw notAllowed(
     'follow_up',
