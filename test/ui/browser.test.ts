@@ -86,6 +86,13 @@ t.test('lazy ui in chromium', async (top) => {
     );
   });
 
+  await top.test("a reviewer's command run on the terminal shows in the review, apart from the agent's", async (t) => {
+    const r = await box.l('run', review, '--', 'sh', '-c', 'echo the tests pass');
+    t.equal(r.code, 0, r.stderr);
+    const item = await page.waitForSelector('.commands.people li', { timeout: 10_000 });
+    t.match(await item!.evaluate((li) => (li as HTMLElement).innerText), /ok\s*sh -c 'echo the tests pass'/);
+  });
+
   await top.test('a submitted task shows its pull request as a link', async (t) => {
     const remote = join(box.sb.home, 'remote.git');
     gitSync(box.sb.home, box.sb.env, ['init', '-q', '--bare', remote]);

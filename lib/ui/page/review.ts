@@ -44,6 +44,24 @@ function commandList(d: TurnDetails): HTMLElement {
   );
 }
 
+/** What people ran on this work (lazy run), apart from the agent's: who, when, and how it ended. */
+function peopleCommands(t: TaskView): HTMLElement[] {
+  const cmds = t.reviewer_commands ?? [];
+  if (!cmds.length) return [];
+  const items = cmds.map((c) => {
+    const ok = c.exit_code === 0;
+    const label = c.exit_code !== null ? `exit ${c.exit_code}` : (c.signal ?? 'no exit code');
+    return h(
+      'li',
+      { class: ok ? 'cmd ok' : 'cmd fail', 'data-exit-code': c.exit_code ?? '' },
+      h('span', { class: `exit ${ok ? 'ok' : 'fail'}` }, ok ? 'ok' : label),
+      h('code', { class: 'cmdline' }, c.command),
+      h('span', { class: 'who' }, ' by ', c.person ?? c.actor, ' ', when(c.at)),
+    );
+  });
+  return [h('h3', null, 'Commands run by people'), h('ul', { class: 'commands people' }, items)];
+}
+
 function risksList(d: TurnDetails): HTMLElement {
   const risks = d.risks ?? [];
   if (!risks.length) return empty('No risk reported.');
@@ -93,6 +111,7 @@ export function reviewSection(t: TaskView): HTMLElement {
     filesList(d) ?? empty('No file changed.'),
     h('h3', null, 'Commands run'),
     commandList(d),
+    peopleCommands(t),
     h('h3', null, 'Risks'),
     risksList(d),
   );

@@ -104,7 +104,18 @@ export interface PendingViolation {
   since?: string;
 }
 
+/** A command a person ran on the work under review (lazy run): show --json's reviewer_commands. */
+export interface ReviewerCommand {
+  actor: string;
+  person: string | null;
+  at: string;
+  command: string;
+  exit_code: number | null;
+  signal: string | null;
+}
+
 export interface TaskView extends ListedTask {
+  reviewer_commands?: ReviewerCommand[];
   prompt?: string | null;
   acceptance?: string[];
   agent?: string | null;
