@@ -128,6 +128,8 @@ export type AgentTurnDetails = {
   usage?: Obj;
   usage_cumulative?: Obj;
   cost_usd?: number;
+  /** Seconds of the turn spent waiting on a subtask (lazy_wait, lazy_ask on one): not the agent's time (lazy usage). */
+  waited_seconds?: number;
   review?: ReviewDetails;
   upstream?: { status: string; detail: string; files: string[] };
   set_aside?: SetAsideDetails;
@@ -265,6 +267,18 @@ export const turnMode = (t: TurnLike): string | null => str(t.details?.mode);
 
 /** The failure class an agent turn recorded. */
 export const failureClassOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.failure_class);
+
+/** What `lazy usage` reads of an agent turn: its agent, model, reported cost and the seconds it waited on a subtask. */
+export const spentOf = (t: { details?: Bag | null }) => {
+  const d = t.details;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+  return {
+    agent: str(d?.agent),
+    model: str(d?.model),
+    cost_usd: n(d?.cost_usd),
+    waited_seconds: n(d?.waited_seconds) ?? 0,
+  };
+};
 
 /** The agent's own session id an agent turn reported. */
 export const agentSessionOf = (t: TurnLike): string | null => str(t.details?.agent_session_id);

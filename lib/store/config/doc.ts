@@ -32,6 +32,8 @@ export type Config = {
   forge?: { pr_command?: string };
   /** The fleet worker (lazy work): how long a claim's lease lasts before another worker may take it over. */
   work?: { lease_seconds?: number };
+  /** US dollars per million tokens, by model: what a turn whose agent reports no cost cost (lib/model/pricing.ts). */
+  pricing?: Record<string, { input?: number; output?: number; cache_read?: number; cache_write?: number }>;
   /** In a merged read only: a shared forge.pr_command this clone has not trusted. */
   untrusted_pr_command?: boolean;
   /** In a merged read only: agents defined by shared settings this clone has not trusted. */
