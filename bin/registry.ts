@@ -32,6 +32,7 @@ import * as submit from './commands/submit.js';
 import * as diff from './commands/diff.js';
 import * as edit from './commands/edit.js';
 import * as inbox from './commands/inbox.js';
+import * as usage from './commands/usage.js';
 import * as pull from './commands/pull.js';
 import * as push from './commands/push.js';
 import * as sync from './commands/sync.js';
@@ -56,6 +57,7 @@ export const COMMANDS = [
   log,
   diff,
   inbox,
+  usage,
   comment,
   edit,
   start,

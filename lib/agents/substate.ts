@@ -4,7 +4,7 @@ import { readJsonFile, writeFileAtomicSync } from '../core/fsutil.js';
 import { liveness, selfIdentity, type ProcIdentity } from '../core/proc.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import { runDir } from './runs.js';
-import { now } from '../core/clock.js';
+import { now, nowIso } from '../core/clock.js';
 
 // What a working turn is doing right now, as its agent tells lazy's MCP server: a progress
 // line (lazy_update_progress) and a wait on a subtask (lazy_wait). Both live in the run's
@@ -46,6 +46,7 @@ const files = (lazyDir: string, run: string) => ({
   progress: join(runDir(lazyDir, run), 'progress.json'),
   waiting: join(runDir(lazyDir, run), 'waiting-on.json'),
   retrying: join(runDir(lazyDir, run), 'retrying.json'),
+  waited: join(runDir(lazyDir, run), 'waited.json'),
 });
 
 const CLASS_WORDS: Record<string, string> = {
@@ -106,7 +107,45 @@ export function beginWaitOn(lazyDir: string, run: string, task: string, at = now
   return () => {
     const cur = readJsonFile<WaitingOn>(path, 64 * 1024);
     if (cur && cur.since === rec.since && cur.holder.pid === rec.holder.pid) rmSync(path, { force: true });
+    recordWait(lazyDir, run, { task, since: rec.since, until: nowIso() });
   };
+}
+
+/** A wait that ended: kept in the run's folder until the turn ends, when its outcome carries the total (waitedSeconds). */
+type Waited = { task: string; since: string; until: string };
+
+function recordWait(lazyDir: string, run: string, w: Waited): void {
+  const path = files(lazyDir, run).waited;
+  try {
+    const all = readJsonFile<Waited[]>(path, 1024 * 1024) ?? [];
+    writeFileAtomicSync(path, JSON.stringify([...all, w]));
+  } catch {
+    /* the turn's agent time then counts the wait: a file that cannot be written must not fail the tool call */
+  }
+}
+
+/**
+ * The seconds a run spent waiting on subtasks: the union of its ended waits and one still open (to `at`), so two
+ * waits at once count once. The turn's outcome records it (details.waited_seconds): its agent time leaves it out.
+ */
+export function waitedSeconds(lazyDir: string, run: string, at = now()): number {
+  const f = files(lazyDir, run);
+  const spans = (readJsonFile<Waited[]>(f.waited, 1024 * 1024) ?? []).map((w) => [
+    Date.parse(w.since),
+    Date.parse(w.until),
+  ]);
+  const open = readJsonFile<WaitingOn>(f.waiting, 64 * 1024);
+  if (open) spans.push([Date.parse(open.since), at]);
+  let total = 0;
+  let reach = -Infinity;
+  for (const [a, b] of spans
+    .filter(([a, b]) => Number.isFinite(a) && Number.isFinite(b))
+    .sort((x, y) => x[0]! - y[0]!)) {
+    const from = Math.max(a!, reach);
+    if (b! > from) total += b! - from;
+    reach = Math.max(reach, b!);
+  }
+  return Math.round(total) / 1000; // to the millisecond: a short wait is still a wait
 }
 
 /** The substate of a task's running turn on this machine: a retry first, then a live wait, then the last progress line. */

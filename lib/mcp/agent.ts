@@ -175,7 +175,13 @@ function subtaskTools(rec: RunRecord): Tool[] {
       description: "Ask a subtask's agent a question and wait for the answer (lazy ask --json).",
       run: async ({ app }, a) => {
         const id = await scoped(app, rec, req(a, 'id'), 'ask', true);
-        return { value: await askTask(app, id, req(a, 'question'), opt<number>(a, 'timeout')) };
+        // Waiting for a subtask's answer is a wait on it, as lazy_wait is: shown, and not the agent's time.
+        const end = beginWaitOn(lazyDir(app), rec.id, id);
+        try {
+          return { value: await askTask(app, id, req(a, 'question'), opt<number>(a, 'timeout')) };
+        } finally {
+          end();
+        }
       },
     },
     {

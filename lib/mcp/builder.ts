@@ -5,6 +5,7 @@ import { waitTask } from '../ops/wait.js';
 import { askTask } from '../ops/ask.js';
 import { acceptTask } from '../ops/accept/index.js';
 import { inbox } from '../ops/inbox.js';
+import { usage, type UsageBy } from '../ops/usage.js';
 import { createTask } from '../ops/create.js';
 import { commentTask } from '../ops/comment.js';
 import { unblockTask } from '../ops/unblock.js';
@@ -69,6 +70,9 @@ export const builderTools: Tool[] = [
   }),
   toolOf(C.show, async ({ app }, a) => value(showTask(app, a.id))),
   toolOf(C.inbox, async ({ app }, a) => value(inbox(app, filterInput(a)))),
+  toolOf(C.usage, async ({ app }, a) =>
+    value(usage(app, { by: a.by as UsageBy | undefined, since: a.since, until: a.until })),
+  ),
   toolOf(C.create, async ({ app }, a) => value(createTask(app, createInput(a, a.parent)))),
   toolOf(C.comment, async ({ app }, a) => value(commentTask(app, a.id, a.message))),
   startTool,

@@ -133,6 +133,8 @@ export type AgentTurnDetails = {
   usage?: Obj;
   usage_cumulative?: Obj;
   cost_usd?: number;
+  /** Seconds of the turn spent waiting on a subtask (lazy_wait, lazy_ask on one): not the agent's time (lazy usage). */
+  waited_seconds?: number;
   review?: ReviewDetails;
   upstream?: { status: string; detail: string; files: string[] };
   set_aside?: SetAsideDetails;
@@ -301,6 +303,18 @@ export const carriedDetails = (c: ChangeLike | null | undefined): Bag => c?.deta
 
 /** The failure class an agent turn recorded. */
 export const failureClassOf = (t: TurnLike | null | undefined): string | null => str(t?.details?.failure_class);
+
+/** What `lazy usage` reads of an agent turn: its agent, model, reported cost and the seconds it waited on a subtask. */
+export const spentOf = (t: { details?: Bag | null }) => {
+  const d = t.details;
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null);
+  return {
+    agent: str(d?.agent),
+    model: str(d?.model),
+    cost_usd: n(d?.cost_usd),
+    waited_seconds: n(d?.waited_seconds) ?? 0,
+  };
+};
 
 /** The agent's own session id an agent turn reported. */
 export const agentSessionOf = (t: TurnLike): string | null => str(t.details?.agent_session_id);

@@ -1,4 +1,5 @@
 import type { Json } from '../core/json.js';
+import { spentOf } from './details.js';
 
 // Token usage, one shape for every agent: what a turn records in details.usage and what
 // show and list sum per task. input_tokens never includes cache reads (claude reports
@@ -57,4 +58,64 @@ export function taskUsage(turns: readonly TurnLike[]): UsageTotals {
     if (typeof cost === 'number' && Number.isFinite(cost)) sum.cost_usd = (sum.cost_usd ?? 0) + cost;
   }
   return sum;
+}
+
+/**
+ * One agent turn as `lazy usage` counts it, compact as the listing index stores it: when it ended, its agent and
+ * model (null: not recorded / the CLI's default), its four token counts, the cost its agent reported (null: none),
+ * and its agent time in seconds (null: its start is not on record).
+ */
+export type TurnSpend = [
+  ended: string,
+  agent: string | null,
+  model: string | null,
+  input: number,
+  output: number,
+  cache_read: number,
+  cache_write: number,
+  cost_usd: number | null,
+  agent_seconds: number | null,
+];
+
+type RunLike = { run: string | null; timestamp: string };
+
+/**
+ * Agent time of one turn: from its run's launch (the move into working that names the run, else the run's first
+ * turn before the agent's, the prompt) to its agent turn, less the seconds it recorded waiting on a subtask.
+ * Waits for a person (a question, a decision) end the turn, so they never fall inside it.
+ */
+function agentSeconds(t: TurnLike & RunLike, starts: Map<string, string>): number | null {
+  const start = t.run ? starts.get(t.run) : undefined;
+  if (!start) return null;
+  const span = (Date.parse(t.timestamp) - Date.parse(start)) / 1000;
+  if (!Number.isFinite(span)) return null;
+  return Math.max(0, Math.round((span - spentOf(t).waited_seconds) * 1000) / 1000);
+}
+
+/** Every agent turn's TurnSpend, in the order of `turns`. */
+export function turnSpends(
+  turns: readonly (TurnLike & RunLike)[],
+  changelog: readonly (RunLike & { status: string })[],
+): TurnSpend[] {
+  const starts = new Map<string, string>();
+  for (const c of changelog) if (c.run && c.status === 'working' && !starts.has(c.run)) starts.set(c.run, c.timestamp);
+  for (const t of turns) if (t.run && t.role !== 'agent' && !starts.has(t.run)) starts.set(t.run, t.timestamp);
+  const out: TurnSpend[] = [];
+  for (const t of turns) {
+    if (t.role !== 'agent' || !t.details) continue;
+    const u = usageOf(t.details.usage);
+    const s = spentOf(t);
+    out.push([
+      t.timestamp,
+      s.agent,
+      s.model,
+      u.input_tokens,
+      u.output_tokens,
+      u.cache_read_input_tokens,
+      u.cache_creation_input_tokens,
+      s.cost_usd,
+      agentSeconds(t, starts),
+    ]);
+  }
+  return out;
 }

@@ -3,7 +3,7 @@ import { randomId } from '../core/ids.js';
 import { GIT_ENV } from '../core/git.js';
 import { gitFailed } from '../core/errors.js';
 import type { TaskDoc } from '../model/docs.js';
-import { creationDraft } from './draft.js';
+import { creationDraft, type Draft } from './draft.js';
 import { entryName, TASK_FILE } from './layout.js';
 import { writeDoc } from './validate.js';
 import type { Store } from './store.js';
@@ -18,6 +18,8 @@ export async function bulkCreate(
   store: Store,
   count: number,
   fields: (i: number) => Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>,
+  /** Adds turns to the new task's draft (the benchmark's recorded usage); they are written in the same commit. */
+  more?: (d: Draft, i: number) => void,
 ): Promise<string[]> {
   const { ctx, sig } = await store.ctx();
   const child = spawn('git', ['fast-import', '--quiet', '--done'], {
@@ -38,12 +40,18 @@ export async function bulkCreate(
     const id = randomId();
     const draft = creationDraft(id, fields(i), ctx);
     const ref = taskRef(id);
+    more?.(draft, i);
     const entry = draft.changes[0]!;
     const file = `changelog/${entryName(entry.clock, entry.id)}`;
+    const turns = draft.turns.map((e) => {
+      const at = `turns/${entryName(e.clock, e.id)}`;
+      return `M 100644 inline ${at}\n${data(writeDoc('turn', e, { ref, file: at }))}`;
+    });
     const chunk =
       `commit ${ref}\ncommitter ${who}\n${data(draft.commitMessage())}` +
       `M 100644 inline ${TASK_FILE}\n${data(writeDoc('task', draft.docs.task, { ref, file: TASK_FILE }))}` +
-      `M 100644 inline ${file}\n${data(writeDoc('statusChange', entry, { ref, file }))}\n`;
+      `M 100644 inline ${file}\n${data(writeDoc('statusChange', entry, { ref, file }))}` +
+      `${turns.join('')}\n`;
     if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin.once('drain', r));
     ids.push(id);
   }

@@ -73,6 +73,8 @@ t.test('every command prints what its schema documents', async (t) => {
   await check(t, l, 'watch', ['watch', '--once']);
   await check(t, l, 'task-result', ['wait', one, '--timeout', '60']);
   await check(t, l, 'inbox', ['inbox']);
+  await check(t, l, 'usage', ['usage']);
+  await check(t, l, 'usage', ['usage', '--by', 'day']);
   await check(t, l, 'log', ['log', one]);
   await check(t, l, 'diff', ['diff', one]);
   await check(t, l, 'show-markdown', ['show', one, '--markdown']);

@@ -10,6 +10,7 @@ const BUILDER_TOOLS = [
   'lazy_list',
   'lazy_show',
   'lazy_inbox',
+  'lazy_usage',
   'lazy_create',
   'lazy_comment',
   'lazy_start',
@@ -110,6 +111,16 @@ t.test('every builder tool runs its lifecycle operation, recorded with actor bui
     'lazy_list (all) lists both tasks',
   );
   t.same((await mcp.ok('lazy_list', {})).items, [], 'and without all, no terminal task');
+  const usage = await mcp.ok('lazy_usage', { by: 'agent' });
+  t.same(usage, (await box.l.json('usage', '--by', 'agent')).value, "lazy_usage is lazy usage's report");
+  t.same(
+    usage.groups.map((g: any) => [g.key, g.turns]),
+    [['fake', 5]],
+    'every agent turn counted: the two tasks, the question, the answer and the ask',
+  );
+  const badDate = await mcp.call('lazy_usage', { since: 'last week' });
+  t.equal(badDate.isError, true);
+  t.match(badDate.structuredContent.error, { code: 'usage', message: /--since/ });
 
   const task = (await box.l.json('show', id)).value;
   const byBuilder = task.changelog.filter((c: any) => c.actor === 'builder').map((c: any) => c.trigger);

@@ -50,3 +50,39 @@ t.test('taskUsage sums agent turns; cost only where an agent reported one', asyn
   t.strictSame(taskUsage(codex), { ...u(200, 20), cost_usd: null }, 'codex reports no cost: null, not 0');
   t.strictSame(taskUsage([{ role: 'user', details: { usage: u(9, 9) } }, agent({})]), { ...u(0, 0), cost_usd: null });
 });
+
+t.test(
+  "turnSpends: each agent turn's record, its agent time from its run's launch less its subtask waits",
+  async (t) => {
+    const { turnSpends } = await import('../../lib/model/usage.js');
+    const changelog = [
+      { run: 'r1', status: 'working', timestamp: '2026-12-01T10:00:00.000Z' },
+      { run: null, status: 'blocked', timestamp: '2026-12-01T10:05:00.000Z' },
+    ];
+    const turns: any[] = [
+      { role: 'person', run: null, timestamp: '2026-12-01T09:59:00.000Z', details: null },
+      {
+        role: 'agent',
+        run: 'r1',
+        timestamp: '2026-12-01T10:05:00.000Z',
+        details: { agent: 'claude', model: 'm', usage: u(10, 2, 3, 4), cost_usd: 0.5, waited_seconds: 120.5 },
+      },
+      // An ask's run: no move into working on record here, its prompt turn says when it began.
+      { role: 'person', run: 'r2', timestamp: '2026-12-02T08:00:00.000Z', details: null },
+      { role: 'agent', run: 'r2', timestamp: '2026-12-02T08:00:30.250Z', details: { usage: u(1, 1) } },
+      // No start on record: no agent time, not a negative or a guessed one.
+      { role: 'agent', run: 'r9', timestamp: '2026-12-03T08:00:00.000Z', details: { usage: u(1, 0) } },
+    ];
+    t.strictSame(turnSpends(turns, changelog), [
+      ['2026-12-01T10:05:00.000Z', 'claude', 'm', 10, 2, 3, 4, 0.5, 179.5],
+      ['2026-12-02T08:00:30.250Z', null, null, 1, 1, 0, 0, null, 30.25],
+      ['2026-12-03T08:00:00.000Z', null, null, 1, 0, 0, 0, null, null],
+    ]);
+    const waitedLonger = [{ ...turns[1]!, details: { ...turns[1]!.details, waited_seconds: 900 } }];
+    t.equal(
+      turnSpends(waitedLonger, changelog)[0]![8],
+      0,
+      'a wait longer than the turn (clock skew) is not negative time',
+    );
+  },
+);

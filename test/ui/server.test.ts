@@ -138,6 +138,8 @@ t.test('lazy ui over HTTP', async (top) => {
       [backlog],
     );
     t.same([board.working, board.queued, board.finished], [[], [], []], 'lists are [], never null');
+    const usage = (await page.get('/api/usage?by=agent')).json();
+    t.same(usage, (await box.l.json('usage', '--by', 'agent')).value, 'GET /api/usage is lazy usage --json');
     const diff = (await page.get(`/api/tasks/${review}/diff`)).json();
     t.match(diff.text, /^diff --git/m, 'the diff');
   });

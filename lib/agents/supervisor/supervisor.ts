@@ -14,7 +14,7 @@ import { readEnvelope, type Envelope } from '../adapters/envelope.js';
 import { mergeCommands } from '../adapters/commands.js';
 import { decide, DEFAULT_RETRY, usageWait, type Attempt, type RetryConfig } from './retry.js';
 import { retryRecorder, sleepRetrying, waitForUsage } from './waits.js';
-import type { Outcome } from './outcome/types.js';
+import type { Outcome, OutcomeCommon } from './outcome/types.js';
 import { recordOutcome } from './outcome/index.js';
 import { setAsideAskLeftovers } from './ask-end.js';
 import { settleSuperseded } from './superseded.js';
@@ -31,6 +31,7 @@ import {
   type RunRecord,
 } from '../runs.js';
 import { clearActive } from '../../store/markers.js';
+import { waitedSeconds } from '../substate.js';
 import { resultPathOf } from '../launch.js';
 import { runAgentOnce, type AttemptResult } from './attempt.js';
 import { finishWork, withViolations, type Finished } from './finish.js';
@@ -351,10 +352,7 @@ async function normalEnd(t: Turn, common: Common, { r, state }: Launched): Promi
 // The outcome constructors. Optional fields a run lacks are left undefined (outcome.json omits them).
 
 /** The fields every outcome of this attempt shares. */
-type Common = Pick<
-  Outcome,
-  'run' | 'task' | 'ended_at' | 'attempts' | 'agent_session_id' | 'usage' | 'usage_cumulative' | 'cost_usd' | 'upstream'
->;
+type Common = OutcomeCommon;
 
 function commonOf(t: Turn, attempt: number, sessionId: string | null, state: StreamState): Common {
   return {
@@ -366,6 +364,7 @@ function commonOf(t: Turn, attempt: number, sessionId: string | null, state: Str
     usage: state.usage,
     usage_cumulative: state.usageCumulative,
     cost_usd: state.costUsd,
+    waited_seconds: waitedSeconds(t.ctx.lazyDir, t.rec.id),
     upstream: t.upstream,
   };
 }

@@ -92,7 +92,8 @@ export const config = {
       describe:
         'agent, agents.<name>.command|adapter|args|permission_mode|interactive|model, protected, worktree_dir, ' +
         'watchdog_ms, stop_grace_ms, retry_base_ms, retry_transient_max, retry_unreachable_max, crash_window_ms, ' +
-        'usage_limit_recheck_ms, usage_limit_max_wait_ms, mcp, forge.pr_command',
+        'usage_limit_recheck_ms, usage_limit_max_wait_ms, mcp, forge.pr_command, ' +
+        'pricing.<model>.input|output|cache_read|cache_write',
     },
     { name: 'value', positional: true, type: 'string', describe: 'the value to set (config set only)' },
     {

@@ -103,6 +103,36 @@ export const inbox = {
   tool: { description: 'Tasks that need a human, oldest first, with what they need (lazy inbox --json).' },
 } as const satisfies CommandContract;
 
+/** lazy usage: what the agents cost, per group. */
+export const usage = {
+  name: 'usage',
+  describe: 'What the agents cost: tokens, cost and agent time per task, agent, model, day or week',
+  args: [
+    {
+      name: 'by',
+      choices: ['task', 'agent', 'model', 'day', 'week'],
+      describe: 'group by task (default), agent, model, UTC day or ISO week',
+      tool: { description: 'task (default), agent, model, day (UTC) or week (ISO, 2026-W49)' },
+    },
+    {
+      name: 'since',
+      type: 'string',
+      describe: 'only turns that ended on or after DATE (YYYY-MM-DD, a UTC day) or an ISO time',
+      tool: { description: 'only turns that ended on or after this day (YYYY-MM-DD, UTC) or ISO time' },
+    },
+    {
+      name: 'until',
+      type: 'string',
+      describe: 'only turns that ended on or before DATE (YYYY-MM-DD, the whole UTC day) or an ISO time',
+      tool: { description: 'only turns that ended on or before this day (YYYY-MM-DD, the whole UTC day) or ISO time' },
+    },
+  ],
+  tool: {
+    description:
+      'What the agents cost: input, output and cache tokens, cost (reported, else priced by config pricing; unknown is never 0) and agent time, per group, with a total (lazy usage --json).',
+  },
+} as const satisfies CommandContract;
+
 export const create = {
   name: 'create',
   describe: 'Create a task and print its id',

@@ -34,7 +34,7 @@ export type Config = {
   work?: { lease_seconds?: number };
   /** What a task may spend before it launches another turn, and the repository's daily cap on auto-resumes. */
   budget?: { task_tokens?: number; task_cost_usd?: number; auto_resumes_per_day?: number };
-  /** Prices per model, US dollars per million tokens (lib/model/pricing.ts): the cost of turns whose agent reports none. */
+  /** US dollars per million tokens, by model: what a turn whose agent reports no cost cost (lib/model/pricing.ts). */
   pricing?: Record<string, { input?: number; output?: number; cache_read?: number; cache_write?: number }>;
   /** In a merged read only: a shared forge.pr_command this clone has not trusted. */
   untrusted_pr_command?: boolean;

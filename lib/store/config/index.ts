@@ -45,6 +45,8 @@ const NUM_KEYS = new Set(['budget.task_cost_usd']);
 const LIST_KEYS = new Set(['protected']);
 const BOOL_KEYS = new Set(['mcp']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive', 'model']);
+/** pricing.<model>.<kind>: US dollars per million tokens, a decimal. */
+const PRICE_FIELDS = new Set(['input', 'output', 'cache_read', 'cache_write']);
 /** Nested keys outside agents.<name>: each a command line or a setting of one feature. */
 const NESTED_KEYS = new Set([
   'forge.pr_command',
@@ -165,7 +167,10 @@ function readEnvLayer(ignored: LazyError[]): Config {
 function merge(a: Config, b: Config): Config {
   const agents: NonNullable<Config['agents']> = { ...a.agents };
   for (const [k, v] of Object.entries(b.agents ?? {})) agents[k] = { ...agents[k], ...v };
-  return { ...a, ...b, ...(a.agents || b.agents ? { agents } : {}) };
+  // A model's prices merge field by field, as an agent's settings do: a local output price keeps the shared input one.
+  const pricing: NonNullable<Config['pricing']> = { ...a.pricing };
+  for (const [k, v] of Object.entries(b.pricing ?? {})) pricing[k] = { ...pricing[k], ...v };
+  return { ...a, ...b, ...(a.agents || b.agents ? { agents } : {}), ...(a.pricing || b.pricing ? { pricing } : {}) };
 }
 
 export async function loadConfig(repo: Repo, objects: ObjectReader): Promise<ConfigSnapshot> {
@@ -229,10 +234,23 @@ export function keyPath(key: string): string[] {
   const name = parts.slice(1, -1).join('.');
   if (parts.length >= 3 && parts[0] === 'agents' && /^[A-Za-z0-9_.-]+$/.test(name) && AGENT_FIELDS.has(parts.at(-1)!))
     return ['agents', name, parts.at(-1)!];
+  // A model name holds dots too (claude-sonnet-4.5): pricing.<model>.<kind> splits the same way.
+  if (
+    parts.length >= 3 &&
+    parts[0] === 'pricing' &&
+    /^[A-Za-z0-9_.:/@-]+$/.test(name) &&
+    PRICE_FIELDS.has(parts.at(-1)!)
+  )
+    return ['pricing', name, parts.at(-1)!];
   throw usageError(`unknown setting '${key}' (see lazy config --help for the keys)`);
 }
 
 function coerce(key: string, value: string): Json {
+  if (key.startsWith('pricing.')) {
+    if (!/^\d+(\.\d+)?$/.test(value.trim()))
+      throw usageError(`${key} takes US dollars per million tokens (got '${value}')`);
+    return Number(value.trim());
+  }
   if (INT_KEYS.has(key)) {
     if (!/^\d+$/.test(value.trim())) throw usageError(`${key} takes a whole number (got '${value}')`);
     return Number(value.trim());
@@ -265,9 +283,10 @@ function setPath(c: Config, path: string[], value: Json | undefined): Config {
   for (const p of path.slice(0, -1)) cur = cur[p] ??= {};
   if (value === undefined) delete cur[path.at(-1)!];
   else cur[path.at(-1)!] = value;
-  if (path[0] === 'agents' && value === undefined && Object.keys(out.agents?.[path[1]!] ?? {}).length === 0)
-    delete out.agents[path[1]!];
-  for (const k of ['forge', 'work', 'budget'])
+  for (const k of ['agents', 'pricing'])
+    if (path[0] === k && value === undefined && Object.keys(out[k]?.[path[1]!] ?? {}).length === 0)
+      delete out[k][path[1]!];
+  for (const k of ['forge', 'work', 'budget', 'pricing'])
     if (path[0] === k && value === undefined && Object.keys(out[k] ?? {}).length === 0) delete out[k];
   return out as Config;
 }

@@ -12,8 +12,9 @@ export type StatusTest = (status: string, line?: string) => boolean;
 
 // available_actions are stored as a bit mask derived under this table: another table, another index (its signature
 // is data, so every bundle keys alike). The plain file adds the piped line's version (plain.ts plainKey).
-// 12: a row's schedule carries `held` (why no worker will pick a queued task).
-export const VERSION = `13.${tableSignature()}`;
+// 12: a row's schedule carries `held` (why no worker will pick a queued task). 14: a detail row carries `spend`, each
+// agent turn's usage record for `lazy usage`.
+export const VERSION = `14.${tableSignature()}`;
 
 /** The base file's first line; each further line is one row's Tuple, in creation order. */
 export interface Header {

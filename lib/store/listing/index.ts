@@ -52,6 +52,7 @@ import {
 } from './plain.js';
 import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './refs.js';
 import type { TaskReader } from '../read.js';
+import { spendPath, spentOf, writeDetail, type Spent } from './spend.js';
 
 export type { BadRow, LeanRow, Row } from './rows.js';
 export { byCreation, firstRows, indexPath, type PlainItem, type PlainLines, type StatusTest };
@@ -136,7 +137,7 @@ async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string,
   }
   const gen = randomUUID();
   // Detail first, then the base, then an empty delta naming it: a crash between leaves rows the next list re-reads.
-  await writeFileAtomic(detailPath(lazyDir), JSON.stringify({ version: VERSION, rows: detail } satisfies DetailFile));
+  await writeDetail(lazyDir, gen, detail);
   const keyed = [...cache.lean.values()].map((v) => ({ v, k: keyOf(v) }));
   keyed.sort((a, b) => byCreation(a.k, b.k));
   const header: Header = { version: VERSION, gen, bad: [...cache.bad.values()] };
@@ -160,8 +161,9 @@ export interface Refreshed<R> {
   rows: R[];
   bad: BadRow[];
   reread: number;
-  /** A task's prompt, when the detail rows were read. */
+  /** A task's prompt, when the detail rows were read; the tasks agents worked on (spend.ts), when at hand. */
   prompt?: (id: string) => string | null;
+  spent?: (lazyDir: string) => Spent[] | undefined;
 }
 
 /**
@@ -322,7 +324,7 @@ export async function refreshPlain(
 }
 
 const rmIndex = (lazyDir: string) =>
-  Promise.all([indexPath, deltaPath, detailPath].map((p) => rm(p(lazyDir), { force: true })));
+  Promise.all([indexPath, deltaPath, detailPath, spendPath].map((p) => rm(p(lazyDir), { force: true })));
 
 /** Re-reads the tasks whose tip differs from the cache's, forgets vanished ones, saves; how many were read. */
 async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: RefsNow, piped?: PlainLines) {
@@ -371,17 +373,17 @@ function rowsOf(cache: Cache, detail: boolean, keep?: StatusTest, selective = fa
   for (const v of stored) {
     const row = typeof v !== 'string' ? v : parsed ? parsed[at++]! : keep && !keep(statusOf(v), v) ? null : rowOf(v);
     if (!row || (keep && !keep(row.status))) continue;
-    rows.push(detail ? { ...row, ...withoutTip(cache.detail![row.id]!) } : row);
+    rows.push(detail ? { ...row, ...asRow(cache.detail![row.id]!) } : row);
   }
   const prompt = detail ? (id: string) => cache.detail![id]?.prompt ?? null : undefined;
-  return { rows, bad: [...cache.bad.values()], prompt };
+  return { rows, bad: [...cache.bad.values()], prompt, spent: (dir: string) => spentOf(dir, cache) };
 }
 
 const parseLines = (lines: string[]) => (JSON.parse(`[${lines.join(',')}]`) as Tuple[]).map(fromTuple);
 
 const leanOf = (v: LeanRow): LeanRow => fromTuple(toTuple(v));
 // The facts ride under a symbol: JSON.stringify leaves it out, so list --json prints the row as documented.
-const withoutTip = ({ tip: _t, prompt: _p, facts, ...rest }: Detail) => Object.assign(rest, { [FACTS]: facts });
+const asRow = ({ tip: _t, prompt: _p, spend: _s, facts, ...rest }: Detail) => Object.assign(rest, { [FACTS]: facts });
 
 /** Writes fresh rows for tasks a caller already read (a pull), so the next list skips them. */
 export async function primeIndex(lazyDir: string, views: Iterable<TaskView>): Promise<void> {

@@ -3,7 +3,7 @@ import { lastChange, type TaskView } from '../../model/fold.js';
 import type { Status } from '../../model/status.js';
 import { ACTIONS, type Action } from '../../model/table.js';
 import { NO_SCHEDULE, type Schedule } from '../../model/schedule.js';
-import { taskUsage, type UsageTotals } from '../../model/usage.js';
+import { taskUsage, turnSpends, type TurnSpend, type UsageTotals } from '../../model/usage.js';
 
 // The listing index's rows: what each task contributes, and the compact tuple a base line stores.
 
@@ -33,6 +33,8 @@ export type Detail = Pick<
   usage: UsageTotals;
   /** Kept for --search only: listed rows never carry it. */
   prompt: string | null;
+  /** Each agent turn's usage, model, cost and agent time, for `lazy usage`: listed rows never carry it. */
+  spend: TurnSpend[];
   /** What the reading surfaces fold into available_actions beyond the table (lib/ops/situated.ts). */
   facts: RowFacts;
 };
@@ -58,7 +60,7 @@ export function factsOf(v: TaskView): RowFacts {
   };
 }
 /** A listed task: the task object without its prompt, turns, changelog and session records. */
-export type Row = LeanRow & Omit<Detail, 'tip' | 'prompt' | 'facts'> & { [FACTS]?: RowFacts };
+export type Row = LeanRow & Omit<Detail, 'tip' | 'prompt' | 'facts' | 'spend'> & { [FACTS]?: RowFacts };
 export interface BadRow {
   id: string;
   tip: string;
@@ -133,6 +135,7 @@ export const toDetail = (v: TaskView): Detail => ({
   pr_url: v.submission?.url ?? null,
   usage: taskUsage(v.turns),
   prompt: v.prompt,
+  spend: turnSpends(v.turns, v.changelog),
   facts: factsOf(v),
 });
 

@@ -23,7 +23,7 @@ const tool = (name: string) => builderTools.find((t) => t.name === `lazy_${name}
  * What the page reads through tools of its own (GET), what only waits (a person watches instead), and run: a web
  * page is no place to start arbitrary commands on this machine (lazy run on a terminal, lazy_run from a builder).
  */
-const NOT_ACTIONS = new Set(['list', 'show', 'inbox', 'create', 'wait', 'run']);
+const NOT_ACTIONS = new Set(['list', 'show', 'inbox', 'usage', 'create', 'wait', 'run']);
 
 /** The actions a page may take: a button for each, when the task lists it. */
 export const UI_ACTIONS: ReadonlySet<string> = new Set(
@@ -140,6 +140,7 @@ const ROUTES: [method: string, path: RegExp, route: Route | 'stream'][] = [
   ['GET', /^\/api\/board$/, (c) => board(c)],
   ['GET', /^\/api\/tasks$/, (c) => read(c, 'list', queryArgs(tool('list'), c.url.searchParams))],
   ['GET', /^\/api\/inbox$/, (c) => read(c, 'inbox', queryArgs(tool('inbox'), c.url.searchParams))],
+  ['GET', /^\/api\/usage$/, (c) => read(c, 'usage', queryArgs(tool('usage'), c.url.searchParams))],
   ['GET', /^\/api\/tasks\/([^/]+)$/, (c, m) => read(c, 'show', { id: m[1] })],
   [
     'GET',

@@ -56,6 +56,7 @@ function details(o: Outcome, run: RunRecord, turns: readonly TurnView[]): { [k: 
       usage,
       usage_cumulative: o.usage_cumulative,
       cost_usd: o.cost_usd,
+      waited_seconds: o.waited_seconds || undefined,
       review: o.review,
       upstream: o.upstream,
       set_aside: o.set_aside,

@@ -42,6 +42,8 @@ export interface Outcome {
   /** The agent thread's usage so far (codex): the recorded turn takes the difference from the last one. */
   usage_cumulative?: Usage;
   cost_usd?: number;
+  /** Seconds the run spent waiting on subtasks (lazy_wait, lazy_ask): not the agent's time. */
+  waited_seconds?: number;
   review?: Review;
   /** Protected files this run's commits touched. */
   violations?: { file: string; commit: string; base: string }[];
@@ -49,3 +51,18 @@ export interface Outcome {
   /** What an ask left in the worktree, set aside (never committed). */
   set_aside?: SetAside;
 }
+
+/** The fields every outcome of one attempt shares, whatever its kind. */
+export type OutcomeCommon = Pick<
+  Outcome,
+  | 'run'
+  | 'task'
+  | 'ended_at'
+  | 'attempts'
+  | 'agent_session_id'
+  | 'usage'
+  | 'usage_cumulative'
+  | 'cost_usd'
+  | 'waited_seconds'
+  | 'upstream'
+>;
