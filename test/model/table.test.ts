@@ -102,17 +102,7 @@ t.test('categories', async (t) => {
 });
 
 t.test('available actions are derived from the edges', async (t) => {
-  t.same(statusActions('backlog'), [
-    'start',
-    'queue',
-    'unqueue',
-    'pause',
-    'unpause',
-    'close',
-    'comment',
-    'edit',
-    'run',
-  ]);
+  t.same(statusActions('backlog'), ['start', 'queue', 'unqueue', 'pause', 'unpause', 'close', 'comment', 'edit']);
   t.same(statusActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
   t.same(statusActions('blocked'), [
     'unblock',
