@@ -48,13 +48,16 @@ export async function assertBudget(repo: Repo, store: Store, l: BudgetLaunch, be
     taskBudgetReached(spentOf(before.turns, l.config.pricing), limitsOf(before, l.config)) ??
     (isAutoResume(l, before) ? await dailyCapReached(repo, store, l.config) : null);
   if (!reached) return;
-  const view = l.fleet ? before : await recordReached(store, l.id, reached);
+  // Only a launch of the task's own work leaves it blocked for a person; an ask, a follow-up or a repair is refused
+  // and moves nothing (each returns the task where it was, so its refusal must too), and a fleet claim records
+  // nothing here (the remote is the workers' record).
+  const view = l.fleet || !WORK_LAUNCHES.has(l.op) ? before : await recordReached(store, l.id, reached);
   const action = actionOf(l.op, before);
   throw notAllowed(
     action,
     view.status,
     view.available_actions,
-    `task ${l.id} was not launched: ${reached.reason}; ${raiseHint(l.id, reached)}`,
+    `task ${l.id} was not launched: ${reached.reason}; ${raiseHint(l.id, reached, view)}`,
     {
       guard: 'budget',
       budget: reached.budget,
@@ -65,21 +68,31 @@ export async function assertBudget(repo: Repo, store: Store, l: BudgetLaunch, be
   );
 }
 
-/** What the person can do about it, named in the refusal. */
-function raiseHint(id: string, r: Reached): string {
+/** The launches of the task's own work: a budget that stops one leaves the task blocked with the reason. */
+const WORK_LAUNCHES: ReadonlySet<string> = new Set(['start', 'unblock', 'answer', 'resume', 'auto-resume', 'work']);
+
+/** What the person can do about it, named in the refusal: a task's own budget only where unblock can set it. */
+function raiseHint(id: string, r: Reached, v: Pick<TaskView, 'available_actions'>): string {
+  const unblock = v.available_actions.includes('unblock');
   if (r.budget === 'auto_resumes_per_day')
-    return `raise budget.auto_resumes_per_day, or go on by hand: lazy unblock ${id} -m "..."`;
-  if (r.budget === 'task_tokens')
-    return `raise budget.task_tokens, or this task's own: lazy unblock ${id} --budget N -m "..."`;
-  return `raise budget.task_cost_usd, or this task's own: lazy unblock ${id} --budget-usd X -m "..."`;
+    return `raise budget.auto_resumes_per_day${unblock ? `, or go on by hand: lazy unblock ${id} -m "..."` : ''}`;
+  const [key, flag] = r.budget === 'task_tokens' ? ['task_tokens', '--budget N'] : ['task_cost_usd', '--budget-usd X'];
+  return `raise budget.${key} (lazy config set budget.${key} …)${unblock ? `, or this task's own: lazy unblock ${id} ${flag} -m "..."` : ''}`;
 }
 
 /** An unattended resume: reconcile's, or a fleet worker's claim of an interrupted task (both record auto_resume). */
 const isAutoResume = (l: BudgetLaunch, v: TaskView) =>
   l.op === 'auto-resume' || (l.op === 'work' && v.status === 'interrupted');
 
+/** The action a launch's op is (the table's name: follow-up is follow_up). */
 const actionOf = (op: string, v: TaskView) =>
-  op === 'auto-resume' ? 'resume' : op === 'work' ? (v.status === 'backlog' ? 'start' : 'resume') : op;
+  op === 'auto-resume'
+    ? 'resume'
+    : op === 'work'
+      ? v.status === 'backlog'
+        ? 'start'
+        : 'resume'
+      : op.replace(/-/g, '_');
 
 /** Blocks the task with the budget's reason, once: a second refusal for the same reason writes nothing. */
 async function recordReached(store: Store, id: string, r: Reached): Promise<TaskView> {

@@ -112,8 +112,9 @@ interface Launching {
 
 async function launchLocked(repo: Repo, store: Store, launcher: Launcher, input: LaunchInput): Promise<Launched> {
   const before = await store.view(input.id);
-  // A budget reached stops the launch before anything is prepared (never a turn under way: this is its start).
-  await assertBudget(repo, store, input, before);
+  // A budget reached stops the launch before anything is prepared (never a turn under way: this is its start). A
+  // launch with its own spec runs no agent (follow-up --command runs a shell command) and spends no tokens.
+  if (!input.spec) await assertBudget(repo, store, input, before);
   const l = await prepareWorktree(repo, input, before);
   try {
     const { view } = await store.mutateUnlocked(input.id, input.op, (d) => planRun(l, d), { actor: input.actor });

@@ -202,6 +202,8 @@ const FIRST: Partial<Record<Action, readonly Guard[]>> = {
   ask: [criterion(false)],
   repair: [criterion(false)],
   resume: [criterion(false)],
+  run: [branchMade('run')],
+  follow_up: [branchMade('follow_up')],
   unblock: [criterion(true)],
   answer: [criterion(true)],
 };
@@ -210,6 +212,17 @@ const FIRST: Partial<Record<Action, readonly Guard[]>> = {
 function guardsOf(a: Action): readonly Guard[] {
   const own = GUARDS[a];
   return own ? [...(FIRST[a] ?? []), own] : (FIRST[a] ?? []);
+}
+
+/** run and a follow-up work on the task's branch, which only a turn or a pairing session ever made. */
+function branchMade(action: 'run' | 'follow_up'): Guard {
+  return {
+    name: 'branch_made',
+    rev: 1,
+    of: [action],
+    holds: (v) => v.changelog.some((c) => c.status === 'working' || c.status === 'pairing'),
+    reason: () => `the task was never started: no turn made its branch, which ${action.replace('_', '-')} works on`,
+  };
 }
 
 /** The agent's pending question (or the criterion question start asked) holds accept and submit. */

@@ -376,8 +376,8 @@ const ACTION_FROM: [Action, Status[], string][] = [
   // Difference (issue 32): a person's command on the record, never while a turn, an accept or the system holds it.
   [
     'run',
-    ['backlog', 'blocked', 'conflict', 'submitted', 'pairing', 'interrupted', 'complete', 'abandoned'],
-    'lazy run changes no status',
+    ['blocked', 'conflict', 'submitted', 'pairing', 'interrupted', 'complete', 'abandoned'],
+    'lazy run changes no status (and needs a branch a turn made: never in backlog)',
   ],
 ];
 
@@ -648,7 +648,7 @@ t.test('assertAllowed: the same test available_actions makes, as an exit-4 error
 t.test('availableActions: unguarded statuses share the memoized list; guarded ones filter it', async (t) => {
   // issue 12: backlog has guarded actions now (unqueue, pause, unpause); issue 28: working's unblock needs a criterion.
   const v = view({ changelog: walk(['working', 'start'], ['blocked', 'turn_complete'], ['pairing', 'pair']) });
-  t.equal(availableActions(v), statusActions('pairing'), 'pairing has no guarded action: the same array');
+  t.same(availableActions(v), statusActions('pairing'), 'pairing: run is guarded (branch_made) and holds here');
   t.not(availableActions(view()), statusActions('backlog'), 'backlog has guards now: a filtered copy');
   const b = blocked();
   t.not(availableActions(b), statusActions('blocked'), 'blocked has guards: a filtered copy');
@@ -676,8 +676,8 @@ t.test('tableSignature: a stable key of the table and its guards', async (t) => 
  * and pin both; if no decision changed (a reworded reason, a refactor), pin the new code alone.
  */
 const GUARDS_PINNED = {
-  revs: 'criterion@1 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@1 paused@1 queued@1 reviewed@2 runnable@1',
-  code: 'dbgfsg',
+  revs: 'branch_made@1 criterion@1 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@1 paused@1 queued@1 reviewed@2 runnable@1',
+  code: 'i5c85f',
 };
 
 t.test('a guard whose decision changes gets a new rev: its code is pinned with the revs', async (t) => {

@@ -124,11 +124,24 @@ export async function repairConfigRef(p: Pass): Promise<void> {
   });
 }
 
+/**
+ * A follow-up or a reviewer's command since the task became complete made its branch (and worktree) again on
+ * purpose (lib/workspace/branch/restore.ts): those are no accept's leftovers.
+ */
+function madeAgain(v: TaskView): boolean {
+  const done = [...v.changelog].reverse().find((c) => c.status === 'complete' && c.trigger !== 'round_end');
+  const since = done?.timestamp ?? '';
+  return (
+    v.changelog.some((c) => c.trigger === 'follow_up' && c.timestamp >= since) ||
+    v.turns.some((t) => t.kind === 'command' && t.timestamp >= since)
+  );
+}
+
 /** A complete task whose branch or worktree stayed (its accept died after the complete commit). */
 export async function repairAcceptLeftovers(p: Pass, views: TaskView[]): Promise<void> {
   const { repo } = p.app;
   const config = await p.app.config();
-  for (const v of views.filter((x) => x.status === 'complete')) {
+  for (const v of views.filter((x) => x.status === 'complete' && !madeAgain(x))) {
     const branch = taskBranch(v.id);
     const wt = worktreePath(repo, v.id, config.worktree_dir);
     const hasBranch = await branchExists(repo, branch);

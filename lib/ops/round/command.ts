@@ -102,6 +102,8 @@ function commandOutcome(
     attempts: 1,
     summary,
     commands: [{ command, exit_code: ran.code, output: tail }],
+    // A shell command spends no tokens: known to cost nothing, so `lazy usage` never counts it unpriced.
+    cost_usd: 0,
     ...(ran.code === 0 ? {} : { failure: { class: 'unknown' as const, reason: summary } }),
     ...(risks ? { risks } : {}),
     review,

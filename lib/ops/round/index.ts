@@ -7,6 +7,7 @@ import type { TaskView } from '../../model/fold.js';
 import { launchTurn } from '../../agents/launch.js';
 import { planRound, repairContext, type RoundInput } from '../../agents/rounds.js';
 import { restoreBranch } from '../../workspace/branch/restore.js';
+import { assertBudget } from '../../agents/budget.js';
 import type { TurnStarted } from '../turn.js';
 import { boundedText } from '../create.js';
 import { allowedTaskArg } from '../resolve.js';
@@ -29,6 +30,9 @@ export interface RoundOptions {
 
 export async function followUpTask(app: App, idArg: string, o: RoundOptions): Promise<TurnStarted> {
   const { id, view } = await allowedTaskArg(app, idArg, 'follow_up');
+  // An agent's round past its budget is refused before the branch is made again for it (launchTurn checks again).
+  if (o.command === undefined)
+    await assertBudget(app.repo, app.store, { id, op: 'follow-up', config: await app.config() }, view);
   await assertWorkKept(app, view);
   if (o.command !== undefined) {
     const { runCommandRound } = await import('./command.js');
