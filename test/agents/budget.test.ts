@@ -204,3 +204,47 @@ t.test('model: tokens sum every kind; a cost budget counts only known costs and 
   t.equal(tokensText(1_000_000), '1M');
   t.end();
 });
+
+t.test(
+  'rounds and asks past a budget: refused, moving nothing; a follow-up --command runs no agent and is let be',
+  async (t) => {
+    const box = await agentSandbox({ adapter: 'claude', settings: { 'budget.task_tokens': '3000' } });
+    t.teardown(box.sb.cleanup);
+    const { l } = box;
+    const blocked = await l.create('under review', '--accept', 'done');
+    t.equal((await l('start', blocked)).code, 0);
+    t.equal((await l.json('wait', blocked, '--timeout', '60')).value.task.status, 'blocked');
+    const before = (await l.json('show', blocked)).value;
+
+    for (const args of [
+      ['repair', blocked, '-m', 'fix the setup'],
+      ['ask', blocked, '-m', 'why?'],
+    ]) {
+      const r = await l.json(...args);
+      t.equal(r.run.code, 4, `${args[0]} past the budget is refused`);
+      t.match(r.value.error, { details: { guard: 'budget', action: args[0] } });
+    }
+    const after = (await l.json('show', blocked)).value;
+    t.same(after.attention, before.attention, 'the review still waits: the attention is untouched');
+    t.equal(after.changelog.length, before.changelog.length, 'nothing was written');
+
+    // The accept lands it; a follow-up's agent round is refused on the complete task, which stays complete.
+    t.equal((await l('accept', blocked, '--yes')).code, 0);
+    const agentRound = await l.json('follow-up', blocked, '-m', 'one more thing');
+    t.equal(agentRound.run.code, 4);
+    t.match(agentRound.value.error, {
+      message: /raise budget\.task_tokens \(lazy config set budget\.task_tokens/,
+      details: { action: 'follow_up', status: 'complete' },
+    });
+    t.notMatch(agentRound.value.error.message, /lazy unblock/, 'no way on that a complete task refuses');
+    t.equal((await l.json('show', blocked)).value.status, 'complete');
+
+    const cmd = await l.json('follow-up', blocked, '--command', 'echo checked');
+    t.equal(cmd.run.code, 0, `a shell command spends no tokens: ${cmd.run.stdout}`);
+    const turn = cmd.value.task.turns.at(-1);
+    t.equal(turn.details.cost_usd, 0, 'and costs nothing, known');
+    const usage = (await l.json('usage', '--by', 'agent')).value;
+    t.equal(usage.groups.find((g: any) => g.key === 'shell')?.unpriced_turns, 0, 'lazy usage counts it priced');
+    t.equal(box.invocations().length, 1, 'no agent beyond the first turn was launched');
+  },
+);
