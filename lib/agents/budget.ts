@@ -5,7 +5,7 @@ import type { Store } from '../store/store.js';
 import type { Config } from '../store/config/index.js';
 import { refreshIndex } from '../store/listing/index.js';
 import type { TaskView } from '../model/fold.js';
-import { lastChange } from '../model/views.js';
+import { lastSettled } from '../model/rounds.js';
 import {
   AUTO_RESUMES_PER_DAY,
   autoResumesReached,
@@ -100,7 +100,7 @@ async function recordReached(store: Store, id: string, r: Reached): Promise<Task
     id,
     'budget',
     (d) => {
-      const last = lastChange(d.view);
+      const last = lastSettled(d.view);
       if (d.status === 'blocked' && last?.trigger === 'budget' && last.reason === r.reason) return;
       if (d.status === 'backlog' || d.status === 'interrupted' || d.status === 'blocked')
         d.transition('blocked', 'budget', r.reason, {}, 'system');

@@ -1,9 +1,9 @@
 import type { Draft } from '../store/draft.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { TaskView, TurnView } from '../model/fold.js';
+import type { Status } from '../model/status.js';
 import { failureClassOf, interruptOf, turnEndOf, turnMode } from '../model/details.js';
-import { isRound, nextRound, roundLabel, type RoundKind } from '../model/rounds.js';
-import type { ChangeView } from '../model/views.js';
+import { isRound, lastSettled, nextRound, roundLabel, type RoundKind } from '../model/rounds.js';
 import { taskPrompt } from './prompt.js';
 import { logTail } from './runs.js';
 import type { TurnPlan } from './launch.js';
@@ -65,7 +65,7 @@ function repairPrompt(d: Draft, r: RoundInput): string {
  * and failure class, and the tail of that turn's log on this machine (lazy show's interrupt diagnostics, in words).
  */
 export function repairContext(lazyDir: string, v: TaskView, lines = 30): string {
-  const left = leftAt(v);
+  const left = lastSettled(v) ?? null; // the move that left the task where it is, past any rounds since
   const turn = lastWork(v);
   const end = interruptOf(left);
   const exit = end.exit_code ?? turnEndOf(turn).exit_code;
@@ -81,19 +81,22 @@ export function repairContext(lazyDir: string, v: TaskView, lines = 30): string 
   return `What went wrong (the last failed turn):\n${facts.join('\n')}${tail}`;
 }
 
-/** The move that left the task where it is, past any rounds since. */
-function leftAt(v: TaskView): ChangeView | null {
-  for (let i = v.changelog.length - 1; i >= 0; i--) {
-    const c = v.changelog[i]!;
-    if (!c.set_aside && c.from !== c.status && c.trigger !== 'round_end' && !isRound(c.trigger)) return c;
-  }
-  return null;
-}
-
 /** The latest agent turn of the task's own work (not an ask, a follow-up or a repair). */
 function lastWork(v: TaskView): TurnView | undefined {
   const rounds = new Set(v.changelog.filter((c) => c.run && isRound(c.trigger)).map((c) => c.run));
   return [...v.turns]
     .reverse()
     .find((t) => t.role === 'agent' && turnMode(t) !== 'ask' && !(t.run && rounds.has(t.run)));
+}
+
+/**
+ * A follow-up opened a session on the branch of a task that had ended: it ends with the round, as it had (with the
+ * outcome the task's last ended session had). Every path that ends a round (its recorded outcome, a stop that finds
+ * nothing to record it) calls this before its round_end.
+ */
+export function endRoundSession(d: Draft, restore: Status): void {
+  const v = d.view;
+  if (!v.session || (restore !== 'complete' && restore !== 'abandoned')) return;
+  const prior = [...v.sessions].reverse().find((s) => s.ended_at !== null);
+  d.putSession({ ...v.session, ended_at: d.ctx.now, outcome: prior?.outcome ?? null });
 }

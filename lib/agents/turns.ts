@@ -2,7 +2,8 @@ import type { Draft } from '../store/draft.js';
 import { sanitizeLine } from '../core/sanitize.js';
 import type { Actor } from '../core/actor.js';
 import type { Trigger } from '../model/table.js';
-import { lastChange, type TaskView, type TurnView } from '../model/fold.js';
+import type { TaskView, TurnView } from '../model/fold.js';
+import { lastSettled } from '../model/rounds.js';
 import { feedbackBlock, resumeContext, taskPrompt, type PreviousEnd } from './prompt.js';
 import type { TurnPlan } from './launch.js';
 import { notAllowed } from '../core/errors.js';
@@ -104,7 +105,7 @@ export function planResume(
   const prev = previousEnd(d.view);
   const n = d.view.consecutive_interruptions;
   // What interrupted it: a usage limit, or an unkept fleet claim, is no crash and counts none (n is 0 then).
-  const why = lastChange(d.view, 'interrupted')?.trigger;
+  const why = lastSettled(d.view, 'interrupted')?.trigger; // past any repair since
   const reason = !auto
     ? 'resumed'
     : why === 'usage_limit'
@@ -123,8 +124,9 @@ export function planResume(
 
 /** How the interrupted task's last turn ended: its move into interrupted and the agent turn its run recorded. */
 function previousEnd(v: TaskView): PreviousEnd {
-  const entry = lastChange(v);
-  const run = v.current_run;
+  // The move into interrupted and its run, past any repair since (a repair's run is no turn of the task's work).
+  const entry = lastSettled(v);
+  const run = entry?.run ?? v.current_run;
   const agent = run ? [...v.turns].reverse().find((t) => t.run === run && t.role === 'agent') : undefined;
   const started = run ? v.turns.find((t) => t.run === run) : undefined;
   const cls = failureClassOf(agent);

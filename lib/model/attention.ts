@@ -31,7 +31,7 @@ export function attentionOf(
   // never from them: a repaired blocked task still shows the failure it was blocked by.
   const asks = neutralRuns(allTurns, allApplied);
   const applied = allApplied.filter((c) => !c.run || !asks.has(c.run));
-  const turns = allTurns.filter((t) => !t.run || !asks.has(t.run));
+  const turns = workTurns(allTurns, allApplied);
   const last = applied.at(-1);
   if (!last) return null;
   const since = last.timestamp;
@@ -62,6 +62,15 @@ export function attentionOf(
 }
 
 const reopenReason = (reason: string) => (reason === 'reopened' ? reason : `reopened: ${firstLine(reason)}`);
+
+/**
+ * The turns of the task's own work: an ask's, a follow-up's and a repair's runs left out, so the agent's question
+ * before one is still the pending question after it (attention and lazy answer read the same turns).
+ */
+export function workTurns(turns: readonly TurnView[], changes: readonly ChangeView[]): TurnView[] {
+  const neutral = neutralRuns(turns, changes);
+  return turns.filter((t) => !t.run || !neutral.has(t.run));
+}
 
 /**
  * Runs that were asks (each starts with the human's question turn, its reply carrying the same run), follow-ups

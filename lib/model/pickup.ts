@@ -1,4 +1,4 @@
-import { lastChange } from './views.js';
+import { lastSettled } from './rounds.js';
 import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from './attention.js';
 import { pickable, type Schedule } from './schedule.js';
 import { unattendedResume, type ResumeFacts } from './resume.js';
@@ -25,7 +25,7 @@ export function heldFromWorkers(v: PickupFacts): string | null {
   if (v.status === 'interrupted' && !v.acceptance.some((a) => a.trim()))
     return 'no acceptance criterion: no worker resumes it';
   if (v.status !== 'interrupted' || unattendedResume(v)) return null;
-  const last = lastChange(v);
+  const last = lastSettled(v);
   if (v.pending_violations.length)
     return `${v.pending_violations.length} protected file(s) to decide: no worker resumes it`;
   if (last && heldCrash(last)) return 'a crash held for a person: no worker resumes it';

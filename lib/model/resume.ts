@@ -1,8 +1,9 @@
-import { lastChange, type ChangeView, type PendingViolation } from './views.js';
+import type { ChangeView, PendingViolation } from './views.js';
 import type { Status } from './status.js';
 import { heldCrash, MAX_CONSECUTIVE_INTERRUPTIONS } from './attention.js';
 import { parkStatus } from './park.js';
 import { isNeutral } from './schedule.js';
+import { lastSettled } from './rounds.js';
 
 // One rule for resuming an interrupted task with nobody asked: reconcile's auto-resume on the
 // machine it crashed on and a fleet worker's pick on any machine both read it.
@@ -21,7 +22,7 @@ export interface ResumeFacts {
  */
 export function unattendedResume(v: ResumeFacts): ChangeView | null {
   if (v.status !== 'interrupted') return null;
-  const last = lastChange(v);
+  const last = lastSettled(v); // what interrupted it, past any repair since
   if (!last || parkStatus(v) === 'conflict' || heldCrash(last)) return null;
   if (requeuedSince(v, last)) return last;
   if (last.trigger !== 'turn_crashed' && last.trigger !== 'usage_limit') return null;

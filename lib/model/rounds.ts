@@ -1,5 +1,5 @@
 import type { Status } from './status.js';
-import { isNeutral, type ChangeView, type TurnView } from './views.js';
+import { lastChange, type ChangeView, type TurnView } from './views.js';
 import { reviewOf } from './details.js';
 
 // Follow-ups and repairs: status-neutral rounds of work on a task that rests (complete or abandoned: a follow-up;
@@ -53,16 +53,27 @@ export const nextRound = (v: { changelog: readonly ChangeView[] }, kind: RoundKi
   v.changelog.filter((c) => !c.set_aside && c.trigger === kind && c.status === 'working').length + 1;
 
 /**
+ * A round's start (its move into working) or its end (round_end): status-neutral work, which neither launches nor
+ * settles the task. Every reader of what last happened to a task looks past them (lastSettled).
+ */
+export const isRoundMove = (c: Pick<ChangeView, 'trigger'>): boolean => isRound(c.trigger) || c.trigger === 'round_end';
+
+/**
+ * The last settled move (into `status`, when given): lastChange with every round's start and end skipped, so a
+ * follow-up or a repair changes nothing a reader of "what left the task here" sees (what interrupted it, what
+ * blocked it, whether a worker may resume it, why it is held).
+ */
+export function lastSettled(v: { changelog: readonly ChangeView[] }, status?: Status): ChangeView | undefined {
+  return lastChange({ changelog: v.changelog.filter((c) => !isRoundMove(c)) }, status);
+}
+
+/**
  * The move that left the task where a round found it (before the round's move into working): a round returns
  * the task there with that move's details, so what the task shows (an interruption's diagnostics) is unchanged.
  */
 export function leftBefore(changelog: readonly ChangeView[], run: string): ChangeView | null {
   const i = changelog.findIndex((c) => c.run === run && c.status === 'working' && isRound(c.trigger));
-  for (let j = i - 1; j >= 0; j--) {
-    const c = changelog[j]!;
-    if (!c.set_aside && !isNeutral(c) && c.trigger !== 'round_end' && !isRound(c.trigger)) return c;
-  }
-  return null;
+  return i < 0 ? null : (lastSettled({ changelog: changelog.slice(0, i) }) ?? null);
 }
 
 /** The commits a round left on the task branch that its target does not hold, as its recorded review counted them. */

@@ -1,4 +1,5 @@
 import { isNeutral, type ChangeView } from './views.js';
+import { isRoundMove } from './rounds.js';
 
 // Where a task stands in the fleet's queue, derived from its changelog: queue, unqueue,
 // pause and unpause are status-neutral entries (from === to) in the same changelog as
@@ -45,7 +46,9 @@ export const NO_SCHEDULE: Schedule = {
 export function scheduleOf(changelog: readonly ChangeView[]): Schedule {
   const s: Schedule = { ...NO_SCHEDULE };
   for (const c of changelog) {
-    if (c.set_aside) continue;
+    // A follow-up's or a repair's start and end are neither a launch nor a settling move: a round leaves the task
+    // queued, paused or waiting for a usage limit's reset as it found it.
+    if (c.set_aside || isRoundMove(c)) continue;
     if (isNeutral(c)) neutral(s, c);
     else moved(s, c);
   }

@@ -5,8 +5,9 @@ import { shortHash } from '../core/hash.js';
 import { ACTIONS, type Action, type Trigger } from './triggers.js';
 import { isReviewTurn, UNREVIEWED } from './review.js';
 import { heldCrash, type Attention } from './attention.js';
-import { lastChange, type ChangeView, type PendingViolation, type TurnView } from './views.js';
+import { type ChangeView, type PendingViolation, type TurnView } from './views.js';
 import type { Schedule } from './schedule.js';
+import { lastSettled } from './rounds.js';
 
 // The one transition table. Commands, reconcile, sync's merge replay and
 // available_actions all read it; nothing else decides what may happen next.
@@ -165,25 +166,28 @@ const GUARDS: Partial<Record<Action, Guard>> = {
   },
   queue: {
     name: 'runnable',
-    rev: 1,
+    rev: 2,
     holds: (v) => !runnableWhy(v),
     reason: runnableWhy,
   },
   unqueue: {
     name: 'queued',
-    rev: 1,
+    // rev 2 (issue 32): the schedule it reads looks past a follow-up's or a repair's round.
+    rev: 2,
     holds: (v) => v.schedule.queued,
     reason: () => 'it is not queued',
   },
   pause: {
     name: 'not_paused',
-    rev: 1,
+    // rev 2 (issue 32): the schedule it reads looks past a follow-up's or a repair's round.
+    rev: 2,
     holds: (v) => !v.schedule.paused && (v.schedule.queued || v.status === 'interrupted'),
     reason: (v) => (v.schedule.paused ? 'it is already paused' : 'only a queued or interrupted task can be paused'),
   },
   unpause: {
     name: 'paused',
-    rev: 1,
+    // rev 2 (issue 32): the schedule it reads looks past a follow-up's or a repair's round.
+    rev: 2,
     holds: (v) => v.schedule.paused,
     reason: () => 'it is not paused',
   },
@@ -243,13 +247,13 @@ const hasCriterion = (v: Guarded): boolean => v.acceptance.some((a) => a.trim())
 function criterion(answering: boolean): Guard {
   return {
     name: 'criterion',
-    rev: 1,
+    rev: 2,
     of: [answering],
     // merging: an accept already under way is finished or rolled back whatever the task holds.
     holds: (v) =>
       hasCriterion(v) ||
       v.status === 'merging' ||
-      (answering && v.status === 'blocked' && lastChange(v)?.trigger === 'clarify'),
+      (answering && v.status === 'blocked' && lastSettled(v)?.trigger === 'clarify'),
     reason: () =>
       'the task has no acceptance criterion, and nothing runs an agent, pairs or accepts without one: ' +
       'answer its question with lazy answer, or add one with lazy edit --accept',
@@ -271,7 +275,7 @@ function runnableWhy(v: Guarded): string {
       `no worker resumes a task with protected files to decide (${v.pending_violations.map((p) => p.file).join(', ')}); ` +
       'use lazy unblock with --approve-file/--revert-file'
     );
-  return heldCrash(lastChange(v) ?? NONE) ?? '';
+  return heldCrash(lastSettled(v) ?? NONE) ?? ''; // a crash a repair found held stays held
 }
 
 /** accept and submit both hand on reviewed work: the one guard, worded for each. */

@@ -1,6 +1,6 @@
 import { sanitizeProse } from '../core/sanitize.js';
 import { assertAllowed } from '../model/table.js';
-import { pendingQuestion } from '../model/attention.js';
+import { pendingQuestion, workTurns } from '../model/attention.js';
 import { planFeedback, planStart } from '../agents/turns.js';
 import { boundedText } from './create.js';
 import { allowedTaskArg } from './resolve.js';
@@ -11,7 +11,8 @@ import { launchText, type TurnStarted } from './turn.js';
 export async function answerTask(app: App, idArg: string, text: string): Promise<TurnStarted> {
   const { id, view } = await allowedTaskArg(app, idArg, 'answer');
   const content = boundedText('the answer', sanitizeProse(text));
-  const clarifying = !pendingQuestion(view.turns);
+  // An ask's or a round's agent turn since the agent's question answers nothing: the answer is to that question.
+  const clarifying = !pendingQuestion(workTurns(view.turns, view.changelog));
   return launchText(app, id, 'answer', (d, r) => {
     assertAllowed('answer', d.view);
     if (!clarifying) return planFeedback(d, r, 'answer', content);

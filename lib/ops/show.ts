@@ -2,7 +2,8 @@ import { changeFacts } from '../model/details.js';
 import type { BranchStanding } from '../workspace/branch/sync.js';
 import type { ReviewGap } from './accept/guard.js';
 import { existsSync, statSync } from 'node:fs';
-import { lastChange, type TaskView } from '../model/fold.js';
+import type { TaskView } from '../model/fold.js';
+import { lastSettled } from '../model/rounds.js';
 import { resolveTaskId } from '../store/refs.js';
 import type { App } from './app.js';
 import type { Waiting } from '../agents/supervisor/waits.js';
@@ -53,7 +54,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
   const v = await app.store.view(id);
   const usage = taskUsage(v.turns);
-  const lastInterrupt = lastChange(v, 'interrupted');
+  const lastInterrupt = lastSettled(v, 'interrupted'); // what interrupted it, past any repair since
   const lastRun = [...v.turns].reverse().find((t) => t.run)?.run ?? null;
   const runId = v.current_run ?? lastRun;
   let run: ShownTask['run'] = null;

@@ -676,8 +676,8 @@ t.test('tableSignature: a stable key of the table and its guards', async (t) => 
  * and pin both; if no decision changed (a reworded reason, a refactor), pin the new code alone.
  */
 const GUARDS_PINNED = {
-  revs: 'branch_made@1 criterion@1 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@1 paused@1 queued@1 reviewed@2 runnable@1',
-  code: 'i5c85f',
+  revs: 'branch_made@1 criterion@2 decision_pending@1 no_pending_decision@1 no_pending_violations@1 not_paused@2 paused@2 queued@2 reviewed@2 runnable@2',
+  code: 'lgi0wf',
 };
 
 t.test('a guard whose decision changes gets a new rev: its code is pinned with the revs', async (t) => {
@@ -695,6 +695,7 @@ t.test('a guard whose decision changes gets a new rev: its code is pinned with t
     between(source('review.ts'), 'export function isReviewTurn', '\n}\n'),
     between(source('details.ts'), 'export function reviewOf', '\n}\n'),
     between(source('views.ts'), 'export function lastChange', '\n}\n'),
+    between(source('rounds.ts'), 'export const isRoundMove', '\n}\n'),
   ].join('\n');
   t.same({ revs, code: shortHash(withoutComments(code)) }, GUARDS_PINNED, 'the guards as pinned');
 });

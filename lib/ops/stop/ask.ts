@@ -7,6 +7,7 @@ import type { App } from '../app.js';
 import { carriedDetails, setAsideNote } from '../../model/details.js';
 import type { Status } from '../../model/status.js';
 import { leftBefore, roundLabel, roundsOf } from '../../model/rounds.js';
+import { endRoundSession } from '../../agents/rounds.js';
 
 // Stopping an ask (or a follow-up or a repair): the agent is ended like any other, but the task is not interrupted.
 // The ask's supervisor records its end, which sets aside what the ask left in the worktree
@@ -64,6 +65,7 @@ async function stopNeutral(
       if (d.status !== 'working' || d.view.current_run !== o.run) return;
       // A round returns with the details of the move that had left the task there, as its own end does.
       const before = trigger === 'round_end' && o.run ? carriedDetails(leftBefore(d.view.changelog, o.run)) : null;
+      if (trigger === 'round_end') endRoundSession(d, o.from); // as the round's own end does
       d.transition(o.from, trigger, reason, {
         ...(o.run ? { run: o.run } : {}),
         host: thisHost(),

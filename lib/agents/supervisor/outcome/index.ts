@@ -9,6 +9,7 @@ import { lastCumulative, usageSince } from '../../../model/usage.js';
 import { fitOutcome } from '../fit.js';
 import { leftBefore, roundLabel, roundsOf } from '../../../model/rounds.js';
 import { carriedDetails } from '../../../model/details.js';
+import { endRoundSession } from '../../rounds.js';
 
 // Records a run's outcome in the task ref. The supervisor calls this when the agent
 // ends; reconcile calls it for a supervisor that died after writing outcome.json.
@@ -153,11 +154,7 @@ function returnFromRound(d: Draft, run: RunRecord, o: Outcome): void {
   const label = round ? roundLabel(round.kind, round.n) : run.kind.replace('_', '-');
   const before = leftBefore(v.changelog, run.id);
   d.op = label; // `lazy log` names the round's end as it names its start
-  // A follow-up opened a session on the branch of a task that had ended: it ends with the round, as it had.
-  if (v.session && (run.restore === 'complete' || run.restore === 'abandoned')) {
-    const prior = [...v.sessions].reverse().find((s) => s.ended_at !== null);
-    d.putSession({ ...v.session, ended_at: d.ctx.now, outcome: prior?.outcome ?? null });
-  }
+  endRoundSession(d, run.restore!);
   d.transition(
     run.restore!,
     'round_end',
