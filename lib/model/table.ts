@@ -104,12 +104,12 @@ const NEUTRAL_IN: readonly Status[] = STATUSES.filter(
  */
 const NEUTRAL_OF: Partial<Record<Status, readonly Action[]>> = { working: ['unblock'], submitted: ['submit'] };
 /**
- * run: a person's command in the task's worktree, recorded as a turn; status-neutral in every status but before the
- * first turn made the branch (backlog: never started, or reopened with no agent work, whose branch the accept
- * removed), while a turn runs there (working), or while an accept owns the branch (merging) or the system does
- * (zombie). A terminal task's branch may still hold its work (a rejected one's does): a command on it is a record.
+ * run: a person's command in the task's worktree, recorded as a turn; status-neutral in every status but while a turn
+ * runs there (working), an accept owns the branch (merging) or the system does (zombie), and only once a turn made
+ * the branch (guard branch_made: a never-started backlog task has none). A terminal task's branch may still hold its
+ * work (a rejected one's does): a command on it is a record, not a move.
  */
-const RUN_IN: readonly Status[] = STATUSES.filter((s) => !['backlog', 'working', 'merging', 'zombie'].includes(s));
+const RUN_IN: readonly Status[] = STATUSES.filter((s) => s !== 'working' && s !== 'merging' && s !== 'zombie');
 
 /** Actors allowed to cause a transition into a status; absent means anyone. */
 const RESERVED: Partial<Record<Status, readonly Actor[]>> = { zombie: ['system'] };

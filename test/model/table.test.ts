@@ -102,7 +102,17 @@ t.test('categories', async (t) => {
 });
 
 t.test('available actions are derived from the edges', async (t) => {
-  t.same(statusActions('backlog'), ['start', 'queue', 'unqueue', 'pause', 'unpause', 'close', 'comment', 'edit']);
+  t.same(statusActions('backlog'), [
+    'start',
+    'queue',
+    'unqueue',
+    'pause',
+    'unpause',
+    'close',
+    'comment',
+    'edit',
+    'run',
+  ]);
   t.same(statusActions('working'), ['unblock', 'stop', 'comment', 'edit'], 'unblock on working queues feedback');
   t.same(statusActions('blocked'), [
     'unblock',
@@ -376,8 +386,8 @@ const ACTION_FROM: [Action, Status[], string][] = [
   // Difference (issue 32): a person's command on the record, never while a turn, an accept or the system holds it.
   [
     'run',
-    ['blocked', 'conflict', 'submitted', 'pairing', 'interrupted', 'complete', 'abandoned'],
-    'lazy run changes no status (and needs a branch a turn made: never in backlog)',
+    ['backlog', 'blocked', 'conflict', 'submitted', 'pairing', 'interrupted', 'complete', 'abandoned'],
+    'lazy run changes no status (once a turn made the branch: guard branch_made)',
   ],
 ];
 
