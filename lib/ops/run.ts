@@ -105,18 +105,22 @@ function spawnCommand(
     });
     // Registered, SIGINT and SIGTERM no longer end lazy: SIGINT reached the command from the terminal, SIGTERM is passed on.
     const off = o.stream ? onSignal((sig) => void (sig === 'SIGTERM' && child.kill('SIGTERM'))) : () => {};
-    const pass = (to: ((s: string) => void) | undefined) => {
-      // A character split between two chunks is passed on whole.
+    const pass = (from: NodeJS.ReadableStream, to: ((s: string) => void) | undefined) => {
+      // A character split between two chunks is passed on whole, and one cut at the very end is not lost.
       const text = new StringDecoder('utf8');
-      return (chunk: Buffer) => {
+      from.on('data', (chunk: Buffer) => {
         tail.push(chunk);
         to?.(text.write(chunk));
         // The reader of lazy's stdout went away (| head): the command is told as a shell's pipe would tell it.
         if (o.stream?.outOpen?.() === false && child.exitCode === null) child.kill('SIGPIPE');
-      };
+      });
+      from.on('end', () => {
+        const rest = text.end();
+        if (rest) to?.(rest);
+      });
     };
-    child.stdout.on('data', pass(o.stream?.out));
-    child.stderr.on('data', pass(o.stream?.err));
+    pass(child.stdout, o.stream?.out);
+    pass(child.stderr, o.stream?.err);
     let failed: { code: number; text: string } | null = null;
     child.on('error', (e: NodeJS.ErrnoException) => {
       // Not found or not executable: a shell's 127 and 126, with its reason in the output.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { agentSandbox, eventually, readJson, reviewed, runDirOf } from '../helpers/agent.js';
 import { liveness } from '../../lib/core/proc.js';
 import { gitSync, LAZY } from '../helpers/env.js';
-import { spawn } from 'node:child_process';
+import { background, exited } from '../helpers/procs.js';
 import { existsSync, readFileSync } from 'node:fs';
 
 t.jobs = 3;
@@ -104,12 +104,16 @@ t.test('SIGKILL of the lazy process running a follow-up --command: reconcile ret
   t.equal((await box.l('accept', id, '--yes')).code, 0);
   gitSync(box.sb.dir, box.sb.env, ['branch', `lazy/${id}`, (await box.l.json('show', id)).value.reviewed_head]);
   const pidFile = join(box.sb.home, 'command.pid');
-  const child = spawn(process.execPath, [LAZY, 'follow-up', id, '--command', `echo $$ > '${pidFile}'; exec sleep 60`], {
-    cwd: box.sb.dir,
-    env: box.sb.env,
-    stdio: 'ignore',
-  });
-  const exited = new Promise((r) => child.on('exit', r));
+  const child = background(
+    process.execPath,
+    [LAZY, 'follow-up', id, '--command', `echo $$ > '${pidFile}'; exec sleep 60`],
+    {
+      cwd: box.sb.dir,
+      env: box.sb.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const gone = exited(child);
   await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), 20_000, 'the command');
   const sleeper = Number(readFileSync(pidFile, 'utf8').trim());
   t.teardown(() => {
@@ -121,7 +125,7 @@ t.test('SIGKILL of the lazy process running a follow-up --command: reconcile ret
   });
   t.equal((await box.l.json('show', id)).value.status, 'working', 'the round runs');
   child.kill('SIGKILL');
-  await exited;
+  await gone;
   t.equal((await box.l('list')).code, 0, 'the next command reconciles');
   const v = (await box.l.json('show', id)).value;
   t.equal(v.status, 'complete', 'back to complete');
@@ -129,3 +133,31 @@ t.test('SIGKILL of the lazy process running a follow-up --command: reconcile ret
   t.match(v.changelog.at(-1).reason, /^follow-up 1 interrupted/);
   t.equal(v.consecutive_interruptions, 0);
 });
+
+t.test(
+  'lazy stop ends a follow-up --command round from another terminal: its command group, then the round',
+  async (t) => {
+    const box = await agentSandbox();
+    t.teardown(box.sb.cleanup);
+    const id = await reviewed(box, 'stopped command');
+    t.equal((await box.l('accept', id, '--yes')).code, 0);
+    const pidFile = join(box.sb.home, 'stopped.pid');
+    const child = background(
+      process.execPath,
+      [LAZY, 'follow-up', id, '--command', `echo $$ > '${pidFile}'; sleep 60 & wait`],
+      { cwd: box.sb.dir, env: box.sb.env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const ended = exited(child);
+    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim(), 20_000, 'the command');
+    t.equal((await box.l.json('show', id)).value.status, 'working', 'the round runs');
+    const stopped = await box.l.spawn('stop', id, '--json');
+    t.equal(stopped.code, 0, stopped.stderr);
+    t.match(JSON.parse(stopped.stdout), { task: { status: 'complete' }, signal: 'SIGTERM' }, 'its group got SIGTERM');
+    t.equal((await ended).code, 0, 'the follow-up process recorded how its command ended, then exited');
+    const v = (await box.l.json('show', id)).value;
+    t.equal(v.status, 'complete', 'back to complete');
+    t.match(v.changelog.at(-1), { trigger: 'round_end', status: 'complete' });
+    const sh = Number(readFileSync(pidFile, 'utf8').trim());
+    t.throws(() => process.kill(sh, 0), 'the command is gone, and the sleep it started with it');
+  },
+);

@@ -78,7 +78,7 @@ t.test('lazy ui in chromium', async (top) => {
     await page.evaluate(() => ((window as unknown as { __same?: boolean }).__same = true));
     const r = await box.l('comment', review, '-m', 'checked on the terminal');
     t.equal(r.code, 0);
-    await page.waitForFunction(() => document.body.innerText.includes('checked on the terminal'), { timeout: 10_000 });
+    await page.waitForFunction(() => document.body.innerText.includes('checked on the terminal'), { timeout: 30_000 });
     t.equal(
       await page.evaluate(() => (window as unknown as { __same?: boolean }).__same),
       true,
@@ -89,7 +89,7 @@ t.test('lazy ui in chromium', async (top) => {
   await top.test("a reviewer's command run on the terminal shows in the review, apart from the agent's", async (t) => {
     const r = await box.l('run', review, '--', 'sh', '-c', 'echo the tests pass');
     t.equal(r.code, 0, r.stderr);
-    const item = await page.waitForSelector('.commands.people li', { timeout: 10_000 });
+    const item = await page.waitForSelector('.commands.people li', { timeout: 30_000 });
     t.match(await item!.evaluate((li) => (li as HTMLElement).innerText), /ok\s*sh -c 'echo the tests pass'/);
   });
 
@@ -101,7 +101,7 @@ t.test('lazy ui in chromium', async (top) => {
     t.equal((await box.l('config', 'set', 'forge.pr_command', gh)).code, 0);
     const submitted = await box.l.json('submit', review);
     t.ok(submitted.value.url, `the forge answered with an address (${submitted.run.stderr})`);
-    const link = await page.waitForSelector('.pr a', { timeout: 10_000 });
+    const link = await page.waitForSelector('.pr a', { timeout: 30_000 });
     t.equal(
       await link!.evaluate((a) => (a as HTMLAnchorElement).href),
       submitted.value.url,

@@ -223,6 +223,9 @@ t.test('lazy ui over HTTP', async (top) => {
       t.equal(queued.status, 200, queued.body);
       t.ok(Array.isArray(queued.json()), 'queue answers as `lazy queue <id> --json` prints: one {task} per id');
       t.equal(queued.json()[0].task.schedule.queued, true);
+      const shell = await p.post(`/api/tasks/${backlog}/follow_up`, { command: 'touch /tmp/pwned' });
+      t.equal(shell.status, 400, 'a follow-up command round is not started from the page');
+      t.match(shell.json().error.message, /started on a terminal/);
       const unknown = await p.post(`/api/tasks/${backlog}/comment`, { message: 'x', colour: 'red' });
       t.match(
         unknown.json().error.message,
@@ -237,7 +240,8 @@ t.test('lazy ui over HTTP', async (top) => {
     const seen = join(box.sb.home, 'browser-args');
     const browser = join(box.sb.home, 'browser.sh');
     writeFileSync(browser, `#!/bin/sh\nprintf '%s\\n' "$@" > '${seen}'\n`, { mode: 0o755 });
-    const srv = await startUi(box.sb, { ...box.sb.env, BROWSER: browser }, ['--open']);
+    // A $BROWSER list is tried in order: a program that is not there gives way to the next.
+    const srv = await startUi(box.sb, { ...box.sb.env, BROWSER: `/nonexistent/browser:${browser}` }, ['--open']);
     t.teardown(() => srv.stop());
     const arg = await eventually(() => existsSync(seen) && readFileSync(seen, 'utf8').trim(), 10_000, 'the browser');
     t.match(arg, /^file:\/\//, 'a file address');

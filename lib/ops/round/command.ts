@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { writeFileAtomicSync } from '../../core/fsutil.js';
+import { identityOf, signalGroup } from '../../core/proc.js';
 import { appendFileSync } from 'node:fs';
 import { env } from '../../core/env.js';
 import { nowIso } from '../../core/clock.js';
@@ -41,11 +44,14 @@ export async function runCommandRound(
       return planRound(d, ref, { kind: 'follow_up', text: `$ ${command}` });
     },
   });
-  const log = runFiles(runDir(app.repo.lazyDir, run.id)).log;
-  const ran = await shell(command, run.worktree, (chunk) => {
-    appendFileSync(log, chunk);
-    onOutput?.(chunk);
-  });
+  const files = runFiles(runDir(app.repo.lazyDir, run.id));
+  const ran = await shell(
+    { command, cwd: run.worktree, run: run.id, agentFile: files.agent, onSignal: app.io.onSignal },
+    (chunk) => {
+      appendFileSync(files.log, chunk);
+      onOutput?.(chunk);
+    },
+  );
   const notes: string[] = [];
   const { review, risks } = await finishWork(run, (m) => notes.push(m));
   const outcome = commandOutcome(run, command, ran, review, risks);
@@ -61,20 +67,49 @@ interface Ran {
   output: string;
 }
 
-/** Runs the line with sh in `cwd`, stdout and stderr together (the end of them kept). */
-function shell(command: string, cwd: string, onChunk: (s: string) => void): Promise<Ran> {
+interface Shell {
+  command: string;
+  cwd: string;
+  run: string;
+  /** Where the command's identity is recorded, as an agent's is: `lazy stop` ends its process group from there. */
+  agentFile: string;
+  onSignal: App['io']['onSignal'];
+}
+
+/**
+ * Runs the line with sh in `cwd`, stdout and stderr together (the end of them kept). In a process group of its own,
+ * recorded like an agent's, so `lazy stop` from another terminal ends it (and what it started) as it ends an agent;
+ * Ctrl-C and SIGTERM here are passed on to that group, and this process stays to record how it ended.
+ */
+function shell(s: Shell, onChunk: (s: string) => void): Promise<Ran> {
   return new Promise((resolve) => {
     let output = '';
-    const child = spawn('sh', ['-c', command], { cwd, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', s.command], {
+      cwd: s.cwd,
+      env: { ...env(), LAZY_RUN: s.run },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    if (child.pid) writeFileAtomicSync(s.agentFile, JSON.stringify({ ...identityOf(child.pid), run: s.run }));
+    const off = s.onSignal((sig) => child.pid && signalGroup(child.pid, sig));
+    // One decoder for the stream: a character split across two chunks is not garbled.
+    const decoder = new StringDecoder('utf8');
     const take = (b: Buffer) => {
-      const s = b.toString('utf8');
-      output = (output + s).slice(-64 * 1024);
-      onChunk(s);
+      const text = decoder.write(b);
+      if (!text) return;
+      output = (output + text).slice(-64 * 1024);
+      onChunk(text);
     };
     child.stdout.on('data', take);
     child.stderr.on('data', take);
-    child.on('error', (e) => resolve({ code: null, signal: null, output: `${output}${e.message}\n` }));
-    child.on('close', (code, signal) => resolve({ code, signal, output }));
+    const done = (r: Ran) => {
+      off();
+      const rest = decoder.end();
+      if (rest) onChunk(rest);
+      resolve({ ...r, output: (r.output + rest).slice(-64 * 1024) });
+    };
+    child.on('error', (e) => done({ code: null, signal: null, output: `${output}${e.message}\n` }));
+    child.on('close', (code, signal) => done({ code, signal, output }));
   });
 }
 

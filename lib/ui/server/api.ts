@@ -105,6 +105,14 @@ async function act(c: Call, id: string, action: string) {
   }
   const t = tool(action);
   const body = await readJsonBody(c.req);
+  // A follow-up's `command` is a shell command run on this machine: a web page starts none (as it offers no run).
+  if (action === 'follow_up' && 'command' in body)
+    throw usageError(
+      'follow_up: a command round is started on a terminal (lazy follow-up --command), not from the page',
+      {
+        argument: 'command',
+      },
+    );
   for (const k of ['id', 'ids'])
     if (k in body) throw usageError(`the task is named by the address, not by '${k}' in the body`, { argument: k });
   const args = 'ids' in t.inputSchema.properties ? { ...body, ids: [id] } : { ...body, id };
@@ -181,6 +189,6 @@ export async function api(c: Call): Promise<boolean> {
   const m = path.match(pattern)!.map((s) => (s === undefined ? s : segment(s))) as RegExpMatchArray;
   if (route !== 'stream') sendJson(c.res, await route(c, m));
   else if (path === '/api/events') c.changes.listen(c.res);
-  else await streamOutput(c.site, m[1]!, c.res);
+  else await streamOutput(c.site, m[1]!, c.res, c.changes);
   return true;
 }

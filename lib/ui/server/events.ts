@@ -20,6 +20,8 @@ export const CHANGE_POLL_MS = 500;
 /** One watcher for all open pages: it looks only while one listens, on the serving command's clock. */
 export class Changes {
   private readonly streams = new Set<Stream>();
+  /** The output streams pages follow: ended with the change streams when the server closes. */
+  private readonly held = new Set<Stream>();
   private looking = false;
   private readonly stopped = new AbortController();
 
@@ -42,7 +44,8 @@ export class Changes {
     try {
       let last = await fingerprint(this.repo);
       while (this.streams.size && !this.stopped.signal.aborted) {
-        await this.clock.sleep(CHANGE_POLL_MS, this.stopped.signal);
+        // A look at the world, not one of lazy's own waits: the port's poll keeps its pace even on a paused clock.
+        await this.clock.poll(CHANGE_POLL_MS, this.stopped.signal);
         const now = await fingerprint(this.repo);
         if (now === last) continue;
         last = now;
@@ -55,16 +58,28 @@ export class Changes {
     }
   }
 
+  /** Keeps a page's output stream, so closing the server ends it rather than waiting out its turn. */
+  hold(s: Stream): () => void {
+    this.held.add(s);
+    return () => this.held.delete(s);
+  }
+
   close(): void {
     this.stopped.abort();
-    for (const s of this.streams) s.end();
+    for (const s of [...this.streams, ...this.held]) s.end();
   }
 }
 
 /** The running turn's output, line by line, until the task leaves working; then `end` with where it landed. */
-export async function streamOutput(site: CallSite, idArg: string, res: ServerResponse): Promise<void> {
+export async function streamOutput(
+  site: CallSite,
+  idArg: string,
+  res: ServerResponse,
+  changes: Changes,
+): Promise<void> {
   const gone = new AbortController();
   const s = openStream(res, () => gone.abort());
+  const release = changes.hold(s);
   try {
     const v = await asCommand(site, { actor: 'human', signal: gone.signal }, async (app) => {
       const { id } = await taskArg(app, idArg);
@@ -82,6 +97,7 @@ export async function streamOutput(site: CallSite, idArg: string, res: ServerRes
   } catch (e) {
     if (s.open()) s.send('failure', errorJson(asLazyError(e)));
   } finally {
+    release();
     s.end();
   }
 }

@@ -33,6 +33,12 @@ export function openBrowser(io: Io, lazyDir: string, url: string): void {
     if (!argv) return io.warn(`could not open a browser (${failures.join('; ')}): open the address above yourself`);
     const child = spawn(argv[0]!, [...argv.slice(1), target], { stdio: 'ignore', detached: true, env: { ...io.env } });
     child.once('error', (e) => tryFrom(i + 1, [...failures, `${argv[0]}: ${e.message}`]));
+    // A $BROWSER entry runs through sh, which always starts: its 127 or 126 says the program is missing or not
+    // runnable, and the next opener is tried. Any other exit is the browser's own business.
+    child.once('exit', (code) => {
+      if (code === 127 || code === 126)
+        tryFrom(i + 1, [...failures, `${argv[0] === 'sh' ? argv[2] : argv[0]}: exit ${code}`]);
+    });
     child.once('spawn', () => child.unref());
   };
   tryFrom(0, []);
