@@ -225,7 +225,8 @@ t.test('the process check sees code and not text', async (t) => {
 });
 
 t.test('time goes through the port: no clock read or timer in lib/ outside core/clock.ts', async (t) => {
-  // lazy ui's page runs in the browser, not in lazy's process: its time is the browser's, read in one file of its own.
+  // lazy ui's page runs in the browser: its timers (a debounce, a reconnect) are the browser's, set in one file of its
+  // own, whose time is the serving command's (lib/ui/page/clock.ts reads no clock).
   const clockFiles = [join(ROOT, 'lib', 'core', 'clock.ts'), join(ROOT, 'lib', 'ui', 'page', 'clock.ts')];
   const TIME =
     /\bDate\.now\(|\bnew Date\(\s*\)|\bset(?:Timeout|Interval|Immediate)\(|\bperformance\.now\(|\bprocess\.hrtime\b|from 'node:timers/g;

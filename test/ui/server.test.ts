@@ -71,6 +71,8 @@ t.test('lazy ui over HTTP', async (top) => {
     t.equal(r.status, 200);
     t.match(r.body, `<meta name="lazy-token" content="${ui.token}">`);
     t.match(r.body, '<script src="/assets/app.js" defer></script>');
+    const now = Number(/<meta name="lazy-now" content="(\d+)">/.exec(r.body)?.[1]);
+    t.ok(Math.abs(now - Date.now()) < 60_000, "the page's time is the serving command's, given in the shell");
     t.notMatch(r.body, /<script>|<script [^s]|style=/, 'no inline script or style');
     const csp = String(r.headers['content-security-policy']);
     t.match(csp, "default-src 'none'");

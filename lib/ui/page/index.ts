@@ -1,6 +1,5 @@
 import { mountBoard } from './board.js';
-import { every } from './clock.js';
-import { fill, h, refreshTimes } from './dom.js';
+import { fill, h } from './dom.js';
 import { watchChanges } from './live.js';
 import { mountTask } from './task.js';
 
@@ -68,7 +67,6 @@ function start(): void {
   window.addEventListener('popstate', () => route(main));
   route(main);
   watchChanges(() => void view?.refresh());
-  every(30_000, () => refreshTimes());
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

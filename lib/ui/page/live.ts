@@ -1,6 +1,6 @@
 import { taskPath } from './api.js';
-import { after, cancel } from './clock.js';
-import { h } from './dom.js';
+import { after, cancel, hear } from './clock.js';
+import { h, refreshTimes } from './dom.js';
 
 // The two streams: /api/events says something changed (the page re-fetches what it shows), and a working task's
 // /output carries the readable lines `lazy show --follow` prints. EventSource reconnects by itself after a drop.
@@ -16,7 +16,15 @@ export function watchChanges(onChange: () => void): () => void {
   };
   const open = () => {
     source = new EventSource('/api/events');
-    source.addEventListener('change', fire);
+    source.addEventListener('change', (e) => {
+      hear(atOf(e));
+      fire();
+    });
+    // The server's time, every 30 s: the relative times ("3 min ago") move on with it.
+    source.addEventListener('time', (e) => {
+      hear(atOf(e));
+      refreshTimes();
+    });
     // A refused stream (an HTTP error) is closed for good by the browser: open a new one after a pause, and
     // re-fetch then, since changes made while it was down were never announced.
     source.addEventListener('error', () => {
@@ -82,6 +90,15 @@ export function outputPanel(task: string, onEnd: () => void): OutputPanel {
     else state.textContent = 'Reconnecting…';
   });
   return { el, task, close: () => source.close() };
+}
+
+/** An event's `at`: the serving command's time when it was sent. */
+function atOf(e: Event): unknown {
+  try {
+    return (JSON.parse((e as MessageEvent<string>).data) as { at?: unknown }).at;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseField(data: string, field: string): string | null {

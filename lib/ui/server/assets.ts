@@ -28,9 +28,9 @@ const attribute = (s: string) =>
 
 /**
  * The shell every page path answers with. The token (base64url, nothing to escape) is what the page's changes
- * carry; the repository's name is a folder's, escaped. The icon is empty, so the browser asks for no /favicon.ico.
+ * carry; the repository's name is a folder's, escaped; `now` is the serving command's time. The icon is empty, so the browser asks for no /favicon.ico.
  */
-export const shell = (token: string, repo: string) =>
+export const shell = (token: string, repo: string, now: number) =>
   [
     '<!doctype html>',
     '<html lang="en">',
@@ -39,6 +39,8 @@ export const shell = (token: string, repo: string) =>
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta name="lazy-token" content="${token}">`,
     `<meta name="lazy-repo" content="${attribute(repo)}">`,
+    // The page's time until its event stream tells it again: the serving command's clock (the port's), not the browser's.
+    `<meta name="lazy-now" content="${now}">`,
     `<title>${attribute(repo)} · lazy</title>`,
     '<link rel="icon" href="data:,">',
     '<link rel="stylesheet" href="/assets/app.css">',

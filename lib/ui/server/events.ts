@@ -16,6 +16,8 @@ import { openStream, type Stream } from './sse.js';
 
 /** How often the state is looked at while a page listens: a change shows within this, well inside 2 s. */
 export const CHANGE_POLL_MS = 500;
+/** How often a listening page is told the time (its relative times, "3 min ago", are reckoned from it). */
+export const TIME_EVERY_MS = 30_000;
 
 /** One watcher for all open pages: it looks only while one listens, on the serving command's clock. */
 export class Changes {
@@ -43,13 +45,20 @@ export class Changes {
     this.looking = true;
     try {
       let last = await fingerprint(this.repo);
+      let told = this.clock.now();
       while (this.streams.size && !this.stopped.signal.aborted) {
         // A look at the world, not one of lazy's own waits: the port's poll keeps its pace even on a paused clock.
         await this.clock.poll(CHANGE_POLL_MS, this.stopped.signal);
+        const at = this.clock.now();
+        // The page's time is this command's (the port's): it reads no clock of its own.
+        if (at - told >= TIME_EVERY_MS) {
+          told = at;
+          for (const s of this.streams) s.send('time', { at });
+        }
         const now = await fingerprint(this.repo);
         if (now === last) continue;
         last = now;
-        for (const s of this.streams) s.send('change', { at: this.clock.now() });
+        for (const s of this.streams) s.send('change', { at });
       }
     } catch {
       // Stopped (the server is closing), or the repository went away: the pages' streams end with the server.

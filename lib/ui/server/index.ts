@@ -65,7 +65,8 @@ function page(s: Site, req: IncomingMessage, res: ServerResponse, url: URL): voi
   if (req.method !== 'GET' && req.method !== 'HEAD') throw usageError(`${req.method} is not served at ${url.pathname}`);
   const asset = url.pathname.match(/^\/assets\/(app\.js|app\.css)$/)?.[1] as keyof Assets | undefined;
   if (asset) return send(res, 200, ASSET_TYPES[asset], s.assets[asset]);
-  if (PAGE.test(url.pathname)) return send(res, 200, 'text/html; charset=utf-8', shell(s.gate.token, s.repoName));
+  if (PAGE.test(url.pathname))
+    return send(res, 200, 'text/html; charset=utf-8', shell(s.gate.token, s.repoName, s.site.io.clock.now()));
   send(res, 404, 'text/plain; charset=utf-8', `lazy ui: no page at ${url.pathname}\n`);
 }
 
