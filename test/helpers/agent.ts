@@ -195,3 +195,17 @@ export async function protectedBox(t: { teardown(f: () => unknown): void }, scen
   box.scenario(scenario);
   return box;
 }
+
+/** The task as `lazy show --json` prints it. */
+export const showOf = async (box: AgentBox, id: string) => (await box.l.json('show', id)).value;
+
+/** Waits for a run's agent turn to be recorded and the task to leave working; the task then. */
+export const runSettled = (box: AgentBox, id: string, run: string) =>
+  eventually(
+    async () => {
+      const v = await showOf(box, id);
+      return v.status !== 'working' && v.turns.some((x: any) => x.run === run && x.role === 'agent') ? v : undefined;
+    },
+    30_000,
+    `run ${run} recorded`,
+  );

@@ -1,24 +1,23 @@
 import t from 'tap';
 import { join } from 'node:path';
-import { agentSandbox, eventually, readJson, reviewed, runDirOf, type AgentBox } from '../helpers/agent.js';
+import {
+  agentSandbox,
+  eventually,
+  readJson,
+  reviewed,
+  runDirOf,
+  type AgentBox,
+  runSettled,
+  showOf,
+} from '../helpers/agent.js';
 
 t.jobs = 4;
 
 // issue 32: a follow-up or a repair is status-neutral: the task comes back queued as it was, is resumed as what
 // interrupted it, answers the question it was asked, and ends the session a follow-up opened however the round ends.
 
-const show = async (box: AgentBox, id: string) => (await box.l.json('show', id)).value;
-
-/** Waits for a run's agent turn to be recorded and the task to leave working. */
-const settled = (box: AgentBox, id: string, run: string) =>
-  eventually(
-    async () => {
-      const v = await show(box, id);
-      return v.status !== 'working' && v.turns.some((x: any) => x.run === run && x.role === 'agent') ? v : undefined;
-    },
-    30_000,
-    'the run recorded',
-  );
+const show = showOf;
+const settled = runSettled;
 
 t.test('stop, queue, repair: still queued, a worker may pick it, and resume says it was stopped', async (t) => {
   const box = await agentSandbox();

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { gitSync } from '../helpers/env.js';
-import { agentSandbox, eventually, reviewed, type AgentBox } from '../helpers/agent.js';
+import { agentSandbox, eventually, reviewed, type AgentBox, runSettled, showOf } from '../helpers/agent.js';
 import { attentionFacts } from '../helpers/ask.js';
 
 t.jobs = 4;
@@ -8,18 +8,8 @@ t.jobs = 4;
 // issue 32, items 1 and 2: a follow-up (complete or abandoned) and a repair (blocked or interrupted) are one
 // status-neutral round each: the task comes back to where it was, its verdict, attention and counters untouched.
 
-const show = async (box: AgentBox, id: string) => (await box.l.json('show', id)).value;
-
-/** Waits for the round's run to be recorded and the task to leave working. */
-const settled = (box: AgentBox, id: string, run: string) =>
-  eventually(
-    async () => {
-      const v = await show(box, id);
-      return v.status !== 'working' && v.turns.some((x: any) => x.run === run && x.role === 'agent') ? v : undefined;
-    },
-    30_000,
-    'the round recorded',
-  );
+const show = showOf;
+const settled = runSettled;
 
 async function accepted(box: AgentBox): Promise<string> {
   const id = await reviewed(box, 'a feature');
