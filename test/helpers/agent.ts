@@ -129,6 +129,10 @@ export async function eventually<T>(
 export const runDirOf = (sb: Sandbox, run: string) => join(sb.dir, '.git', 'lazy', 'runs', run);
 export const readJson = (path: string) => JSON.parse(readFileSync(path, 'utf8'));
 
+/** A run's agent is on record (agent.json, written by its supervisor once it spawned it): what `lazy stop` signals. */
+export const agentRecorded = (sb: Sandbox, run: string) =>
+  eventually(() => existsSync(join(runDirOf(sb, run), 'agent.json')), 20_000, `run ${run}'s agent on record`);
+
 /** Whether a process is gone: no such pid, or a zombie waiting to be reaped. */
 const gone = (pid: number) => {
   try {

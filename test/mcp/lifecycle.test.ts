@@ -1,5 +1,5 @@
 import t from 'tap';
-import { agentSandbox } from '../helpers/agent.js';
+import { agentRecorded, agentSandbox } from '../helpers/agent.js';
 import { fakeEnv, mcpInproc } from '../helpers/mcp.js';
 
 // Issue 28: every lifecycle action a person has on the CLI has a builder tool, with the command's options,
@@ -33,7 +33,9 @@ t.test('stop, resume, close, reopen, queue and its kin, edit and submit as tools
   t.match(bad.structuredContent, { error: { code: 'usage', message: /--priority must be an integer/ } });
 
   // stop and resume a running turn.
-  await mcp.ok('lazy_start', { id });
+  const started = await mcp.ok('lazy_start', { id });
+  // The supervisor records its agent after start returns: stop signals what is on record.
+  await agentRecorded(box.sb, started.task.current_run);
   const stopped = await mcp.ok('lazy_stop', { id });
   t.equal(stopped.task.status, 'interrupted');
   t.not(stopped.signal, 'none', 'its agent was signalled');
