@@ -4,6 +4,7 @@ import * as create from './commands/create.js';
 import * as list from './commands/list.js';
 import * as show from './commands/show.js';
 import * as log from './commands/log.js';
+import * as archive from './commands/archive.js';
 import * as comment from './commands/comment.js';
 import * as close from './commands/close.js';
 import * as reject from './commands/reject.js';
@@ -85,6 +86,7 @@ export const COMMANDS = [
   pull,
   push,
   sync,
+  archive,
   work,
   config,
   doctor,

@@ -5,7 +5,8 @@ import type { Draft } from '../../lib/store/draft.js';
 import { randomId } from '../../lib/core/ids.js';
 
 // Hidden: seeds N tasks through the store's own documents (npm run bench uses it). Every other task carries one
-// agent turn's recorded usage (half of those with a reported cost), so lazy usage has turns to sum.
+// agent turn's recorded usage (half of those with a reported cost), so lazy usage has turns to sum; with --complete k
+// --days-ago d the first k are finished d days ago, so lazy archive has them to take.
 export const { command, describe, builder } = commandOf(C.benchSeed);
 
 export const handler = (a: GlobalArgs & CliArgs<typeof C.benchSeed>) =>
@@ -13,6 +14,9 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.benchSeed>) =>
     a,
     async (app) => {
       const { bulkCreate } = await import('../../lib/store/bulk.js');
+      // --complete k --days-ago d: the first k tasks finished d days ago (what lazy archive takes).
+      const finished = Math.min(Number(a.complete ?? 0), Number(a.count));
+      const ago = new Date(app.io.clock.now() - Number(a.daysAgo ?? 0) * 86_400_000).toISOString();
       const ids = await bulkCreate(
         app.store,
         Number(a.count),
@@ -25,12 +29,22 @@ export const handler = (a: GlobalArgs & CliArgs<typeof C.benchSeed>) =>
           agent: null,
           base: 'main',
         }),
-        seedUsage,
+        (d, i) => (seedUsage(d, i), i < finished && finish(d, i)),
+        (i) => (i < finished ? ago : undefined),
       );
       return { created: ids.length, first: ids[0] ?? null };
     },
     (r) => `${r.created} tasks`,
   );
+
+/** Even tasks complete (started, then the agent's round ends them), odd ones abandoned (closed). */
+function finish(d: Draft, i: number): void {
+  if (i % 2) d.transition('abandoned', 'close', 'benchmark: closed');
+  else {
+    d.transition('working', 'start', 'benchmark: started', { run: randomId() });
+    d.transition('complete', 'round_end', 'benchmark: done');
+  }
+}
 
 function seedUsage(d: Draft, i: number): void {
   if (i % 2) return;

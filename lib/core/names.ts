@@ -9,6 +9,14 @@ export const LAZY_GLOB = `${LAZY_NS}*`;
 /** One ref per task: its history of documents. */
 export const TASKS_NS = `${LAZY_NS}tasks/`;
 export const taskRef = (id: string) => TASKS_NS + id;
+/**
+ * Finished tasks moved out of TASKS_NS (lazy archive): a few refs, one per shard of the id space (the id's first
+ * character), whose commits keep every archived task's history reachable.
+ */
+export const ARCHIVE_NS = `${LAZY_NS}archive/`;
+export const archiveRef = (shard: string) => ARCHIVE_NS + shard;
+/** A shard's map of archived tasks, as `git cat-file` names the file in the ref's tree. */
+export const archiveMapRev = (shard: string, file: string) => `${archiveRef(shard)}:${file}`;
 /** The shared settings. */
 export const CONFIG_REF = `${LAZY_NS}config`;
 /** A claimed task's lease: on the remote only, never a local ref (lazy push's pattern would send it). */

@@ -1,3 +1,4 @@
+import { DEFAULT_ARCHIVE_DAYS } from '../store/archive/index.js';
 import {
   ENV_KEYS,
   LAYERS,
@@ -35,6 +36,7 @@ const DEFAULTS: Record<string, Json> = {
   usage_limit_recheck_ms: DEFAULT_RETRY.usageRecheckMs,
   usage_limit_max_wait_ms: DEFAULT_RETRY.usageMaxWaitMs,
   'work.lease_seconds': DEFAULT_LEASE_SECONDS,
+  'archive.after_days': DEFAULT_ARCHIVE_DAYS,
   'budget.auto_resumes_per_day': AUTO_RESUMES_PER_DAY,
 };
 

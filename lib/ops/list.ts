@@ -1,7 +1,7 @@
 import { categoryOf, isStatus, isTerminal, type Status } from '../model/status.js';
 import { type TaskView } from '../model/fold.js';
 import { usageError } from '../core/errors.js';
-import { resolveTaskId } from '../store/refs.js';
+import { listTaskRefs, resolveTaskId } from '../store/refs.js';
 import {
   byCreation,
   firstRows,
@@ -98,6 +98,11 @@ export async function listTasks(app: App, input: ListInput): Promise<ListedTask[
       ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true, keep, statuses.length > 0)
       : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, false, keep, statuses.length > 0, first);
   if (prompt) filter = rowFilter(input, prompt);
+  if (wantsArchive(input, statuses)) {
+    const more = await archived(app, keep, app.out.json || filter.needsDetail);
+    rows.push(...more.rows);
+    bad.push(...more.bad);
+  }
   warnBad(app, bad);
   const parent = input.parent ? await resolveTaskId(app.repo.cwd, input.parent) : undefined;
   let out: ListedTask[] = [];
@@ -144,9 +149,10 @@ export async function listLines(
   piped: PlainLines,
 ): Promise<ListItem[]> {
   const filter = rowFilter(input);
-  // The tree and --json need every row whole.
-  if (app.out.json || input.tree || !isPlain(input, filter)) return listTasks(app, input);
   const statuses = statusList(input);
+  // The tree and --json need every row whole; so do archived tasks, which the index does not hold.
+  if (app.out.json || input.tree || !isPlain(input, filter) || wantsArchive(input, statuses))
+    return listTasks(app, input);
   const keep = statusTest(input, statuses);
   const got = await refreshPlain(app.repo.cwd, app.repo.lazyDir, app.store.reader, keep, piped);
   if (!got) return listTasks(app, input);
@@ -161,6 +167,16 @@ export async function listLines(
   }
   await withRuns(app, rows);
   return items as ListItem[];
+}
+
+/** Only a list that may show finished tasks reads the archive: the default list (open tasks) never does. */
+const wantsArchive = (input: ListInput, statuses: string[]) =>
+  statuses.length ? statuses.some((s) => isTerminal(s as Status)) : !!input.all;
+
+async function archived(app: App, keep: (s: string) => boolean, detail: boolean) {
+  const { archivedRows } = await import('../store/archive/rows.js');
+  const live = new Set((await listTaskRefs(app.repo.cwd)).map((r) => r.id));
+  return archivedRows(app.store.reader, live, keep, detail);
 }
 
 const isPlain = (input: ListInput, filter: ReturnType<typeof rowFilter>) =>

@@ -34,7 +34,8 @@ const SEP = '\x1f';
 /** The task's history straight from `git log` on its ref: one line per commit, merges included. */
 export async function taskLog(app: App, idArg: string): Promise<LogLine[]> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
-  await app.store.read(id); // exit 3 for a missing task, before git's own error
+  // exit 3 for a missing task, before git's own error; an archived task's history ends at its archived tip.
+  const read = await app.store.read(id);
   const fmt = [
     '%H',
     '%P',
@@ -47,7 +48,8 @@ export async function taskLog(app: App, idArg: string): Promise<LogLine[]> {
     '%(trailers:key=Lazy-Status,valueonly,separator=%x2C)',
     '%(trailers:key=Lazy-Host,valueonly,separator=%x2C)',
   ].join(SEP);
-  const r = await git(['log', `--format=${fmt}%x1e`, taskRef(id)], { cwd: app.repo.cwd });
+  const from = read.archived ? read.docs.tip : taskRef(id);
+  const r = await git(['log', `--format=${fmt}%x1e`, from], { cwd: app.repo.cwd });
   return r.stdout
     .split('\x1e')
     .map((s) => s.trim())

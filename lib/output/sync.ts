@@ -1,4 +1,5 @@
 import type { PullResult, PushResult, SyncResult } from '../sync/sync.js';
+import type { ArchiveOutcome } from '../store/archive/index.js';
 
 const n = (list: string[]) => String(list.length);
 
@@ -66,4 +67,13 @@ function pushedBranches(b: PushResult['branches']): string[] {
   for (const r of [...b.diverged, ...b.lease_failed, ...b.refused, ...b.skipped])
     lines.push(`  branch of ${r.id}: ${r.reason}`);
   return lines;
+}
+
+export function renderArchive(a: ArchiveOutcome): string {
+  const lines = [
+    `archived ${a.archived.length} task(s) finished more than ${a.older_than_days} day(s) ago` +
+      (a.shards.length ? ` (${a.shards.length} archive ref(s) moved)` : ''),
+  ];
+  if (a.unarchived.length) lines.push(`  back live, dropped from the archive: ${a.unarchived.join(', ')}`);
+  return lines.join('\n');
 }

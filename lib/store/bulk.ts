@@ -20,8 +20,10 @@ export async function bulkCreate(
   fields: (i: number) => Omit<TaskDoc, 'id' | 'clock' | 'created_at' | 'created_by'>,
   /** Adds turns to the new task's draft (the benchmark's recorded usage); they are written in the same commit. */
   more?: (d: Draft, i: number) => void,
+  /** A task's own moment (ISO time) when it is not now: its documents and its commit carry it. */
+  when?: (i: number) => string | undefined,
 ): Promise<string[]> {
-  const { ctx, sig } = await store.ctx();
+  const { ctx: now, sig } = await store.ctx();
   const child = spawn('git', ['fast-import', '--quiet', '--done'], {
     cwd: store.repo.cwd,
     env: { ...env(), ...GIT_ENV },
@@ -33,25 +35,28 @@ export async function bulkCreate(
   const off = Math.abs(sig.timezoneOffset);
   const two = (n: number) => String(n).padStart(2, '0');
   const tz = `${sig.timezoneOffset <= 0 ? '+' : '-'}${two(Math.floor(off / 60))}${two(off % 60)}`;
-  const who = `${sig.name} <${sig.email}> ${sig.timestamp} ${tz}`;
+  const who = (at: string | undefined) =>
+    `${sig.name} <${sig.email}> ${at ? Math.floor(Date.parse(at) / 1000) : sig.timestamp} ${tz}`;
   const data = (s: string) => `data ${Buffer.byteLength(s)}\n${s}\n`;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const id = randomId();
-    const draft = creationDraft(id, fields(i), ctx);
+    const at = when?.(i);
+    const draft = creationDraft(id, fields(i), at ? { ...now, now: at } : now);
     const ref = taskRef(id);
     more?.(draft, i);
-    const entry = draft.changes[0]!;
-    const file = `changelog/${entryName(entry.clock, entry.id)}`;
+    const changes = draft.changes.map((e) => {
+      const file = `changelog/${entryName(e.clock, e.id)}`;
+      return `M 100644 inline ${file}\n${data(writeDoc('statusChange', e, { ref, file }))}`;
+    });
     const turns = draft.turns.map((e) => {
       const at = `turns/${entryName(e.clock, e.id)}`;
       return `M 100644 inline ${at}\n${data(writeDoc('turn', e, { ref, file: at }))}`;
     });
     const chunk =
-      `commit ${ref}\ncommitter ${who}\n${data(draft.commitMessage())}` +
+      `commit ${ref}\ncommitter ${who(at)}\n${data(draft.commitMessage())}` +
       `M 100644 inline ${TASK_FILE}\n${data(writeDoc('task', draft.docs.task, { ref, file: TASK_FILE }))}` +
-      `M 100644 inline ${file}\n${data(writeDoc('statusChange', entry, { ref, file }))}` +
-      `${turns.join('')}\n`;
+      `${changes.join('')}${turns.join('')}\n`;
     if (!child.stdin.write(chunk)) await new Promise((r) => child.stdin.once('drain', r));
     ids.push(id);
   }

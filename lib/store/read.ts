@@ -4,7 +4,8 @@ import { replayStatus } from '../model/fold.js';
 import { ObjectReader, parseCommit, parseTree, type GitObject, type TreeEntry } from './objects.js';
 import { ENTRY_DIRS, parseEntryName, SESSIONS_DIR, TASK_FILE } from './layout.js';
 import { ENTRY_SCHEMA, readDoc, type DocKind } from './validate.js';
-import { taskRef } from '../core/names.js';
+import { archiveRef, taskRef } from '../core/names.js';
+import { archivedOne, shardOf } from './archive/map.js';
 
 // Reads task trees in four rounds (commits, root trees, subtrees, blobs), every task in
 // each round, through one cat-file process; then parses every document at once. Each
@@ -21,6 +22,8 @@ export interface TreeSnapshot {
 export interface TaskRead {
   docs: TaskDocs;
   snap: TreeSnapshot;
+  /** Read from the archive (no live ref): a write brings it back with a create-only ref. */
+  archived?: true;
 }
 
 const DIR_NAMES = new Set<string>([SESSIONS_DIR, ...ENTRY_DIRS]);
@@ -92,8 +95,18 @@ export class TaskReader {
   /** Reads one task by id; throws not-found (3) or invalid-data (6). */
   async readOne(id: string): Promise<TaskRead> {
     const r = (await this.readMany([{ id, tip: taskRef(id) }])).get(id)!;
+    if (!(r instanceof LazyError)) return r;
+    if (r.code !== 'task_not_found') throw r;
+    return this.readArchived(id, r);
+  }
+
+  /** A task with no live ref, read at the tip the archive holds for it (lazy archive); `missing` when it is not there. */
+  private async readArchived(id: string, missing: LazyError): Promise<TaskRead> {
+    const a = await archivedOne(this.objects, id);
+    if (!a) throw missing;
+    const r = (await this.readMany([{ id, tip: a.tip, ref: archiveRef(shardOf(id)) }])).get(id)!;
     if (r instanceof LazyError) throw r;
-    return r;
+    return { ...r, archived: true };
   }
 
   /** `tip` may be a commit oid or the ref name; `ref` names the source in errors (default: the task ref). */

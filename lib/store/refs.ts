@@ -3,6 +3,7 @@ import { ambiguous, notFound, usageError } from '../core/errors.js';
 import { isIdPrefix, isTaskId, MIN_PREFIX } from '../core/ids.js';
 import { ZERO_OID } from './layout.js';
 import { taskRef, TASKS_NS } from '../core/names.js';
+import { archivedByPrefix } from './archive/map.js';
 
 // Ref moves go through `git update-ref NEW OLD`: git's own lock file and old-value
 // check make it a true compare-and-swap across processes. Invariant: a task ref is
@@ -73,7 +74,9 @@ export async function resolveTaskId(cwd: string, input: string): Promise<string>
   }
   // A full id needs no lookup: reading the ref reports a missing task.
   if (isTaskId(wanted)) return wanted;
-  const matches = (await listTaskRefs(cwd, wanted)).map((r) => r.id).filter((id) => isTaskId(id));
+  // Archived tasks answer to their prefix too (one shard's map); a live ref and its archived entry are one task.
+  const [live, archived] = await Promise.all([listTaskRefs(cwd, wanted), archivedByPrefix(cwd, wanted)]);
+  const matches = [...new Set([...live.map((r) => r.id), ...archived])].filter((id) => isTaskId(id));
   if (matches.length === 1) return matches[0]!;
   if (matches.length === 0) throw notFound(`no task matches '${input}'`, { id: input });
   throw ambiguous(wanted, matches.sort());

@@ -154,7 +154,9 @@ export class Store {
       if (draft.empty && !opts.allowEmpty) return { view, tip: read.docs.tip, draft };
       checkEntryLimit(op, read, draft);
       const tip = await this.writeCommit(draft, read, sig, false);
-      if ((await casRef(this.repo.cwd, taskRef(id), tip, read.docs.tip, `lazy: ${op} ${id}`)) === 'ok') {
+      // An archived task comes back live: its ref is created at the new commit, whose parent is the archived tip.
+      const old = read.archived ? null : read.docs.tip;
+      if ((await casRef(this.repo.cwd, taskRef(id), tip, old, `lazy: ${op} ${id}`)) === 'ok') {
         return { view: { ...draft.preview(), tip }, tip, draft };
       }
     }

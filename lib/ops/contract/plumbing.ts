@@ -60,7 +60,11 @@ export const demoAgent = {
 export const benchSeed = {
   name: '__bench-seed',
   describe: false,
-  args: [{ name: 'count', positional: true, required: true, type: 'number', describe: 'how many tasks to seed' }],
+  args: [
+    { name: 'count', positional: true, required: true, type: 'number', describe: 'how many tasks to seed' },
+    { name: 'complete', type: 'number', describe: 'how many of them are finished (complete and abandoned, by turns)' },
+    { name: 'days-ago', type: 'number', describe: 'the finished tasks last changed this many days ago' },
+  ],
 } as const satisfies CommandContract;
 
 export const ui = {

@@ -61,6 +61,19 @@ export const pull = syncing(
 export const push = syncing('push', 'Push refs/lazy/* (fast-forward only; never forced)');
 export const sync = syncing('sync', 'Pull, then push; retried while someone else pushes meanwhile');
 
+export const archive = {
+  name: 'archive',
+  describe:
+    'Move finished tasks whose last change is older than archive.after_days (30) out of refs/lazy/tasks/* into the archive refs',
+  args: [
+    {
+      name: 'older-than',
+      type: 'number',
+      describe: 'archive complete and abandoned tasks last changed more than this many days ago',
+    },
+  ],
+} as const satisfies CommandContract;
+
 export const work = {
   name: 'work',
   describe: 'Fleet worker: claim queued tasks on the remote, run them, push their outcomes; until stopped',

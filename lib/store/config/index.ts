@@ -37,6 +37,7 @@ const INT_KEYS = new Set([
   'usage_limit_recheck_ms',
   'usage_limit_max_wait_ms',
   'work.lease_seconds',
+  'archive.after_days',
   'budget.task_tokens',
   'budget.auto_resumes_per_day',
 ]);
@@ -51,6 +52,7 @@ const PRICE_FIELDS = new Set(['input', 'output', 'cache_read', 'cache_write']);
 const NESTED_KEYS = new Set([
   'forge.pr_command',
   'work.lease_seconds',
+  'archive.after_days',
   'budget.task_tokens',
   'budget.task_cost_usd',
   'budget.auto_resumes_per_day',

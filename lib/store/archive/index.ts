@@ -1,0 +1,116 @@
+import { git } from '../../core/git.js';
+import { now } from '../../core/clock.js';
+import { contention } from '../../core/errors.js';
+import { isTerminal, type Status } from '../../model/status.js';
+import { refreshIndex } from '../listing/index.js';
+import { listTaskRefs } from '../refs.js';
+import type { Store } from '../store.js';
+import { ObjectWriter } from '../writer.js';
+import { archiveTips, readMapAt, shardOf, type ArchiveMap } from './map.js';
+import { archiveRef } from '../../core/names.js';
+import { commitTransaction, writeShardCommit, type ShardWrite } from './write.js';
+
+export { archivedOne, archivedByPrefix, readAllArchived, archiveTips, readMapAt, shardOf, SHARDS } from './map.js';
+export type { Archived, ArchiveMap } from './map.js';
+export { commitTransaction, writeShardCommit, type ShardWrite, type Transaction } from './write.js';
+
+// lazy archive: finished tasks (complete, abandoned) whose last change is older than archive.after_days move out of
+// refs/lazy/tasks/* into refs/lazy/archive/<shard>, so every fetch advertises what is open, not what is past. Which
+// tasks are due comes from the listing index (kept current against the refs); the transaction's expected old
+// values are what keeps a task that changed meanwhile live.
+
+export const DEFAULT_ARCHIVE_DAYS = 30;
+const ATTEMPTS = 5;
+const DAY_MS = 86_400_000;
+
+export interface ArchiveOutcome {
+  /** Ids moved into the archive by this call. */
+  archived: string[];
+  /** Ids dropped from the archive map because a live ref holds their archived history (reopened, changed). */
+  unarchived: string[];
+  /** The shards whose archive ref moved. */
+  shards: string[];
+  older_than_days: number;
+}
+
+/** Archives every finished task whose last change is older than `days`, and forgets entries a live ref took back. */
+export async function archiveDue(store: Store, days: number): Promise<ArchiveOutcome> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const plan = await planArchive(store, days);
+    if (!plan.writes.length) return { archived: [], unarchived: [], shards: [], older_than_days: days };
+    const { sig } = await store.ctx();
+    const w = new ObjectWriter(store.repo.commonDir);
+    const shards = [];
+    for (const s of plan.writes) shards.push({ shard: s.shard, old: s.old, next: await writeShardCommit(w, s, sig) });
+    const reason = `lazy: archive ${plan.due.length} task(s)`;
+    if (await commitTransaction(store.repo.cwd, { shards, deletes: plan.due }, reason))
+      return {
+        archived: plan.due.map((d) => d.id).sort(),
+        unarchived: plan.dropped.sort(),
+        shards: shards.map((s) => s.shard).sort(),
+        older_than_days: days,
+      };
+    // A task or an archive ref moved under us: read again; a task changed meanwhile is no longer due.
+  }
+  throw contention('the tasks or the archive kept changing under lazy archive; try again', {});
+}
+
+interface Plan {
+  due: { id: string; tip: string; status: string }[];
+  dropped: string[];
+  writes: ShardWrite[];
+}
+
+async function planArchive(store: Store, days: number): Promise<Plan> {
+  const { cwd, lazyDir } = store.repo;
+  const cutoff = new Date(now() - days * DAY_MS).toISOString();
+  const [{ rows }, live, tips] = await Promise.all([
+    refreshIndex(cwd, lazyDir, store.reader, false, (s) => isTerminal(s as Status)),
+    listTaskRefs(cwd),
+    archiveTips(cwd),
+  ]);
+  const due = rows
+    .filter((r) => isTerminal(r.status) && r.updated_at < cutoff)
+    .map((r) => ({ id: r.id, tip: r.tip, status: r.status }));
+  const liveTip = new Map(live.map((r) => [r.id, r.tip]));
+  const maps = new Map<string, ArchiveMap>();
+  for (const shard of tips.keys()) maps.set(shard, await readMapAt(store.reader.objects, archiveRef(shard)));
+  const dropped = await shadowed(cwd, maps, liveTip);
+  const touched = new Set([...due.map((d) => shardOf(d.id)), ...dropped.map(shardOf)]);
+  const writes: ShardWrite[] = [];
+  for (const shard of [...touched].sort()) {
+    const map: ArchiveMap = new Map(maps.get(shard) ?? []);
+    for (const id of dropped) if (shardOf(id) === shard) map.delete(id);
+    const mine = due.filter((d) => shardOf(d.id) === shard);
+    for (const d of mine) map.set(d.id, d);
+    const n = mine.length;
+    writes.push({
+      shard,
+      old: tips.get(shard) ?? null,
+      map,
+      parents: mine.map((d) => d.tip),
+      message: n ? `lazy: archive ${n} task(s) in shard ${shard}` : `lazy: un-archive reopened tasks in shard ${shard}`,
+    });
+  }
+  return { due, dropped, writes };
+}
+
+/**
+ * Archived ids that have a live ref again whose history holds the archived tip (reopened, or changed by a clone that
+ * had not archived it): the live ref wins and the map forgets them. A live ref that does not hold it keeps the entry
+ * (a pull merges the two).
+ */
+async function shadowed(cwd: string, maps: Map<string, ArchiveMap>, live: Map<string, string>): Promise<string[]> {
+  const out: string[] = [];
+  for (const map of maps.values())
+    for (const a of map.values()) {
+      const tip = live.get(a.id);
+      if (tip && (tip === a.tip || (await isAncestor(cwd, a.tip, tip)))) out.push(a.id);
+    }
+  return out;
+}
+
+export async function isAncestor(cwd: string, older: string, newer: string): Promise<boolean> {
+  if (older === newer) return true;
+  return (await git(['merge-base', '--is-ancestor', older, newer], { cwd, allowFail: true })).code === 0;
+}
