@@ -28,6 +28,11 @@ export function syncDeps(app: App, progress: boolean): SyncDeps {
       await settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions);
       return actions.map(({ task, action, detail }) => ({ task, action, detail }));
     },
+    // push and sync archive what is due first, so the remote sheds those refs in the same push.
+    beforePush: async () => {
+      const { archiveOp } = await import('./archive.js');
+      return (await archiveOp(app)).archived;
+    },
   };
 }
 

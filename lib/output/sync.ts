@@ -17,6 +17,9 @@ export function renderPull(p: PullResult): string {
     lines.push(`  held back until lazy config trust (see lazy config list): ${p.config_held.join(', ')}`);
   lines.push(...pulledBranches(p.branches));
   for (const u of p.upstream) lines.push(`  ${u.task} ${u.action} upstream: ${u.detail}`);
+  const a = p.archive;
+  if (a.dropped.length) lines.push(`  archived on the remote: ${a.dropped.length} task(s)`);
+  if (a.revived.length) lines.push(`  changed on the remote since archived here, live again: ${a.revived.join(', ')}`);
   return lines.join('\n');
 }
 
@@ -44,6 +47,8 @@ export function renderPush(p: PushResult): string {
   for (const r of p.rejected) lines.push(`  rejected ${r.id}: ${r.reason}`);
   for (const s of p.skipped) lines.push(`  skipped ${s.id} (a pull would refuse it; run lazy doctor): ${s.reason}`);
   lines.push(...pushedBranches(p.branches));
+  if (p.archived.length || p.archived_on_remote.length)
+    lines.push(`  archived first: ${p.archived.length} task(s); retired on the remote: ${p.archived_on_remote.length}`);
   return lines.join('\n');
 }
 

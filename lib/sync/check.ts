@@ -3,7 +3,7 @@ import { isTaskId } from '../core/ids.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
 import { ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT } from '../store/layout.js';
 import { maxClock } from '../model/fold.js';
-import { CONFIG_REF, TASKS_NS } from '../core/names.js';
+import { CONFIG_REF, TASKS_NS, ARCHIVE_NS } from '../core/names.js';
 
 // What may travel between clones, checked the same way in both directions: a pull
 // refuses what fails here, and a push never sends it. One piece of code for both.
@@ -22,11 +22,12 @@ export type Candidate = { id: string; tip: string; ref: string };
  * Refs under refs/lazy/ that travel: refs/lazy/config and refs/lazy/tasks/<task id>; anything else is refused by name.
  */
 export function refusedName(ref: string, label = ref): Rejected | null {
-  if (ref === CONFIG_REF) return null;
+  if (ref === CONFIG_REF || /^[0-9a-z]$/.test(ref.startsWith(ARCHIVE_NS) ? ref.slice(ARCHIVE_NS.length) : ''))
+    return null;
   if (!ref.startsWith(TASKS_NS))
     return {
       id: ref,
-      reason: `not a lazy ref (only ${TASKS_NS}<id> and ${CONFIG_REF} travel)`,
+      reason: `not a lazy ref (only ${TASKS_NS}<id>, ${ARCHIVE_NS}<shard> and ${CONFIG_REF} travel)`,
       details: { ref: label },
     };
   const id = ref.slice(TASKS_NS.length);

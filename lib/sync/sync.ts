@@ -14,10 +14,12 @@ import {
 import { settleBranches, wantedRefs, type BranchPull } from './branch-pull.js';
 import { localTasks, submittedTargets } from './targets.js';
 import { mergeRemote, type MergeReport } from './pull.js';
+import { pullArchive, pushArchive, type ArchivePull } from './archive.js';
+import { listTaskRefs } from '../store/refs.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
 import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
 import { readConfigAt } from '../store/config/index.js';
-import { CONFIG_REF, HEADS_NS, LAZY_NS, TASKS_NS } from '../core/names.js';
+import { ARCHIVE_NS, archiveRef, CONFIG_REF, HEADS_NS, LAZY_NS, TASKS_NS } from '../core/names.js';
 
 // pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/* that a
 // pull would take; sync = pull then push, again while someone pushed meanwhile.
@@ -31,6 +33,8 @@ export interface PullResult extends Omit<MergeReport, 'views'> {
   branches: BranchPull;
   /** What the pull learned about submitted tasks from the forge (merged, closed, new commits). */
   upstream: Settled[];
+  /** The archive refs taken, and the task refs that left or came back with them (lib/sync/archive.ts). */
+  archive: ArchivePull;
 }
 /** One submitted task's outcome a pull found upstream (reconcile's action, as the pull reports it). */
 export interface Settled {
@@ -47,6 +51,9 @@ export interface PushResult {
   skipped: Rejected[];
   up_to_date: number;
   branches: BranchPush;
+  /** Tasks this push archived first (archive.after_days), and the task refs it deleted on the remote for them. */
+  archived: string[];
+  archived_on_remote: string[];
 }
 export interface SyncResult {
   remote: string;
@@ -65,6 +72,8 @@ export interface SyncDeps {
    * lib/reconcile/upstream/index.ts settleSubmitted, which reads only the tracking refs this pull just wrote).
    */
   afterPull?: () => Promise<Settled[]>;
+  /** Runs before every push (ops fills it: lazy archive of what is due); the ids it archived. */
+  beforePush?: () => Promise<string[]>;
 }
 
 const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.length) : ref);
@@ -75,7 +84,10 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   let { targets } = listed;
   let tips = await remoteTips(d.repo, remote, targets);
   await fetchMissing(d, remote, tips, local, targets);
-  const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, listed.refs);
+  // The archive first: it decides which remote task refs are already held, and which live refs the remote archived.
+  const archive = await pullArchive(d.repo, d.reader, tips, new Map(listed.refs.map((r) => [r.id, r.tip])));
+  const refs = archive.dropped.length || archive.revived.length ? await listTaskRefs(d.repo.cwd) : listed.refs;
+  const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   for (const id of report.new) local.add(id);
@@ -99,6 +111,7 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
     ...(config.held ? { config_held: config.held } : {}),
     branches,
     upstream,
+    archive,
     tips,
   };
 }
@@ -150,6 +163,7 @@ async function outgoing(
     }
     const refused = refusedName(ref);
     if (refused) out.skipped.push(refused);
+    else if (ref.startsWith(ARCHIVE_NS)) send.push(ref);
     else if (ref === CONFIG_REF) {
       const bad = await readConfigAt(d.reader.objects, oid, { ref, required: true }).then(
         () => null,
@@ -178,7 +192,18 @@ async function outgoing(
 /** Pushes what differs from the remote's tips (asking for them unless given), with the task branches, fast-forward only. */
 export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, string>): Promise<PushResult> {
   const branches = emptyBranchPush();
-  const out: PushResult = { remote, new: [], updated: [], rejected: [], skipped: [], up_to_date: 0, branches };
+  const archived = (await d.beforePush?.()) ?? [];
+  const out: PushResult = {
+    remote,
+    new: [],
+    updated: [],
+    rejected: [],
+    skipped: [],
+    up_to_date: 0,
+    branches,
+    archived,
+    archived_on_remote: [],
+  };
   // The remote's tips and the local refs are asked at once: the round trip hides the local reads.
   const [tips, listing] = await Promise.all([
     knownTips ?? remoteTips(d.repo, remote),
@@ -198,15 +223,21 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
     { here, skipped, read, state },
     branches,
   );
-  if (refs.length === 0 && plan.sends === 0) return out;
+  const ok = new Set<string>();
+  const landed = (shard: string, oid: string) => tips.get(archiveRef(shard)) === oid || ok.has(archiveRef(shard));
+  const retire = async () =>
+    (out.archived_on_remote = await pushArchive(d.repo, d.reader.objects, remote, tips, here, landed));
+  if (refs.length === 0 && plan.sends === 0) return (await retire(), out);
   d.progress?.(`pushing ${refs.length} ref(s) under refs/lazy/ and ${plan.sends} branch(es) to ${remote}`);
   // Up-to-date refs cost git nothing; what differs was checked, and what failed is left out.
   const except = [...out.skipped.map((s) => String(s.details.ref)), ...plan.except];
   const lines = await pushLazy(d.repo, remote, !!d.progress, except, plan.extra);
   for (const l of lines) {
     if (l.ref.startsWith(HEADS_NS)) await classifyBranch(d.repo.cwd, plan, l, branches);
+    else if (l.ref.startsWith(ARCHIVE_NS) && l.flag !== '!') ok.add(l.ref);
     else classify(out, l);
   }
+  await retire();
   return out;
 }
 
