@@ -57,7 +57,7 @@ export async function pullArchive(
     if (mine === theirs || (mine && (await isAncestor(repo.cwd, theirs, mine)))) continue;
     const next =
       mine && !(await isAncestor(repo.cwd, mine, theirs))
-        ? await mergeShards(repo, reader.objects, shard, mine, theirs, tips, t)
+        ? await mergeShards(repo, reader.objects, { shard, a: mine, b: theirs, local }, tips, t)
         : theirs;
     t.shards.push({ shard, old: mine, next });
     maps.set(shard, await readMapAt(reader.objects, next));
@@ -73,7 +73,7 @@ export async function pullArchive(
     const a = maps.get(shard)!.get(id);
     if (!a) continue;
     if (await isAncestor(repo.cwd, r, a.tip)) tips.delete(ref);
-    else if (!t.creates!.some((c) => c.id === id)) (t.creates!.push({ id, tip: a.tip }), out.revived.push(id));
+    else if (!t.creates!.some((c) => c.id === id)) t.creates!.push({ id, tip: a.tip });
   }
   // Live refs here that the remote archived at their tip or past it.
   for (const s of t.shards) {
@@ -85,6 +85,7 @@ export async function pullArchive(
     }
   }
   if (!t.shards.length && !t.creates!.length) return out;
+  out.revived = t.creates!.map((c) => c.id);
   // A local writer that moved a task meanwhile fails the transaction: nothing moves, the next pull settles it.
   if (await commitTransaction(repo.cwd, t, 'lazy: pull the archive')) out.shards = t.shards.map((s) => s.shard);
   else out.dropped = out.revived = [];
@@ -95,9 +96,7 @@ export async function pullArchive(
 async function mergeShards(
   repo: Repo,
   objects: ObjectReader,
-  shard: string,
-  a: string,
-  b: string,
+  { shard, a, b, local }: { shard: string; a: string; b: string; local: Map<string, string> },
   tips: Map<string, string>,
   t: Transaction,
 ): Promise<string> {
@@ -113,7 +112,7 @@ async function mergeShards(
       const [lo, hi] = [x.tip, y.tip].sort() as [string, string];
       map.set(id, x.tip === lo ? x : y);
       extra.push(hi);
-      t.creates!.push({ id, tip: lo });
+      if (!local.has(id)) t.creates!.push({ id, tip: lo });
       if (!tips.has(taskRef(id))) tips.set(taskRef(id), hi);
     }
   }

@@ -1,3 +1,4 @@
+import { readAllArchived } from '../../store/archive/map.js';
 import { existsSync } from 'node:fs';
 import { git } from '../../core/git.js';
 import { placeOf } from '../../core/place.js';
@@ -59,7 +60,10 @@ export async function repairTaskRefs(p: Pass, refs: RefTip[], bad: Map<string, L
   }
   dangling ??= await danglingTaskCommits(repo.cwd, store.reader);
   const seenOnRef = new Set([...indexedIds(repo.lazyDir), ...reflogTaskIds(repo.commonDir)]);
-  for (const id of [...new Set([...seenOnRef, ...dangling.keys()])].filter((x) => !existing.has(x)).sort()) {
+  // An archived task has no live ref on purpose: it is not deleted (lazy archive).
+  const archived = await readAllArchived(store.reader.objects);
+  const lost = [...new Set([...seenOnRef, ...dangling.keys()])].filter((x) => !existing.has(x) && !archived.has(x));
+  for (const id of lost.sort()) {
     const good = await firstValidTip(store.reader, id, await candidates(id, null));
     // A lone creation commit no ref ever named is a create killed before its ref was written, not a loss.
     if (!good || (!seenOnRef.has(id) && (await isRoot(p.app, good)))) continue;

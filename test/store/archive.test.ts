@@ -1,0 +1,134 @@
+import { sandbox, cli, gitSync, type Sandbox } from '../helpers/env.js';
+import { concurrent } from '../helpers/concurrent.js';
+import { commitTransaction } from '../../lib/store/archive/index.js';
+
+// lazy archive (lib/store/archive/): finished tasks past archive.after_days leave refs/lazy/tasks/* for a few
+// refs/lazy/archive/<shard> refs, and every reading surface still finds them.
+
+const test = concurrent(3);
+
+const refs = (sb: Sandbox, ns: string) =>
+  gitSync(sb.dir, sb.env, ['for-each-ref', '--format=%(refname) %(objectname)', ns])
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ') as [string, string]);
+
+/** `n` tasks, the first `done` finished 40 days ago (even ones complete, odd ones abandoned). */
+async function seeded(n: number, done: number) {
+  const sb = sandbox();
+  const l = cli(sb);
+  const r = await l('__bench-seed', String(n), '--complete', String(done), '--days-ago', '40');
+  if (r.code !== 0) throw new Error(r.stderr);
+  const all = (await l.json('list', '--all')).value as { id: string; status: string; tip: string }[];
+  return { sb, l, all, finished: all.filter((x) => x.status === 'complete' || x.status === 'abandoned') };
+}
+
+test('archive moves finished tasks out of refs/lazy/tasks; show, log, list --all and prefixes still find them', async (t) => {
+  const { sb, l, all, finished } = await seeded(8, 5);
+  t.teardown(sb.cleanup);
+  t.equal(finished.length, 5);
+  const out = await l.json('archive');
+  t.equal(out.run.code, 0);
+  t.same(out.value.archived, finished.map((x) => x.id).sort(), 'every finished task was due (40 days > 30)');
+  t.same(out.value.unarchived, []);
+  t.equal(out.value.older_than_days, 30);
+  const live = refs(sb, 'refs/lazy/tasks/').map(([r]) => r.slice('refs/lazy/tasks/'.length));
+  t.same(
+    live.sort(),
+    all
+      .filter((x) => !finished.includes(x))
+      .map((x) => x.id)
+      .sort(),
+    'only open tasks stay live',
+  );
+  const shards = refs(sb, 'refs/lazy/archive/');
+  t.same(shards.map(([r]) => r.slice(-1)).sort(), out.value.shards, 'one ref per shard (first character of the id)');
+  for (const f of finished) {
+    const [, tip] = shards.find(([r]) => r.endsWith(`/${f.id[0]}`))!;
+    const parents = gitSync(sb.dir, sb.env, ['rev-list', '--parents', '-n', '1', tip]);
+    t.ok(parents.includes(f.tip), `the archive commit keeps ${f.id}'s tip reachable`);
+  }
+  t.same(
+    (await l.json('list')).value.map((x: any) => x.id).sort(),
+    live.sort(),
+    'the default list shows open tasks only',
+  );
+  const listed = (await l.json('list', '--all')).value.map((x: any) => x.id).sort();
+  t.same(listed, all.map((x) => x.id).sort(), 'list --all lists every task once');
+  const done = (await l.json('list', '--status', 'complete')).value.map((x: any) => x.id).sort();
+  t.same(
+    done,
+    finished
+      .filter((x) => x.status === 'complete')
+      .map((x) => x.id)
+      .sort(),
+    '--status complete too',
+  );
+  const one = finished[0]!;
+  const shown = await l.json('show', one.id.slice(0, 6));
+  t.equal(shown.run.code, 0, 'show by prefix finds an archived task');
+  t.equal(shown.value.status, one.status);
+  const log = await l.json('log', one.id);
+  t.equal(log.value[0].commit, one.tip, 'log starts at the archived tip');
+  t.equal((await l.json('archive')).value.archived.length, 0, 'a second archive has nothing to do');
+});
+
+test('reopen brings an archived task back live at its tip; the next archive drops it from the map', async (t) => {
+  const { sb, l, finished } = await seeded(4, 2);
+  t.teardown(sb.cleanup);
+  await l('archive');
+  const x = finished.find((f) => f.status === 'abandoned')!;
+  const reopened = await l.json('reopen', x.id);
+  t.equal(reopened.run.code, 0, (reopened.run as any).stderr);
+  t.equal(reopened.value.task.status, 'backlog');
+  const [[, tip]] = refs(sb, `refs/lazy/tasks/${x.id}`) as [[string, string]];
+  t.equal(
+    gitSync(sb.dir, sb.env, ['rev-parse', `${tip}^`]).trim(),
+    x.tip,
+    'the reopen commit sits on the archived tip',
+  );
+  const all = (await l.json('list', '--all')).value.filter((r: any) => r.id === x.id);
+  t.equal(all.length, 1, 'listed once, as its live row');
+  t.equal(all[0].status, 'backlog');
+  const again = await l.json('archive');
+  t.same(again.value.unarchived, [x.id], 'the map forgets a task its live ref took back');
+  const map = gitSync(sb.dir, sb.env, ['cat-file', 'blob', `refs/lazy/archive/${x.id[0]}:tasks`]);
+  t.notMatch(map, x.id);
+  t.equal((await l.json('show', x.id)).value.status, 'backlog');
+});
+
+test('archive.after_days and --older-than choose what is due; nothing finished recently moves', async (t) => {
+  const { sb, l } = await seeded(4, 3);
+  t.teardown(sb.cleanup);
+  t.equal((await l.json('archive', '--older-than', '50')).value.archived.length, 0, '40 days is not 50');
+  await l('config', 'set', 'archive.after_days', '45', '--local');
+  t.equal((await l.json('archive')).value.archived.length, 0, 'the setting is obeyed');
+  t.equal((await l('archive', '--older-than', '-1')).code, 2, 'a negative age is a usage error');
+  await l('config', 'set', 'archive.after_days', '35', '--local');
+  t.equal((await l.json('archive')).value.archived.length, 3);
+  const doctor = await l.json('doctor');
+  const codes = doctor.value.findings.map((f: any) => f.code);
+  t.notOk(codes.includes('task_ref_deleted'), 'doctor does not call an archived task deleted');
+});
+
+test('the ref transaction is all or nothing: a task that moved keeps its ref and the archive ref stays', async (t) => {
+  const { sb, finished } = await seeded(2, 2);
+  t.teardown(sb.cleanup);
+  const a = finished[0]!;
+  const b = finished[1]!;
+  const stale = '0'.repeat(39) + '1';
+  const ok = await commitTransaction(
+    sb.dir,
+    {
+      shards: [{ shard: a.id[0]!, old: null, next: a.tip }],
+      deletes: [
+        { id: a.id, tip: a.tip },
+        { id: b.id, tip: stale },
+      ],
+    },
+    'test',
+  );
+  t.equal(ok, false, 'one wrong expected value fails the whole transaction');
+  t.equal(refs(sb, 'refs/lazy/tasks/').length, 2, 'no task ref was deleted');
+  t.equal(refs(sb, 'refs/lazy/archive/').length, 0, 'no archive ref was made');
+});

@@ -1,0 +1,98 @@
+import { cli, gitSync, type Sandbox } from '../helpers/env.js';
+import { team } from '../helpers/team.js';
+import { concurrent } from '../helpers/concurrent.js';
+
+// The archive across clones (lib/sync/archive.ts): push archives what is due and retires those task refs on the
+// remote with an expected old value; pull takes the archive refs and drops the live refs the remote archived; two
+// clones that archived at once merge deterministically and lose nothing. Two real clones and a bare remote.
+
+const test = concurrent(2);
+
+const refsOf = (dir: string, ns: string) =>
+  gitSync(dir, process.env, ['for-each-ref', '--format=%(refname) %(objectname)', ns]).trim();
+const ids = (dir: string) =>
+  refsOf(dir, 'refs/lazy/tasks/')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split(' ')[0]!.slice('refs/lazy/tasks/'.length))
+    .sort();
+
+/** A seeds 6 tasks (4 finished 40 days ago) and pushes them live; B pulls. Both keep everything live until told. */
+async function twoClones() {
+  const tm = team(2);
+  const [A, B] = tm.clones as [Sandbox, Sandbox];
+  const [a, b] = [cli(A), cli(B)];
+  for (const l of [a, b]) await l('config', 'set', 'archive.after_days', '1000', '--local');
+  await a('__bench-seed', '6', '--complete', '4', '--days-ago', '40');
+  await a('push');
+  await b('pull');
+  const all = (await a.json('list', '--all')).value as { id: string; status: string; tip: string }[];
+  const finished = all.filter((x) => x.status === 'complete' || x.status === 'abandoned');
+  return { tm, A, B, a, b, all, finished };
+}
+
+test('push archives what is due and deletes those refs on the remote; a pull elsewhere drops them', async (t) => {
+  const { tm, A, B, a, b, all, finished } = await twoClones();
+  t.teardown(tm.cleanup);
+  t.equal(ids(B.dir).length, 6);
+  await a('config', 'unset', 'archive.after_days', '--local');
+  const pushed = await a.json('push');
+  t.equal(pushed.run.code, 0);
+  const gone = finished.map((x) => x.id).sort();
+  t.same(pushed.value.archived, gone, 'the push archived the due tasks first');
+  t.same(pushed.value.archived_on_remote.sort(), gone, 'and deleted their refs on the remote');
+  const open = all
+    .filter((x) => !gone.includes(x.id))
+    .map((x) => x.id)
+    .sort();
+  t.same(ids(tm.remote), open, 'the remote advertises the open tasks only');
+  t.equal(refsOf(tm.remote, 'refs/lazy/archive/'), refsOf(A.dir, 'refs/lazy/archive/'), 'with the archive refs');
+
+  const pulled = await b.json('pull');
+  t.same(pulled.value.archive.dropped.sort(), gone, 'the pull drops the live refs the remote archived');
+  t.same(ids(B.dir), open);
+  t.equal(refsOf(B.dir, 'refs/lazy/archive/'), refsOf(A.dir, 'refs/lazy/archive/'));
+  t.same((await b.json('list', '--all')).value.map((x: any) => x.id).sort(), all.map((x) => x.id).sort());
+  t.equal((await b.json('show', gone[0]!)).value.id, gone[0], 'an archived task reads on the other clone');
+  const again = await b.json('sync');
+  t.equal(again.run.code, 0);
+  t.same(ids(tm.remote), open, 'a sync from the other clone brings nothing back');
+});
+
+test('two clones archiving at once merge deterministically and lose nothing', async (t) => {
+  const { tm, A, B, a, b, all, finished } = await twoClones();
+  t.teardown(tm.cleanup);
+  const [x, z] = [finished.find((f) => f.status === 'abandoned')!, finished.find((f) => f.status === 'complete')!];
+  // B changes x after A's copy (B's tip holds A's); both change z (the two diverge).
+  await b('reopen', x.id, '-m', 'B reopens x');
+  await b('close', x.id, '-m', 'B closes x');
+  await a('reopen', z.id, '-m', 'A reopens z');
+  await a('close', z.id, '-m', 'A closes z');
+  await b('reopen', z.id, '-m', 'B reopens z');
+  await b('close', z.id, '-m', 'B closes z');
+  t.equal((await a.json('archive', '--older-than', '0')).value.archived.length, 4);
+  t.equal((await b.json('archive', '--older-than', '0')).value.archived.length, 4);
+  t.equal((await a.json('push')).run.code, 0);
+  const synced = await b.json('sync');
+  t.equal(synced.run.code, 0, 'the sync merges the two archives and pushes');
+  t.equal((await a.json('pull')).run.code, 0);
+  await a('sync');
+  await b('sync');
+  const archA = refsOf(A.dir, 'refs/lazy/archive/');
+  t.equal(archA, refsOf(B.dir, 'refs/lazy/archive/'), 'both clones hold the same archive commits');
+  t.equal(archA, refsOf(tm.remote, 'refs/lazy/archive/'), 'as does the remote');
+  t.equal(refsOf(A.dir, 'refs/lazy/tasks/'), refsOf(B.dir, 'refs/lazy/tasks/'), 'and the same live refs');
+  const listA = (await a.json('list', '--all')).value.map((r: any) => `${r.id} ${r.tip} ${r.status}`).sort();
+  const listB = (await b.json('list', '--all')).value.map((r: any) => `${r.id} ${r.tip} ${r.status}`).sort();
+  t.same(listA, listB, 'every task reads the same on both clones');
+  t.equal(listA.length, all.length, 'each once');
+  const xs = (await a.json('show', x.id)).value;
+  t.ok(
+    xs.changelog.some((c: any) => c.reason === 'B closes x'),
+    "x keeps B's later change: the tip that holds the other wins",
+  );
+  const zs = (await a.json('show', z.id)).value;
+  const reasons = zs.changelog.map((c: any) => c.reason);
+  t.ok(reasons.includes('A closes z') && reasons.includes('B closes z'), 'z, archived at diverged tips, keeps both');
+  t.equal(gitSync(B.dir, process.env, ['fsck', '--connectivity-only', '--no-progress']).trim(), '', 'fsck is clean');
+});
