@@ -79,12 +79,15 @@ async function valuesOf(arg: ArgSpec, cur: string, cwd: string): Promise<Candida
   return [];
 }
 
-/** Ids from the listing index (a local file): no git process, no store, no reconcile. */
+/** Ids from the listing index and the archived ids' file (local files): no git process, no store, no reconcile. */
 async function taskIds(cwd: string, cur: string): Promise<Candidate[]> {
   try {
     const { openRepo } = await import('../lib/core/repo.js');
     const { indexedIds } = await import('../lib/store/listing/ids.js');
-    return indexedIds((await openRepo(cwd)).lazyDir, cur).map((id): Candidate => [id]);
+    const { archivedIds } = await import('../lib/store/archive/ids.js');
+    const { lazyDir } = await openRepo(cwd);
+    const ids = new Set([...indexedIds(lazyDir, cur), ...archivedIds(lazyDir, cur)]);
+    return [...ids].map((id): Candidate => [id]);
   } catch {
     return [];
   }

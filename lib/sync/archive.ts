@@ -13,6 +13,7 @@ import {
   type ArchiveMap,
   type Transaction,
 } from '../store/archive/index.js';
+import { saveArchivedIds } from '../store/archive/ids.js';
 import { ARCHIVE_NS, leaseOption, pushOidSpec, taskRef, TASKS_NS } from '../core/names.js';
 import { git } from '../core/git.js';
 import { pushLines } from './remote.js';
@@ -87,8 +88,10 @@ export async function pullArchive(
   if (!t.shards.length && !t.creates!.length) return out;
   out.revived = t.creates!.map((c) => c.id);
   // A local writer that moved a task meanwhile fails the transaction: nothing moves, the next pull settles it.
-  if (await commitTransaction(repo.cwd, t, 'lazy: pull the archive')) out.shards = t.shards.map((s) => s.shard);
-  else out.dropped = out.revived = [];
+  if (await commitTransaction(repo.cwd, t, 'lazy: pull the archive')) {
+    out.shards = t.shards.map((s) => s.shard);
+    if (out.shards.length) await saveArchivedIds(repo.lazyDir, reader.objects);
+  } else out.dropped = out.revived = [];
   return out;
 }
 

@@ -106,6 +106,8 @@ t.test('every command prints what its schema documents', async (t) => {
   await check(t, l, 'task-result', ['reopen', two]);
   await check(t, l, 'close', ['close', two]);
   await check(t, l, 'list', ['list', '--all']);
+  t.ok((await check(t, l, 'archive', ['archive', '--older-than', '0'])).archived.includes(two), 'the closed task left');
+  await check(t, l, 'list', ['list', '--all']); // its row now read from the archive
 
   await check(t, l, 'doctor', ['doctor']);
   await check(t, l, 'config', ['config', 'set', 'retry_base_ms', '100', '--local']);

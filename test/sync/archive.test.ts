@@ -48,15 +48,32 @@ test('push archives what is due and deletes those refs on the remote; a pull els
   t.same(ids(tm.remote), open, 'the remote advertises the open tasks only');
   t.equal(refsOf(tm.remote, 'refs/lazy/archive/'), refsOf(A.dir, 'refs/lazy/archive/'), 'with the archive refs');
 
+  // Meanwhile B reopened one of them: B's change wins over A's archive, everywhere.
+  const y = finished.find((f) => f.status === 'abandoned')!.id;
+  await b('reopen', y, '-m', 'B still needs it');
   const pulled = await b.json('pull');
-  t.same(pulled.value.archive.dropped.sort(), gone, 'the pull drops the live refs the remote archived');
-  t.same(ids(B.dir), open);
+  t.same(
+    pulled.value.archive.dropped.sort(),
+    gone.filter((id) => id !== y),
+    'the pull drops the live refs the remote archived, not one changed here since',
+  );
+  t.same(ids(B.dir), [...open, y].sort());
+  await b('push');
+  t.same(ids(tm.remote), [...open, y].sort(), "B's push brings the reopened task back on the remote");
+  const back = await a.json('pull');
+  t.same(back.value.new, [y], 'and A takes it live again');
+  const map = gitSync(A.dir, process.env, ['cat-file', 'blob', `refs/lazy/archive/${y[0]}:tasks`]);
+  t.notMatch(map, y, "B's push archived first, and that dropped y from the map: its live ref holds the archived tip");
+  t.equal((await a.json('show', y)).value.status, 'backlog');
+  t.same((await a.json('archive')).value.archived, [], 'nothing left to archive on A');
+  await a('push');
+  await b('pull');
   t.equal(refsOf(B.dir, 'refs/lazy/archive/'), refsOf(A.dir, 'refs/lazy/archive/'));
   t.same((await b.json('list', '--all')).value.map((x: any) => x.id).sort(), all.map((x) => x.id).sort());
   t.equal((await b.json('show', gone[0]!)).value.id, gone[0], 'an archived task reads on the other clone');
   const again = await b.json('sync');
   t.equal(again.run.code, 0);
-  t.same(ids(tm.remote), open, 'a sync from the other clone brings nothing back');
+  t.same(ids(tm.remote), [...open, y].sort(), 'a sync from the other clone brings nothing else back');
 });
 
 test('two clones archiving at once merge deterministically and lose nothing', async (t) => {

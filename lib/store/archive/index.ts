@@ -6,6 +6,7 @@ import { refreshIndex } from '../listing/index.js';
 import { listTaskRefs } from '../refs.js';
 import type { Store } from '../store.js';
 import { ObjectWriter } from '../writer.js';
+import { saveArchivedIds } from './ids.js';
 import { archiveTips, readMapAt, shardOf, type ArchiveMap } from './map.js';
 import { archiveRef } from '../../core/names.js';
 import { commitTransaction, writeShardCommit, type ShardWrite } from './write.js';
@@ -43,13 +44,15 @@ export async function archiveDue(store: Store, days: number): Promise<ArchiveOut
     const shards = [];
     for (const s of plan.writes) shards.push({ shard: s.shard, old: s.old, next: await writeShardCommit(w, s, sig) });
     const reason = `lazy: archive ${plan.due.length} task(s)`;
-    if (await commitTransaction(store.repo.cwd, { shards, deletes: plan.due }, reason))
+    if (await commitTransaction(store.repo.cwd, { shards, deletes: plan.due }, reason)) {
+      await saveArchivedIds(store.repo.lazyDir, store.reader.objects);
       return {
         archived: plan.due.map((d) => d.id).sort(),
         unarchived: plan.dropped.sort(),
         shards: shards.map((s) => s.shard).sort(),
         older_than_days: days,
       };
+    }
     // A task or an archive ref moved under us: read again; a task changed meanwhile is no longer due.
   }
   throw contention('the tasks or the archive kept changing under lazy archive; try again', {});
