@@ -176,7 +176,7 @@ const wantsArchive = (input: ListInput, statuses: string[]) =>
 async function archived(app: App, keep: (s: string) => boolean, detail: boolean) {
   const { archivedRows } = await import('../store/archive/rows.js');
   const live = new Set((await listTaskRefs(app.repo.cwd)).map((r) => r.id));
-  return archivedRows(app.store.reader, live, keep, detail);
+  return archivedRows(app.repo.lazyDir, app.store.reader, live, keep, detail);
 }
 
 const isPlain = (input: ListInput, filter: ReturnType<typeof rowFilter>) =>

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { sandbox, cli, gitSync, type Sandbox } from '../helpers/env.js';
 import { concurrent } from '../helpers/concurrent.js';
 import { commitTransaction } from '../../lib/store/archive/index.js';
@@ -55,6 +57,10 @@ test('archive moves finished tasks out of refs/lazy/tasks; show, log, list --all
   );
   const listed = (await l.json('list', '--all')).value.map((x: any) => x.id).sort();
   t.same(listed, all.map((x) => x.id).sort(), 'list --all lists every task once');
+  const cache = JSON.parse(readFileSync(join(sb.dir, '.git', 'lazy', 'archive-rows.json'), 'utf8'));
+  t.same(Object.keys(cache.rows).sort(), out.value.archived, "archive kept the index's rows of what it took");
+  const text = (await l('list', '--all')).stdout;
+  for (const f of finished) t.match(text, f.id, `list --all (text, from those rows) shows ${f.id}`);
   const done = (await l.json('list', '--status', 'complete')).value.map((x: any) => x.id).sort();
   t.same(
     done,

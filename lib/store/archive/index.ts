@@ -7,6 +7,8 @@ import { listTaskRefs } from '../refs.js';
 import type { Store } from '../store.js';
 import { ObjectWriter } from '../writer.js';
 import { saveArchivedIds } from './ids.js';
+import { cacheArchivedRows } from './rows.js';
+import type { LeanRow } from '../listing/rows.js';
 import { archiveTips, readMapAt, shardOf, type ArchiveMap } from './map.js';
 import { archiveRef } from '../../core/names.js';
 import { commitTransaction, writeShardCommit, type ShardWrite } from './write.js';
@@ -46,6 +48,7 @@ export async function archiveDue(store: Store, days: number): Promise<ArchiveOut
     const reason = `lazy: archive ${plan.due.length} task(s)`;
     if (await commitTransaction(store.repo.cwd, { shards, deletes: plan.due }, reason)) {
       await saveArchivedIds(store.repo.lazyDir, store.reader.objects);
+      await cacheArchivedRows(store.repo.lazyDir, plan.rows);
       return {
         archived: plan.due.map((d) => d.id).sort(),
         unarchived: plan.dropped.sort(),
@@ -60,6 +63,8 @@ export async function archiveDue(store: Store, days: number): Promise<ArchiveOut
 
 interface Plan {
   due: { id: string; tip: string; status: string }[];
+  /** The index's rows of the due tasks: list --all shows them without folding them again. */
+  rows: LeanRow[];
   dropped: string[];
   writes: ShardWrite[];
 }
@@ -72,9 +77,8 @@ async function planArchive(store: Store, days: number): Promise<Plan> {
     listTaskRefs(cwd),
     archiveTips(cwd),
   ]);
-  const due = rows
-    .filter((r) => isTerminal(r.status) && r.updated_at < cutoff)
-    .map((r) => ({ id: r.id, tip: r.tip, status: r.status }));
+  const dueRows = rows.filter((r) => isTerminal(r.status) && r.updated_at < cutoff);
+  const due = dueRows.map((r) => ({ id: r.id, tip: r.tip, status: r.status }));
   const liveTip = new Map(live.map((r) => [r.id, r.tip]));
   const maps = new Map<string, ArchiveMap>();
   for (const shard of tips.keys()) maps.set(shard, await readMapAt(store.reader.objects, archiveRef(shard)));
@@ -95,7 +99,7 @@ async function planArchive(store: Store, days: number): Promise<Plan> {
       message: n ? `lazy: archive ${n} task(s) in shard ${shard}` : `lazy: un-archive reopened tasks in shard ${shard}`,
     });
   }
-  return { due, dropped, writes };
+  return { due, rows: dueRows, dropped, writes };
 }
 
 /**
