@@ -26,3 +26,12 @@ export function archivedIds(lazyDir: string, prefix = ''): string[] {
     return [];
   }
 }
+
+/** Every id the file lists; null when there is no file (nothing is known). */
+export function archivedIdsFile(lazyDir: string): string[] | null {
+  try {
+    return readFileSync(idsPath(lazyDir), 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return null;
+  }
+}

@@ -6,7 +6,7 @@ import { refreshIndex } from '../listing/index.js';
 import { listTaskRefs } from '../refs.js';
 import type { Store } from '../store.js';
 import { ObjectWriter } from '../writer.js';
-import { saveArchivedIds } from './ids.js';
+import { archivedIdsFile, saveArchivedIds } from './ids.js';
 import { cacheArchivedRows } from './rows.js';
 import type { LeanRow } from '../listing/rows.js';
 import { archiveTips, readMapAt, shardOf, type ArchiveMap } from './map.js';
@@ -80,8 +80,14 @@ async function planArchive(store: Store, days: number): Promise<Plan> {
   const dueRows = rows.filter((r) => isTerminal(r.status) && r.updated_at < cutoff);
   const due = dueRows.map((r) => ({ id: r.id, tip: r.tip, status: r.status }));
   const liveTip = new Map(live.map((r) => [r.id, r.tip]));
+  // Only shards that may hold a live id (the archived-ids file says which; without it, all) or take a due one are
+  // read: a push with nothing due reads no map. A stale file only delays forgetting an entry a live ref shadows.
+  const hint = archivedIdsFile(lazyDir);
+  const wanted = new Set(due.map((d) => shardOf(d.id)));
+  for (const id of hint ? hint.filter((x) => liveTip.has(x)) : []) wanted.add(shardOf(id));
   const maps = new Map<string, ArchiveMap>();
-  for (const shard of tips.keys()) maps.set(shard, await readMapAt(store.reader.objects, archiveRef(shard)));
+  for (const shard of tips.keys())
+    if (!hint || wanted.has(shard)) maps.set(shard, await readMapAt(store.reader.objects, archiveRef(shard)));
   const dropped = await shadowed(cwd, maps, liveTip);
   const touched = new Set([...due.map((d) => shardOf(d.id)), ...dropped.map(shardOf)]);
   const writes: ShardWrite[] = [];
