@@ -61,7 +61,7 @@ const FETCH = ['fetch', '-q', '--no-tags', 'origin', '+refs/lazy/*:refs/remotes/
  * 2,000), a fresh clone's first lazy pull against git fetch of the same remote, a no-op pull against a no-op fetch;
  * each pair measured in turn (fetch, then pull) on the shared machine, medians.
  */
-async function benchArchive(k) {
+export async function benchArchive(k) {
   const done = Math.round(N * 0.99);
   const dir = join(work, `archive-${N}`);
   sh('git', ['init', '-q', '-b', 'main', dir], work);

@@ -37,16 +37,19 @@ export interface ArchivePull {
 const MERGER = { name: 'lazy', email: 'lazy@merge.invalid' };
 
 /**
- * Settles the archive before the task merge; returns what it did, and `tips` less the remote task refs the archive
- * already holds (plus, for tasks archived on both sides at diverged tips, the other tip for the task merge).
+ * Settles the archive before the task merge; returns what it did, and the remote's tips as the task merge should
+ * take them: less the remote task refs the archive already holds, plus, for a task archived at diverged tips, the
+ * other tip. The remote's own `remote` map is left as it is (push compares against it).
  */
 export async function pullArchive(
   repo: Repo,
   reader: TaskReader,
-  tips: Map<string, string>,
+  remote: Map<string, string>,
   local: Map<string, string>,
-): Promise<ArchivePull> {
+): Promise<{ report: ArchivePull; tips: Map<string, string> }> {
   const out: ArchivePull = { shards: [], dropped: [], revived: [] };
+  const tips = new Map(remote);
+  const done = () => ({ report: out, tips });
   const remoteShards = new Map(
     [...tips].filter(([ref]) => ref.startsWith(ARCHIVE_NS)).map(([ref, oid]) => [ref.slice(ARCHIVE_NS.length), oid]),
   );
@@ -85,14 +88,14 @@ export async function pullArchive(
       else if (!(await isAncestor(repo.cwd, a.tip, l)) && !tips.has(taskRef(a.id))) tips.set(taskRef(a.id), a.tip);
     }
   }
-  if (!t.shards.length && !t.creates!.length) return out;
+  if (!t.shards.length && !t.creates!.length) return done();
   out.revived = t.creates!.map((c) => c.id);
   // A local writer that moved a task meanwhile fails the transaction: nothing moves, the next pull settles it.
   if (await commitTransaction(repo.cwd, t, 'lazy: pull the archive')) {
     out.shards = t.shards.map((s) => s.shard);
     if (out.shards.length) await saveArchivedIds(repo.lazyDir, reader.objects);
   } else out.dropped = out.revived = [];
-  return out;
+  return done();
 }
 
 /** The merge of two clones' archive commits of one shard: deterministic, so both clones write the same commit. */

@@ -85,9 +85,10 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   let tips = await remoteTips(d.repo, remote, targets);
   await fetchMissing(d, remote, tips, local, targets);
   // The archive first: it decides which remote task refs are already held, and which live refs the remote archived.
-  const archive = await pullArchive(d.repo, d.reader, tips, new Map(listed.refs.map((r) => [r.id, r.tip])));
+  const settled = await pullArchive(d.repo, d.reader, tips, new Map(listed.refs.map((r) => [r.id, r.tip])));
+  const archive = settled.report;
   const refs = archive.dropped.length || archive.revived.length ? await listTaskRefs(d.repo.cwd) : listed.refs;
-  const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, refs);
+  const report = await mergeRemote(d.repo, d.reader, remote, settled.tips, d.progress, refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   for (const id of report.new) local.add(id);

@@ -113,3 +113,17 @@ test('two clones archiving at once merge deterministically and lose nothing', as
   t.ok(reasons.includes('A closes z') && reasons.includes('B closes z'), 'z, archived at diverged tips, keeps both');
   t.equal(gitSync(B.dir, process.env, ['fsck', '--connectivity-only', '--no-progress']).trim(), '', 'fsck is clean');
 });
+
+test('a sync after a local archive neither brings the tasks back nor leaves them live on the remote', async (t) => {
+  const { tm, A, a, all, finished } = await twoClones();
+  t.teardown(tm.cleanup);
+  const gone = finished.map((x) => x.id).sort();
+  t.same((await a.json('archive', '--older-than', '0')).value.archived, gone);
+  const synced = await a.json('sync');
+  t.equal(synced.run.code, 0);
+  t.same(synced.value.pull.new, [], 'the remote live refs of what this clone archived are not taken back');
+  t.same(synced.value.push.archived_on_remote.sort(), gone, 'the push deletes them on the remote');
+  const open = all.filter((x) => !gone.includes(x.id)).map((x) => x.id);
+  t.same(ids(A.dir), open.sort());
+  t.same(ids(tm.remote), open.sort());
+});
