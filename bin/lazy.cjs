@@ -9,10 +9,19 @@ const vm = require('node:vm');
 const Module = require('node:module');
 
 // `lazy --version` alone is answered before the bundle loads: it is the one command that needs none of it
-// (1.1x node's own start instead of 2.5x; docs/benchmarks.md). Any other spelling goes through the parser.
+// (1.1x node's own start instead of 2.5x; docs/benchmarks.md). Any other spelling goes through the parser, and so
+// does this one when package.json cannot be read.
 if (process.argv.length === 3 && process.argv[2] === '--version') {
-  process.stdout.write(`${JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
-  return;
+  let version;
+  try {
+    version = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')).version;
+  } catch {
+    /* the bundle knows it too */
+  }
+  if (typeof version === 'string') {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
 }
 
 const file = path.join(__dirname, '..', 'dist', 'cli.cjs');

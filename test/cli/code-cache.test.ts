@@ -1,5 +1,5 @@
 import t from 'tap';
-import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { sandbox, LAZY, ROOT } from '../helpers/env.js';
@@ -28,7 +28,10 @@ t.test('the code cache gains each command once, and starts again for another bun
   };
   const named = () => JSON.parse(readFileSync(cache, 'utf8').split('\n')[0]!) as string[];
 
-  lazy('--version');
+  copyFileSync(join(ROOT, 'package.json'), join(install, 'package.json'));
+  t.equal(lazy('--version').trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+  t.notOk(existsSync(cache), '--version is answered before the bundle loads: no cache');
+  lazy('--help');
   t.same(named(), [''], 'the first command writes it');
   const size = statSync(cache).size;
   lazy('-C', sb.dir, 'list');
