@@ -1,5 +1,5 @@
 import { reportError } from '../lib/output/emit.js';
-import { guardPipes, outputFailure } from './pipes.js';
+import { guardPipes, outputFailure, writeErr } from './pipes.js';
 import { inCall, type Call } from './call.js';
 import { processCall, joinDashValues } from './io.js';
 import { usageError } from '../lib/core/errors.js';
@@ -29,7 +29,7 @@ export async function main(argv: string[], call?: Call): Promise<number> {
   const code = await inCall(c, () => (isCompletion(argv) ? completeWords(argv, c) : parse(argv, c, wantsJson)));
   if (call) return code;
   const failure = await outputFailure();
-  if (failure) process.stderr.write(`lazy: output was not written: ${failure}\n`);
+  if (failure) writeErr(`lazy: output was not written: ${failure}\n`);
   return failure && code === 0 ? 1 : code;
 }
 

@@ -62,6 +62,21 @@ async function buildPage() {
   });
 }
 
+/** The transition table's signature (lib/model/table.ts tableSignature), computed once here instead of at every start. */
+async function tableSignature() {
+  const outfile = join(root, 'build', 'table.cjs');
+  await build({
+    entryPoints: [join(root, 'lib', 'model', 'table.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    logLevel: 'warning',
+  });
+  return createRequire(import.meta.url)(outfile).tableSignature();
+}
+const TABLE_SIGNATURE = await tableSignature();
+
 async function bundle(entry, outfile) {
   return build({
     metafile: true,
@@ -78,6 +93,7 @@ async function bundle(entry, outfile) {
     define: {
       'import.meta.url': '__lazyImportMetaUrl',
       LAZY_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version),
+      LAZY_TABLE_SIGNATURE: JSON.stringify(TABLE_SIGNATURE),
     },
     banner: { js: "var __lazyImportMetaUrl=require('url').pathToFileURL(__filename).href;" },
     logLevel: 'warning',
