@@ -1,6 +1,5 @@
 import { fstatSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { createInterface } from 'node:readline';
 import { processSignals, type Io } from '../lib/core/io.js';
 import { systemClock } from '../lib/core/clock.js';
 import { detachedLauncher } from '../lib/core/launcher.js';
@@ -62,6 +61,7 @@ export function processCall(json: boolean): Call {
 
 /** Asks y/N on a terminal. */
 async function ask(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline'); // loaded by the one command that asks
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     const answer: string = await new Promise((res) => rl.question(`${question} [y/N] `, res));

@@ -77,8 +77,24 @@ async function tableSignature() {
 }
 const TABLE_SIGNATURE = await tableSignature();
 
+// `await import('node:x')` loads that builtin when the line runs, not at start-up: bundled as a lazy require,
+// since bin/lazy.cjs's vm.Script cannot serve a real import().
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (a) =>
+      a.kind === 'dynamic-import' ? { path: a.path, namespace: 'lazy-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => ({
+      contents: `module.exports = require(${JSON.stringify(a.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 async function bundle(entry, outfile) {
   return build({
+    plugins: [lazyBuiltins],
     metafile: true,
     entryPoints: [entry],
     outfile,

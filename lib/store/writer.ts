@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { objectTmpName, writeFileAtomic } from '../core/fsutil.js';
 import type { Signature } from '../core/actor.js';
 
@@ -15,6 +13,8 @@ type Kind = 'blob' | 'tree' | 'commit';
 
 /** Writes one object (unless it is there already) and returns its id. */
 async function writeObject(gitdir: string, kind: Kind, body: Buffer): Promise<string> {
+  // Loaded by the first write: a command that writes nothing never loads zlib.
+  const [{ createHash }, { deflateSync }] = await Promise.all([import('node:crypto'), import('node:zlib')]);
   const raw = Buffer.concat([Buffer.from(`${kind} ${body.length}\0`), body]);
   const oid = createHash('sha1').update(raw).digest('hex');
   const path = join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
