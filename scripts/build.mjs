@@ -89,6 +89,9 @@ const lazyBuiltins = {
       contents: `module.exports = require(${JSON.stringify(a.path)});`,
       loader: 'js',
     }));
+    // proper-lockfile's graceful-fs patches node's fs when loaded (every write paid it): its EMFILE queue is for
+    // programs with thousands of open files, and the lock makes four calls. Plain fs it is.
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'fs', namespace: 'lazy-builtin' }));
   },
 };
 
