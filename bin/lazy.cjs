@@ -27,7 +27,11 @@ if (process.argv.length === 3 && process.argv[2] === '--version') {
 const file = path.join(__dirname, '..', 'dist', 'cli.cjs');
 // Supervisors are started through this same entry point.
 process.env.LAZY_CLI = process.env.LAZY_CLI || __filename;
-const cacheFile = `${file}.${process.version}-${process.arch}.cache`;
+const command = commandWord(process.argv.slice(2));
+// The commands run most keep a cache of their own: one cache holding every command's functions grows past 1 MB,
+// and reading and deserializing it cost show ~3 ms of CPU more than its own (docs/benchmarks.md).
+const OWN_CACHE = new Set(['show', 'list', 'ls', 'comment', 'create']);
+const cacheFile = `${file}.${process.version}-${process.arch}${OWN_CACHE.has(command) ? `.${command}` : ''}.cache`;
 
 let source;
 try {
@@ -50,8 +54,6 @@ try {
 } catch {
   /* first run, or a cache of another layout: compile and write it below */
 }
-const command = commandWord(process.argv.slice(2));
-
 const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
 const mod = new Module(file, module);
 mod.filename = file;
