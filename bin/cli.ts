@@ -1,6 +1,5 @@
-import yargs from 'yargs';
 import { reportError } from '../lib/output/emit.js';
-import { guardPipes, outputFailure } from './pipes.js';
+import { guardPipes, outputFailure, writeErr } from './pipes.js';
 import { inCall, type Call } from './call.js';
 import { processCall, joinDashValues } from './io.js';
 import { usageError } from '../lib/core/errors.js';
@@ -8,6 +7,8 @@ import { terminalColumns } from '../lib/core/env.js';
 import { COMMANDS, commandSpecs, globalOptions, HELP_DESCRIBE, valuedOptions, VERSION_DESCRIBE } from './registry.js';
 import { findSpec, positionalWords } from './spec.js';
 import { nearest } from '../lib/core/nearest.js';
+import { CONTRACTS, type CommandContract } from '../lib/ops/contract/index.js';
+import { quickArgs } from './quick.js';
 
 // The CLI entry: yargs parses, each command module calls one lifecycle operation.
 // bin/lazy.cjs loads the bundle of this file and calls main().
@@ -28,7 +29,7 @@ export async function main(argv: string[], call?: Call): Promise<number> {
   const code = await inCall(c, () => (isCompletion(argv) ? completeWords(argv, c) : parse(argv, c, wantsJson)));
   if (call) return code;
   const failure = await outputFailure();
-  if (failure) process.stderr.write(`lazy: output was not written: ${failure}\n`);
+  if (failure) writeErr(`lazy: output was not written: ${failure}\n`);
   return failure && code === 0 ? 1 : code;
 }
 
@@ -117,8 +118,32 @@ export function skipHelpCache(parser: unknown): boolean {
   return true;
 }
 
+/** The commands whose plain lines bin/quick.ts reads without yargs: the single-task ones and list, run most. */
+const QUICK = ['show', 'list', 'comment', 'create'];
+
+/** The handler of a hot command, called with the arguments bin/quick.ts read, or undefined: yargs reads the line. */
+function quickHandler(argv: string[]): (() => unknown) | undefined {
+  const contract = (Object.values(CONTRACTS) as CommandContract[]).find(
+    (c) => QUICK.includes(c.name) && (c.name === argv[0] || c.aliases?.includes(argv[0]!)),
+  );
+  const args = contract && quickArgs(contract, argv.slice(1));
+  const mod = args && COMMANDS.find((m) => [m.command].flat()[0]!.split(' ')[0] === contract.name);
+  return mod && (() => (mod.handler as (a: unknown) => unknown)(args));
+}
+
 async function parse(argv: string[], call: Call, wantsJson: boolean): Promise<number> {
+  const quick = quickHandler(argv);
+  if (quick) {
+    try {
+      await quick();
+    } catch (e) {
+      return reportError(call.io, wantsJson, e);
+    }
+    return call.exitCode;
+  }
   let args = argv;
+  // Loaded only when a line needs it: yargs is about a third of what a command would otherwise load.
+  const { default: yargs } = await import('yargs');
   const y = yargs();
   skipHelpCache(y);
   const parser = globalOptions(y)

@@ -1,11 +1,11 @@
 import { fstatSync } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { isatty } from 'node:tty';
 import { processSignals, type Io } from '../lib/core/io.js';
 import { systemClock } from '../lib/core/clock.js';
 import { detachedLauncher } from '../lib/core/launcher.js';
 import { readTextInput } from '../lib/core/fsutil.js';
 import { warnLine } from '../lib/output/emit.js';
-import { pageThrough, stdoutOpen, writeOut } from './pipes.js';
+import { pageThrough, stdoutOpen, writeErr, writeOut } from './pipes.js';
 import { pagerEnv } from '../lib/output/pager.js';
 import type { Call } from './call.js';
 
@@ -22,8 +22,10 @@ export const narrator =
   };
 
 export function processIo(json: boolean): Io {
-  const err = (t: string) => void process.stderr.write(t);
-  const isTTY = { stdin: !!process.stdin.isTTY, stdout: !!process.stdout.isTTY, stderr: !!process.stderr.isTTY };
+  const err = writeErr;
+  // Asked of the descriptors, not of process.stdin and process.stderr: those streams are built when first read
+  // (a few ms each), and most commands never read stdin nor write to stderr.
+  const isTTY = { stdin: isatty(0), stdout: isatty(1), stderr: isatty(2) };
   // Supervisors are started through the entry point this command came in by.
   const env = { ...process.env, LAZY_CLI: process.env.LAZY_CLI ?? process.argv[1] };
   return {
@@ -59,6 +61,7 @@ export function processCall(json: boolean): Call {
 
 /** Asks y/N on a terminal. */
 async function ask(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline'); // loaded by the one command that asks
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     const answer: string = await new Promise((res) => rl.question(`${question} [y/N] `, res));

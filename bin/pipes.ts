@@ -17,8 +17,16 @@ export function guardPipes(): void {
     // A full disk or a broken file is not a reader that left: that output was lost.
     if (e.code !== 'EPIPE' && e.code !== 'ERR_STREAM_DESTROYED') stdoutFailure ??= e.message;
   });
+}
+
+let stderrGuarded = false;
+
+/** Every byte for stderr goes through here; its stream is built on the first write (most commands write none). */
+export function writeErr(text: string): void {
   // Warnings have nowhere else to go: a closed stderr is never a reason to fail.
-  process.stderr.on('error', () => {});
+  if (!stderrGuarded) process.stderr.on('error', () => {});
+  stderrGuarded = true;
+  process.stderr.write(text);
 }
 
 /** After everything was written: why output was lost (not a closed pipe), if it was. */

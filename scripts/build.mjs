@@ -62,8 +62,42 @@ async function buildPage() {
   });
 }
 
+/** The transition table's signature (lib/model/table.ts tableSignature), computed once here instead of at every start. */
+async function tableSignature() {
+  const outfile = join(root, 'build', 'table.cjs');
+  await build({
+    entryPoints: [join(root, 'lib', 'model', 'table.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    logLevel: 'warning',
+  });
+  return createRequire(import.meta.url)(outfile).tableSignature();
+}
+const TABLE_SIGNATURE = await tableSignature();
+
+// `await import('node:x')` loads that builtin when the line runs, not at start-up: bundled as a lazy require,
+// since bin/lazy.cjs's vm.Script cannot serve a real import().
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (a) =>
+      a.kind === 'dynamic-import' ? { path: a.path, namespace: 'lazy-builtin' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => ({
+      contents: `module.exports = require(${JSON.stringify(a.path)});`,
+      loader: 'js',
+    }));
+    // proper-lockfile's graceful-fs patches node's fs when loaded (every write paid it): its EMFILE queue is for
+    // programs with thousands of open files, and the lock makes four calls. Plain fs it is.
+    b.onResolve({ filter: /^graceful-fs$/ }, () => ({ path: 'fs', namespace: 'lazy-builtin' }));
+  },
+};
+
 async function bundle(entry, outfile) {
   return build({
+    plugins: [lazyBuiltins],
     metafile: true,
     entryPoints: [entry],
     outfile,
@@ -78,6 +112,7 @@ async function bundle(entry, outfile) {
     define: {
       'import.meta.url': '__lazyImportMetaUrl',
       LAZY_VERSION: JSON.stringify(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version),
+      LAZY_TABLE_SIGNATURE: JSON.stringify(TABLE_SIGNATURE),
     },
     banner: { js: "var __lazyImportMetaUrl=require('url').pathToFileURL(__filename).href;" },
     logLevel: 'warning',

@@ -12,16 +12,16 @@ import {
   constants,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from './crypto.js';
 import { usageError } from './errors.js';
 
 // Crash safety invariant: a reader never sees a half-written file. Everything lazy
 // writes outside git goes to a temporary name in the same directory and is renamed.
 
-const tmpName = (path: string) => `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+const tmpName = (path: string) => `${path}.tmp-${process.pid}-${nodeCrypto().randomBytes(4).toString('hex')}`;
 /** Git's own name for a half-written object: git fsck ignores it and git gc prunes it. */
 export const objectTmpName = (path: string) =>
-  join(dirname(path), `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`);
+  join(dirname(path), `tmp_obj_${process.pid}_${nodeCrypto().randomBytes(4).toString('hex')}`);
 
 export async function writeFileAtomic(path: string, data: string | Uint8Array, tmp = tmpName(path)): Promise<void> {
   await fsp.mkdir(dirname(path), { recursive: true });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from './crypto.js';
 
 // Lowercase base32 without i, l, o, u: easy to read aloud and to type, and always
 // safe in ref and branch names.
@@ -8,7 +8,7 @@ export const MIN_PREFIX = 4;
 export const TASK_ID_RE = /^[0-9abcdefghjkmnpqrstvwxyz]{8}$/;
 
 export function randomId(length = TASK_ID_LENGTH): string {
-  const bytes = randomBytes(length);
+  const bytes = nodeCrypto().randomBytes(length);
   let out = '';
   for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! & 31];
   return out;

@@ -352,6 +352,8 @@ export function assertAllowed(action: Action, v: Guarded, message?: string): voi
   }
 }
 
+declare const LAZY_TABLE_SIGNATURE: string | undefined;
+
 /**
  * Changes whenever the table or a guard does: caches of derived actions (the listing index stores available_actions
  * as a bit mask over ACTIONS) key on it. Built from data only, the actions' order, the edges, the neutral actions and
@@ -359,6 +361,8 @@ export function assertAllowed(action: Action, v: Guarded, message?: string): voi
  * sources give one signature, so the CLI and the MCP server read and write one index. `edges` is for tests.
  */
 export function tableSignature(edges: readonly Edge[] = EDGES): string {
+  // The bundles carry it, computed by the build from this same function (scripts/build.mjs): every command needs it.
+  if (edges === EDGES && typeof LAZY_TABLE_SIGNATURE === 'string') return LAZY_TABLE_SIGNATURE;
   const guards = ACTIONS.map((a) => [a, guardsOf(a).map((g) => [g.name, g.rev, g.of ?? []])]);
   return shortHash(JSON.stringify([ACTIONS, edges, NEUTRAL, NEUTRAL_IN, NEUTRAL_OF, RUN_IN, guards]));
 }

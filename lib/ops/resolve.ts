@@ -14,6 +14,8 @@ export async function taskArg(app: App, idArg: string): Promise<{ id: string; vi
  * lock as well as under it, so a refused command answers at once instead of waiting out an accept.
  */
 export async function allowedTaskArg(app: App, idArg: string, action: Action): Promise<{ id: string; view: TaskView }> {
+  // The write that follows signs with the user's identity: its git runs while the task is read.
+  app.store.person().catch(() => {}); // a failure is the write's to report, when it asks
   const t = await taskArg(app, idArg);
   assertAllowed(action, t.view);
   return t;

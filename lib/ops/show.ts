@@ -52,6 +52,9 @@ export interface ShownTask extends TaskView {
 
 export async function showTask(app: App, idArg: string): Promise<ShownTask> {
   const id = await resolveTaskId(app.repo.cwd, idArg);
+  // Its git runs while the task is read: two processes at once instead of one after the other.
+  const standing = import('../workspace/branch/sync.js').then((m) => m.branchStanding(app.repo.cwd, id));
+  standing.catch(() => {}); // a task that cannot be read fails below; this result is then dropped
   const v = await app.store.view(id);
   const usage = taskUsage(v.turns);
   const lastInterrupt = lastSettled(v, 'interrupted'); // what interrupted it, past any repair since
@@ -88,7 +91,6 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     news = sub && (await branchNews(app.repo.cwd, id, sub));
   }
   const { worktreePath } = await import('../workspace/worktree.js');
-  const { branchStanding } = await import('../workspace/branch/sync.js');
   const wt = v.session ? worktreePath(app.repo, id, (await app.config()).worktree_dir) : null;
   const here = await situateView(app, v);
   const gap = await reviewGapOf(app, v, here.gap);
@@ -110,7 +112,7 @@ export async function showTask(app: App, idArg: string): Promise<ShownTask> {
     waiting,
     substate,
     branch_news: news,
-    branch_sync: await branchStanding(app.repo.cwd, id),
+    branch_sync: await standing,
     review_gap: gap,
     reviewer_commands: reviewerCommands(v),
   };

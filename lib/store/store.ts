@@ -98,7 +98,25 @@ export class Store {
   }
 
   async read(id: string): Promise<TaskRead> {
-    return this.reader.readOne(id);
+    const read = await this.reader.readOne(id);
+    this.last = read;
+    return read;
+  }
+
+  /** The task's last read, kept for the mutation that usually follows it (the pre-lock check of allowedTaskArg). */
+  private last: TaskRead | undefined;
+
+  /**
+   * A mutation's first read, under the lock: the read this command made before taking it when the task has not
+   * moved since (one cat-file round instead of reading every document again), else a new one. A stale read could
+   * only lose the compare-and-swap, which reads afresh.
+   */
+  private async firstRead(id: string): Promise<TaskRead> {
+    const last = this.last;
+    this.last = undefined;
+    if (last?.docs.task.id !== id) return this.read(id);
+    const [tip] = await this.reader.objects.resolveMany([taskRef(id)]);
+    return tip === last.docs.tip ? last : this.read(id);
   }
 
   async view(id: string): Promise<TaskView> {
@@ -147,7 +165,10 @@ export class Store {
   /** The same protocol without the lock; the compare-and-swap alone keeps it correct. */
   async mutateUnlocked(id: string, op: string, plan: Planner, opts: MutateOptions = {}): Promise<Committed> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const [read, { ctx, sig }] = await Promise.all([this.read(id), this.ctx(opts.actor)]);
+      const [read, { ctx, sig }] = await Promise.all([
+        attempt ? this.read(id) : this.firstRead(id),
+        this.ctx(opts.actor),
+      ]);
       const view = foldTask(read.docs);
       const draft = new Draft(read.docs, view, ctx, op);
       await plan(draft);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../core/crypto.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../core/fsutil.js';
@@ -44,7 +44,7 @@ export function agentsDigest(shared: Config): string {
     .sort()
     .map((k) => [k, Object.entries(agents[k]!).sort()]);
   if (shared.forge?.pr_command) canonical.push(['forge.pr_command', shared.forge.pr_command]);
-  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+  return nodeCrypto().createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 
 export function isTrusted(repo: Repo, shared: Config, t?: TrustFile): boolean {

@@ -1,30 +1,50 @@
 import { promises as fsp } from 'node:fs';
+import { join } from 'node:path';
 import { objectTmpName, writeFileAtomic } from '../core/fsutil.js';
 import type { Signature } from '../core/actor.js';
 
-// Object writes through isomorphic-git, in process. isomorphic-git writes loose
-// objects in place and skips any path that exists, so a crash mid-write would leave a
-// torn object that is never repaired. Invariant: objects are only ever renamed into place,
-// from a temp file named as git names its own (tmp_obj_*), so a kill leaves nothing fsck flags.
+// Loose objects, written in process with node's own zlib and SHA-1: the bytes isomorphic-git's writeBlob,
+// writeTree and writeCommit wrote (test/store/objects-native.test.ts holds them to it), at a fraction of the cost
+// (its pure-JS deflate, and loading it, were a third of a comment's time; docs/benchmarks.md).
+// Invariant: objects are only ever renamed into place, from a temp file named as git names its own (tmp_obj_*),
+// so a kill leaves nothing fsck flags; an object already there is left alone, as git leaves it.
 
-type IsoGit = typeof import('./isogit.js');
-let iso: Promise<IsoGit> | undefined;
-const loadIso = () =>
-  (iso ??= (() => {
-    // isomorphic-git prefers the web CompressionStream when it exists, which drags in
-    // Node's fetch implementation (~25 ms measured) for every write; its pako path is
-    // fast for objects this small. Nothing else in lazy uses CompressionStream.
-    Object.defineProperty(globalThis, 'CompressionStream', { value: undefined, configurable: true, writable: true });
-    return import('./isogit.js');
-  })());
+type Kind = 'blob' | 'tree' | 'commit';
 
-const atomicFs = {
-  promises: {
-    ...fsp,
-    writeFile: (path: string, data: Uint8Array | string) =>
-      path.includes('/objects/') ? writeFileAtomic(path, data, objectTmpName(path)) : fsp.writeFile(path, data),
-  },
-};
+/** Writes one object (unless it is there already) and returns its id. */
+async function writeObject(gitdir: string, kind: Kind, body: Buffer): Promise<string> {
+  // Loaded by the first write: a command that writes nothing never loads zlib.
+  const [{ createHash }, { deflateSync }] = await Promise.all([import('node:crypto'), import('node:zlib')]);
+  const raw = Buffer.concat([Buffer.from(`${kind} ${body.length}\0`), body]);
+  const oid = createHash('sha1').update(raw).digest('hex');
+  const path = join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+  const there = await fsp.access(path).then(
+    () => true,
+    () => false,
+  );
+  if (!there) await writeFileAtomic(path, deflateSync(raw), objectTmpName(path));
+  return oid;
+}
+
+/** `Name <email> 1700000000 +0100`, the offset as JS gives it (minutes west, -0 kept as -0000). */
+function person(s: Signature): string {
+  const west = s.timezoneOffset;
+  const east = west === 0 ? west : -west;
+  const sign = (Math.sign(east) || (Object.is(east, -0) ? -1 : 1)) === -1 ? '-' : '+';
+  const abs = Math.abs(west);
+  const hm = `${String(Math.floor(abs / 60)).padStart(2, '0')}${String(abs % 60).padStart(2, '0')}`;
+  return `${s.name} <${s.email}> ${s.timestamp} ${sign}${hm}`;
+}
+
+/** git's message form: no carriage returns, no leading blank lines, one newline at the end. */
+const messageText = (m: string) => `${m.replace(/\r/g, '').replace(/^\n+/, '').replace(/\n+$/, '')}\n`;
+
+/** A tree entry's name: one path component, never one git refuses. */
+function entryName(name: string): Buffer {
+  if (!name || name === '.' || name === '..' || name.toLowerCase() === '.git' || /[/\\\0]/.test(name))
+    throw new Error(`not a tree entry name: ${JSON.stringify(name)}`);
+  return Buffer.from(name, 'utf8');
+}
 
 interface TreeItem {
   mode: '100644' | '040000';
@@ -47,8 +67,7 @@ export class ObjectWriter {
   constructor(private readonly gitdir: string) {}
 
   async blob(content: string): Promise<string> {
-    const g = await loadIso();
-    return g.writeBlob({ fs: atomicFs, gitdir: this.gitdir, blob: Buffer.from(content, 'utf8') });
+    return writeObject(this.gitdir, 'blob', Buffer.from(content, 'utf8'));
   }
 
   /** The one way lazy builds a commit: its trees first (an empty subtree is left out, as git does), then the commit. */
@@ -65,22 +84,27 @@ export class ObjectWriter {
           : { mode: '100644', path, oid: e.blob, type: 'blob' };
       }),
     );
-    const g = await loadIso();
-    return g.writeTree({ fs: atomicFs, gitdir: this.gitdir, tree: items.filter((i): i is TreeItem => !!i) });
+    // git's order: by bytes, a tree's name as if it ended in '/'.
+    const named = items
+      .filter((i): i is TreeItem => !!i)
+      .map((i) => ({ ...i, key: Buffer.from(i.type === 'tree' ? `${i.path}/` : i.path, 'utf8') }))
+      .sort((a, b) => Buffer.compare(a.key, b.key));
+    const body = named.flatMap((i) => [
+      Buffer.from(`${i.mode.replace(/^0/, '')} `),
+      entryName(i.path),
+      Buffer.from([0]),
+      Buffer.from(i.oid, 'hex'),
+    ]);
+    return writeObject(this.gitdir, 'tree', Buffer.concat(body));
   }
 
   private async commit(c: CommitFields & { tree: string }): Promise<string> {
-    const g = await loadIso();
-    return g.writeCommit({
-      fs: atomicFs,
-      gitdir: this.gitdir,
-      commit: {
-        tree: c.tree,
-        parent: c.parents,
-        message: c.message,
-        author: c.author,
-        committer: c.committer ?? c.author,
-      },
-    });
+    const head = [
+      `tree ${c.tree}`,
+      ...c.parents.map((p) => `parent ${p}`),
+      `author ${person(c.author)}`,
+      `committer ${person(c.committer ?? c.author)}`,
+    ];
+    return writeObject(this.gitdir, 'commit', Buffer.from(`${head.join('\n')}\n\n${messageText(c.message)}`, 'utf8'));
   }
 }

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../core/crypto.js';
 import { writeFileAtomic } from '../../core/fsutil.js';
 import { LazyError } from '../../core/errors.js';
 import { foldTask, type TaskView } from '../../model/fold.js';
@@ -135,7 +135,7 @@ async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string,
     const det = ch.fresh.get(id) ?? all[id];
     if (det) detail[id] = det;
   }
-  const gen = randomUUID();
+  const gen = nodeCrypto().randomUUID();
   // Detail first, then the base, then an empty delta naming it: a crash between leaves rows the next list re-reads.
   await writeDetail(lazyDir, gen, detail);
   const keyed = [...cache.lean.values()].map((v) => ({ v, k: keyOf(v) }));

@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
-import { createHash, randomUUID } from 'node:crypto';
+import { nodeCrypto } from '../../core/crypto.js';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../core/fsutil.js';
 import { deltaPath } from './files.js';
@@ -29,7 +29,7 @@ export class RefsNow {
     private file: string | undefined,
   ) {}
   get fingerprint(): string {
-    return (this.fingerprint_ ??= createHash('sha1').update(this.bytes).digest('hex'));
+    return (this.fingerprint_ ??= nodeCrypto().createHash('sha1').update(this.bytes).digest('hex'));
   }
   get text(): string {
     return (this.text_ ??= this.bytes.toString('utf8'));
@@ -73,7 +73,7 @@ export class RefsNow {
  * caller reads meanwhile (a pipe would stall git once full).
  */
 export async function refsNow(cwd: string, lazyDir: string): Promise<RefsNow> {
-  const file = join(lazyDir, `${SPILL}${randomUUID()}.tmp`);
+  const file = join(lazyDir, `${SPILL}${nodeCrypto().randomUUID()}.tmp`);
   try {
     mkdirSync(lazyDir, { recursive: true });
   } catch {
