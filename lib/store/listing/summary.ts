@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { git } from '../../core/git.js';
+import { TASKS_NS } from '../../core/names.js';
+import type { RefTip } from '../refs.js';
+import { VERSION } from './files.js';
+import { fromTuple, toTuple, type LeanRow, type Tuple } from './rows.js';
+
+// The summary a task commit carries in its message: the listing index's row for the task as it reads after that
+// commit, so the first index of a clone is one for-each-ref, not a fold of every task. Invariant: the YAML documents
+// stay the truth. A summary is only ever the fold of the commit's own tree, written by the writer that folded it, and
+// read only under the key it was written with: another key (another store format, another index version or
+// transition table), no summary, or one that does not parse, and the task is folded as before.
+// Other readers (an archived task's tip) use summaryTrailer/rowFromSummary; docs/storage.md says what the lines are.
+
+/** The store's format: 2 since task commits carry the summary trailers (1: the releases before, none). */
+export const STORE_FORMAT = 2;
+/** The machine trailer's name. */
+export const SUMMARY_TRAILER = 'Lazy-Summary';
+/** Past this many bytes (a long goal, an attention with a long question) a commit carries no summary: it is folded. */
+export const SUMMARY_MAX = 4096;
+
+let key: string | undefined;
+/** The format key a summary is written and read under: the store's format and the index's version (its table's). */
+export const summaryKey = () =>
+  (key ??= `${STORE_FORMAT}.${createHash('sha1').update(VERSION).digest('hex').slice(0, 10)}`);
+
+/** The row without its tip (a commit cannot name itself): the index's tuple from the id on. */
+type Summary = [string, ...(Tuple extends [string, string, ...infer R] ? R : never)];
+
+// JSON leaves DEL, the C1 controls and the two Unicode line breaks raw: escaped, `git log` in a terminal shows them
+// as text, and the line still parses to the same string.
+const RAW = /[\u007f-\u009f\u2028\u2029]/g;
+const escapeRaw = (s: string) => s.replace(RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** The `Lazy-Summary` value for the task as `view` reads (`<key> <json>`); null when it would pass SUMMARY_MAX. */
+export function summaryTrailer(view: LeanRow): string | null {
+  const [id, , ...rest] = toTuple(view);
+  const value = `${summaryKey()} ${escapeRaw(JSON.stringify([id, ...rest] satisfies Summary))}`;
+  return Buffer.byteLength(value) > SUMMARY_MAX ? null : value;
+}
+
+/** The row a `Lazy-Summary` value gives for task `id` at commit `tip`; undefined unless it is one of this key's. */
+export function rowFromSummary(id: string, tip: string, value: string): LeanRow | undefined {
+  const k = summaryKey();
+  if (value.length <= k.length || !value.startsWith(k) || value[k.length] !== ' ') return undefined;
+  try {
+    const s = JSON.parse(value.slice(k.length + 1)) as unknown;
+    if (!Array.isArray(s) || s.length !== 11 || s[0] !== id || typeof s[1] !== 'string') return undefined;
+    const [, ...rest] = s as Summary;
+    return fromTuple([id, tip, ...rest] as Tuple);
+  } catch {
+    return undefined;
+  }
+}
+
+const oneLine = (s: string, max: number) => {
+  const line = s
+    .split('\n', 1)[0]!
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
+    .trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+};
+
+/**
+ * The summary's trailer lines for a task commit: the few a person reads in `git log` (the goal's first line, tags,
+ * parent, attention, the last change's time) and the one lazy reads, `Lazy-Summary` (left out when too long).
+ */
+export function summaryLines(view: LeanRow): string[] {
+  const lines: string[] = [];
+  const goal = oneLine(view.goal, 100);
+  if (goal) lines.push(`Lazy-Goal: ${goal}`);
+  if (view.tags.length) lines.push(`Lazy-Tags: ${oneLine(view.tags.join(', '), 200)}`);
+  if (view.parent) lines.push(`Lazy-Parent: ${view.parent}`);
+  if (view.attention) lines.push(`Lazy-Attention: ${view.attention.kind}`);
+  lines.push(`Lazy-Updated: ${view.updated_at}`);
+  const s = summaryTrailer(view);
+  if (s !== null) lines.push(`${SUMMARY_TRAILER}: ${s}`);
+  return lines;
+}
+
+/** One for-each-ref over `ns`: each ref's tip and its tip commit's `Lazy-Summary` value ('' when none). */
+export async function readSummaries(cwd: string, ns = TASKS_NS): Promise<Map<string, { tip: string; value: string }>> {
+  const fmt = `--format=%(objectname) %(refname)%09%(trailers:key=${SUMMARY_TRAILER},valueonly,unfold,separator=%x1f)`;
+  const { stdout } = await git(['for-each-ref', fmt, ns], { cwd });
+  const out = new Map<string, { tip: string; value: string }>();
+  // A ref name holds no control character, so the tab ends it; a summary holds no newline.
+  for (let at = 0; at < stdout.length;) {
+    let end = stdout.indexOf('\n', at);
+    if (end < 0) end = stdout.length;
+    const sp = stdout.indexOf(' ', at);
+    const tab = stdout.indexOf('\t', sp);
+    if (sp > at && tab > sp && tab < end)
+      out.set(stdout.slice(sp + 1 + ns.length, tab), { tip: stdout.slice(at, sp), value: stdout.slice(tab + 1, end) });
+    at = end + 1;
+  }
+  return out;
+}
+
+/** A fresh row taken from its commit's summary: it has no detail until a read that wants it folds the task. */
+export const THIN = 'thin' as const;
+
+/**
+ * Whether one for-each-ref reading every tip's summary beats folding the stale tasks: it reads `total` commit
+ * messages, a fold reads a task's every document, so it pays once the stale tasks are a fair share of the store.
+ */
+export const worthSummaries = (stale: number, total: number) => stale >= 50 && stale * 20 >= total;
+
+/** The rows the stale refs' summaries give: only for a tip for-each-ref still reports and a summary of this key. */
+export async function summaryRows(cwd: string, stale: readonly RefTip[]): Promise<Map<string, LeanRow>> {
+  const found = await readSummaries(cwd);
+  const out = new Map<string, LeanRow>();
+  for (const r of stale) {
+    const s = found.get(r.id);
+    const row = s && s.tip === r.tip && s.value ? rowFromSummary(r.id, r.tip, s.value) : undefined;
+    if (row) out.set(r.id, row);
+  }
+  return out;
+}
