@@ -80,6 +80,8 @@ export async function save(
   refs: string,
   piped?: PlainLines,
 ): Promise<void> {
+  // Too many changes for the delta whatever it held (a first list): straight to a new base.
+  if (!cache.gen || ch.fresh.size + ch.gone.length > DELTA_MAX) return compact(lazyDir, cache, ch, refs, piped);
   const d = cache.delta;
   const rows = new Map(d.rows.map((t) => [t[0], t]));
   const bad = new Map(d.bad.map((b) => [b.id, b]));

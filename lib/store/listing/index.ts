@@ -1,3 +1,4 @@
+import { existsSync, mkdirSync } from 'node:fs';
 import { writeFileAtomic } from '../../core/fsutil.js';
 import { LazyError } from '../../core/errors.js';
 import { foldTask, type TaskView } from '../../model/fold.js';
@@ -29,10 +30,10 @@ import {
 } from './files.js';
 import { parseRefTips } from '../refs.js';
 import { firstRows, patch, plainOfBase, plainRows, type Few, type PlainItem, type PlainLines } from './plain.js';
-import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './refs.js';
+import { refChanges, refsLikelyMoved, refsNow, RefsNow, storedRefs, type StoredRefs } from './refs.js';
 import type { TaskReader } from '../read.js';
 import { spentOf, type Spent } from './spend.js';
-import { summaryRows, THIN, worthSummaries } from './summary.js';
+import { readSummaries, summaryRows, THIN, worthSummaries } from './summary.js';
 import { compact, load, rmIndex, save, type Cache, type Changes } from './cache.js';
 
 export type { BadRow, LeanRow, Row } from './rows.js';
@@ -49,6 +50,21 @@ export { indexedIds } from './ids.js';
 // the delta is current for (refs.ts: after one comment, only the refs between the first
 // and last line that differ are read). Many rows to read and no detail wanted (a clone's first list): the rows come
 // from each tip commit's summary trailer (summary.ts), one for-each-ref, and only tasks without one are folded.
+
+/**
+ * The refs now. A clone's first index (no base written yet, no detail wanted) reads them with every tip's summary,
+ * in the one for-each-ref: its refs text is the plain one's, byte for byte.
+ */
+async function refsFor(cwd: string, lazyDir: string, detail: boolean): Promise<RefsNow> {
+  if (detail || existsSync(indexPath(lazyDir))) return refsNow(cwd, lazyDir);
+  try {
+    mkdirSync(lazyDir, { recursive: true });
+  } catch {
+    /* a read-only .git still lists */
+  }
+  const pass = await readSummaries(cwd);
+  return Object.assign(new RefsNow(Buffer.from(pass.refs), undefined), { summaries: pass });
+}
 
 export interface Refreshed<R> {
   rows: R[];
@@ -93,7 +109,7 @@ export async function refreshIndex(
   /** Only the first rows kept in creation order are wanted (a --limit with nothing else to filter). */
   first?: number,
 ): Promise<Refreshed<LeanRow | Row>> {
-  const now = await refsNow(cwd, lazyDir);
+  const now = await refsFor(cwd, lazyDir, detail);
   try {
     const few = await catchUpFew(lazyDir, reader, now);
     let reread = few ? few.rows.length + few.bad.length : 0;
@@ -189,7 +205,7 @@ export async function refreshPlain(
   keep: StatusTest,
   piped: PlainLines,
 ) {
-  const pending = refsNow(cwd, lazyDir);
+  const pending = refsFor(cwd, lazyDir, false);
   const overlay = (fingerprint?: string) => {
     const d = readJson<DeltaFile>(deltaPath(lazyDir));
     if (!d || (fingerprint !== undefined && d.refs !== fingerprint)) return undefined;
@@ -247,7 +263,9 @@ async function catchUp(
     fresh: new Map(),
     gone: [...cache.lean.keys(), ...cache.bad.keys()].filter((id) => !live.has(id)),
   };
-  const summed = cache.detail || !worthSummaries(stale.length, tips.length) ? undefined : await summaryRows(cwd, stale);
+  // A few tasks fold as fast, and leave their detail too.
+  const worth = !cache.detail && worthSummaries(stale.length, tips.length);
+  const summed = worth ? summaryRows(now.summaries ?? (await readSummaries(cwd)), stale) : undefined;
   if (summed) {
     for (const [id, row] of summed) (cache.lean.set(id, row), cache.bad.delete(id), ch.fresh.set(id, THIN));
     stale = stale.filter((r) => !summed.has(r.id));

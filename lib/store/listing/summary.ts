@@ -44,13 +44,20 @@ export function rowFromSummary(id: string, tip: string, value: string): LeanRow 
   const k = summaryKey();
   if (value.length <= k.length || !value.startsWith(k) || value[k.length] !== ' ') return undefined;
   try {
-    const s = JSON.parse(value.slice(k.length + 1)) as unknown;
-    if (!Array.isArray(s) || s.length !== 11 || s[0] !== id || typeof s[1] !== 'string') return undefined;
-    const [, ...rest] = s as Summary;
-    return fromTuple([id, tip, ...rest] as Tuple);
+    return fromSummary(id, tip, JSON.parse(value.slice(k.length + 1)));
   } catch {
     return undefined;
   }
+}
+
+/** The row of a parsed summary, when it has the shape one has and names this task. */
+function fromSummary(id: string, tip: string, s: unknown): LeanRow | undefined {
+  if (!Array.isArray(s) || s.length !== 11 || s[0] !== id) return undefined;
+  const [, status, created, updated, goal, tags, , , , mask] = s as Summary;
+  if (typeof status !== 'string' || typeof created !== 'string' || typeof updated !== 'string') return undefined;
+  if (typeof goal !== 'string' || !Array.isArray(tags) || typeof mask !== 'number') return undefined;
+  const [, ...rest] = s as Summary;
+  return fromTuple([id, tip, ...rest] as Tuple);
 }
 
 const oneLine = (s: string, max: number) => {
@@ -78,22 +85,77 @@ export function summaryLines(view: LeanRow): string[] {
   return lines;
 }
 
-/** One for-each-ref over `ns`: each ref's tip and its tip commit's `Lazy-Summary` value ('' when none). */
-export async function readSummaries(cwd: string, ns = TASKS_NS): Promise<Map<string, { tip: string; value: string }>> {
+/** One ref as a summary pass read it: its tip, its tip commit's `Lazy-Summary` value ('' when none), and its row. */
+export interface Found {
+  tip: string;
+  value: string;
+  /** The row the value gives (parsed as git wrote, while it wrote the rest); undefined when it gives none. */
+  row: LeanRow | undefined;
+}
+
+/** What one summary pass read. */
+export interface Summaries {
+  /** The refs as `for-each-ref --format='%(objectname) %(refname)'` prints them, byte for byte (the index keys on it). */
+  refs: string;
+  /** Each ref by the name after `ns`. */
+  found: Map<string, Found>;
+}
+
+/**
+ * One for-each-ref over `ns` (the task refs; an archive's namespace for another reader): each tip, its summary and
+ * the row it gives. Its output is taken as git writes it, so the rows are parsed on one core while git reads commits
+ * on the other.
+ */
+export async function readSummaries(cwd: string, ns = TASKS_NS): Promise<Summaries> {
   const fmt = `--format=%(objectname) %(refname)%09%(trailers:key=${SUMMARY_TRAILER},valueonly,unfold,separator=%x1f)`;
-  const { stdout } = await git(['for-each-ref', fmt, ns], { cwd });
-  const out = new Map<string, { tip: string; value: string }>();
+  const found = new Map<string, Found>();
+  const refs: string[] = [];
+  let rest: Buffer | undefined;
+  const take = (chunk: Buffer) => {
+    const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
+    // Cut at the last line break, in bytes: a character split between two chunks is decoded whole, with its line.
+    const nl = buf.lastIndexOf(10);
+    rest = nl < buf.length - 1 ? buf.subarray(nl + 1) : undefined;
+    if (nl >= 0) lines(buf.toString('utf8', 0, nl), ns, found, refs);
+  };
+  await git(['for-each-ref', fmt, ns], { cwd, onStdout: take });
+  if (rest) lines(rest.toString('utf8'), ns, found, refs);
+  return { refs: refs.length ? `${refs.join('\n')}\n` : '', found };
+}
+
+/** Whole lines of the pass's output: each ref's tip, summary and row, its refs line kept. */
+function lines(text: string, ns: string, found: Map<string, Found>, refs: string[]): void {
+  const k = summaryKey();
+  const got: { id: string; f: Found; json: string }[] = [];
   // A ref name holds no control character, so the tab ends it; a summary holds no newline.
-  for (let at = 0; at < stdout.length;) {
-    let end = stdout.indexOf('\n', at);
-    if (end < 0) end = stdout.length;
-    const sp = stdout.indexOf(' ', at);
-    const tab = stdout.indexOf('\t', sp);
-    if (sp > at && tab > sp && tab < end)
-      out.set(stdout.slice(sp + 1 + ns.length, tab), { tip: stdout.slice(at, sp), value: stdout.slice(tab + 1, end) });
+  for (let at = 0; at < text.length;) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    const sp = text.indexOf(' ', at);
+    const tab = text.indexOf('\t', sp);
+    if (sp > at && tab > sp && tab < end) {
+      const f: Found = { tip: text.slice(at, sp), value: text.slice(tab + 1, end), row: undefined };
+      const id = text.slice(sp + 1 + ns.length, tab);
+      found.set(id, f);
+      refs.push(text.slice(at, tab));
+      if (f.value.length > k.length + 1 && f.value.startsWith(k) && f.value[k.length] === ' ')
+        got.push({ id, f, json: f.value.slice(k.length + 1) });
+    }
     at = end + 1;
   }
-  return out;
+  // One parse of a chunk's summaries is several times faster than one each; a value that does not parse spoils it,
+  // and then each is parsed alone.
+  let all: unknown[] | undefined;
+  try {
+    all = JSON.parse(`[${got.map((g) => g.json).join(',')}]`) as unknown[];
+  } catch {
+    /* one by one below */
+  }
+  if (all?.length !== got.length) all = undefined;
+  for (let i = 0; i < got.length; i++) {
+    const { id, f } = got[i]!;
+    f.row = all ? fromSummary(id, f.tip, all[i]) : rowFromSummary(id, f.tip, f.value);
+  }
 }
 
 /** A fresh row taken from its commit's summary: it has no detail until a read that wants it folds the task. */
@@ -105,14 +167,12 @@ export const THIN = 'thin' as const;
  */
 export const worthSummaries = (stale: number, total: number) => stale >= 50 && stale * 20 >= total;
 
-/** The rows the stale refs' summaries give: only for a tip for-each-ref still reports and a summary of this key. */
-export async function summaryRows(cwd: string, stale: readonly RefTip[]): Promise<Map<string, LeanRow>> {
-  const found = await readSummaries(cwd);
+/** The rows the stale refs' summaries give: only for the tip the caller saw, and a summary of this key. */
+export function summaryRows(s: Summaries, stale: readonly RefTip[]): Map<string, LeanRow> {
   const out = new Map<string, LeanRow>();
   for (const r of stale) {
-    const s = found.get(r.id);
-    const row = s && s.tip === r.tip && s.value ? rowFromSummary(r.id, r.tip, s.value) : undefined;
-    if (row) out.set(r.id, row);
+    const f = s.found.get(r.id);
+    if (f?.row && f.tip === r.tip) out.set(r.id, f.row);
   }
   return out;
 }
