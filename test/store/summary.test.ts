@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentSandbox } from '../helpers/agent.js';
 import { BUILD, env, hanging, ok, type State } from '../helpers/lifecycle-walk.js';
@@ -10,7 +10,7 @@ import { foldTask } from '../../lib/model/fold.js';
 import { LazyError } from '../../lib/core/errors.js';
 import { toTuple } from '../../lib/store/listing/rows.js';
 import { refreshIndex } from '../../lib/store/listing/index.js';
-import { rowFromSummary, summaryTrailer, SUMMARY_MAX } from '../../lib/store/listing/summary.js';
+import { rowFromSummary, summaryTrailer, summaryValueOf, SUMMARY_MAX } from '../../lib/store/listing/summary.js';
 
 // A task commit's summary (the Lazy-Summary trailer) is the listing row of the task as that commit's own documents
 // fold: never trusted over them, so every commit any writer makes is checked against the fold of its tree.
@@ -121,6 +121,8 @@ t.test('a merge written by a pull carries the merged fold; a clone lists from su
     merge,
   ]);
   t.match(value, /^Lazy-Summary: 2\./, 'the merge carries one');
+  const raw = gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, ['cat-file', 'commit', merge]);
+  t.equal(`Lazy-Summary: ${summaryValueOf(raw)}`, value.trim(), 'and a reader of the raw commit finds the same');
   t.same(without, [], 'all carry a summary');
 
   // b's index, gone: the first list reads the summaries, and finds the rows a fold gives.
@@ -181,6 +183,9 @@ t.test('a summary under another key, or none, is not used: the task is folded', 
   gitSync(sb.dir, sb.env, ['update-ref', ref, planted, tip]);
   const reader = new TaskReader(sb.dir);
   t.teardown(() => reader.close());
+  // An index an older release wrote: rebuilt as a first one is.
+  mkdirSync(lazyDir(sb.dir), { recursive: true });
+  writeFileSync(join(lazyDir(sb.dir), 'index.ndjson'), '{"version":"14.old","gen":"g","bad":[]}\n[\n]\n');
   const r = await refreshIndex(sb.dir, lazyDir(sb.dir), reader);
   t.equal(r.summarized, 60);
   t.equal(r.reread, 1, 'the planted commit is folded');

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { writeFileAtomic } from '../../core/fsutil.js';
 import { LazyError } from '../../core/errors.js';
 import { foldTask, type TaskView } from '../../model/fold.js';
@@ -25,6 +25,7 @@ import {
   statusOf,
   tipOf,
   unchanged,
+  VERSION,
   type DeltaFile,
   type StatusTest,
 } from './files.js';
@@ -52,11 +53,11 @@ export { indexedIds } from './ids.js';
 // from each tip commit's summary trailer (summary.ts), one for-each-ref, and only tasks without one are folded.
 
 /**
- * The refs now. A clone's first index (no base written yet, no detail wanted) reads them with every tip's summary,
- * in the one for-each-ref: its refs text is the plain one's, byte for byte.
+ * The refs now. A clone's first index (no base of this version written yet, no detail wanted) reads them with every
+ * tip's summary, in the one for-each-ref: its refs text is the plain one's, byte for byte.
  */
 async function refsFor(cwd: string, lazyDir: string, detail: boolean): Promise<RefsNow> {
-  if (detail || existsSync(indexPath(lazyDir))) return refsNow(cwd, lazyDir);
+  if (detail || baseIsCurrent(lazyDir)) return refsNow(cwd, lazyDir);
   try {
     mkdirSync(lazyDir, { recursive: true });
   } catch {
@@ -64,6 +65,22 @@ async function refsFor(cwd: string, lazyDir: string, detail: boolean): Promise<R
   }
   const pass = await readSummaries(cwd);
   return Object.assign(new RefsNow(Buffer.from(pass.refs), undefined), { summaries: pass });
+}
+
+/** Whether a base of this version is written: its first bytes name the version (the header's first key). */
+function baseIsCurrent(lazyDir: string): boolean {
+  const want = Buffer.from(JSON.stringify({ version: VERSION }).slice(0, -1));
+  const got = Buffer.alloc(want.length);
+  try {
+    const fd = openSync(indexPath(lazyDir), 'r');
+    try {
+      return readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 export interface Refreshed<R> {

@@ -60,6 +60,17 @@ function fromSummary(id: string, tip: string, s: unknown): LeanRow | undefined {
   return fromTuple([id, tip, ...rest] as Tuple);
 }
 
+/**
+ * The `Lazy-Summary` value in a raw commit message (its last paragraph, where the trailers are), or undefined: for a
+ * reader holding a commit rather than a ref (an archived task's tip). rowFromSummary then checks it.
+ */
+export function summaryValueOf(message: string): string | undefined {
+  const trailers = message.trimEnd();
+  const block = trailers.slice(trailers.lastIndexOf('\n\n') + 1);
+  const m = new RegExp(`^${SUMMARY_TRAILER}: (.+)$`, 'm').exec(block);
+  return m?.[1]?.trim();
+}
+
 const oneLine = (s: string, max: number) => {
   const line = s
     .split('\n', 1)[0]!
