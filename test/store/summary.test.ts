@@ -10,7 +10,13 @@ import { foldTask } from '../../lib/model/fold.js';
 import { LazyError } from '../../lib/core/errors.js';
 import { toTuple } from '../../lib/store/listing/rows.js';
 import { refreshIndex } from '../../lib/store/listing/index.js';
-import { rowFromSummary, summaryTrailer, summaryValueOf, SUMMARY_MAX } from '../../lib/store/listing/summary.js';
+import {
+  readSummaries,
+  rowFromSummary,
+  summaryTrailer,
+  summaryValueOf,
+  SUMMARY_MAX,
+} from '../../lib/store/listing/summary.js';
 
 // A task commit's summary (the Lazy-Summary trailer) is the listing row of the task as that commit's own documents
 // fold: never trusted over them, so every commit any writer makes is checked against the fold of its tree.
@@ -96,7 +102,8 @@ t.test('a merge written by a pull carries the merged fold; a clone lists from su
   const tm = team(2);
   t.teardown(() => tm.cleanup());
   const [a, b] = [cli(tm.clones[0]!), cli(tm.clones[1]!)];
-  t.equal((await a('__bench-seed', '60')).code, 0, 'the seeder writes what real commits carry');
+  // Enough tasks that git's output comes in several chunks, commits cut between them.
+  t.equal((await a('__bench-seed', '150')).code, 0, 'the seeder writes what real commits carry');
   const id = await a.create('shared work', '--tag', 'team');
   t.equal((await a('push')).code, 0);
   t.equal((await b('pull')).code, 0);
@@ -112,7 +119,7 @@ t.test('a merge written by a pull carries the merged fold; a clone lists from su
   ]);
   t.ok(merges.trim(), 'a merge commit was written');
   const { checked, without } = await checkHistories(t, tm.clones[1]!.dir, tm.clones[1]!.env);
-  t.equal(checked, 64, 'the merge, the commits before it and every seeded commit were checked');
+  t.equal(checked, 154, 'the merge, the commits before it and every seeded commit were checked');
   const merge = merges.trim().split('\n')[0]!;
   const value = gitSync(tm.clones[1]!.dir, tm.clones[1]!.env, [
     'log',
@@ -131,11 +138,11 @@ t.test('a merge written by a pull carries the merged fold; a clone lists from su
   t.teardown(() => reader.close());
   rmSync(lazyDir(dir), { recursive: true, force: true });
   const first = await refreshIndex(dir, lazyDir(dir), reader);
-  t.equal(first.summarized, 61, 'every row came from a summary');
+  t.equal(first.summarized, 151, 'every row came from a summary');
   t.equal(first.reread, 0, 'and no task was read');
   rmSync(lazyDir(dir), { recursive: true, force: true });
   const folded = await refreshIndex(dir, lazyDir(dir), reader, true);
-  t.equal(folded.reread, 61, 'a read that wants the detail folds every task');
+  t.equal(folded.reread, 151, 'a read that wants the detail folds every task');
   const lean = (rs: { id: string }[]) => rs.map((r) => toTuple(r as never)).sort();
   t.same(lean(first.rows), lean(folded.rows), 'the rows read from summaries are the rows the fold gives');
 });
@@ -191,4 +198,18 @@ t.test('a summary under another key, or none, is not used: the task is folded', 
   t.equal(r.reread, 1, 'the planted commit is folded');
   t.equal(r.rows.find((x) => x.id === id)?.goal, 'planted');
   t.notOk(rowFromSummary(id, planted, other.match(/^Lazy-Summary: (.*)$/m)![1]!), 'another key gives no row');
+
+  // A summary of this key in the message's body, not its last paragraph (the trailers): not one.
+  const [mine] = msg.match(/^Lazy-Summary: .*$/m)!;
+  const forged = gitSync(
+    sb.dir,
+    sb.env,
+    ['commit-tree', tree, '-p', planted],
+    `forged\n\n${mine}\n\nLazy-Task: ${id}\n`,
+  );
+  gitSync(sb.dir, sb.env, ['update-ref', ref, forged.trim(), planted]);
+  rmSync(lazyDir(sb.dir), { recursive: true, force: true });
+  const again = await refreshIndex(sb.dir, lazyDir(sb.dir), reader);
+  t.same([again.summarized, again.reread], [60, 1], 'the task is folded');
+  t.equal((await readSummaries(sb.dir)).found.get(id)?.value, '', 'as git reads no such trailer there either');
 });

@@ -1,4 +1,3 @@
-import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { writeFileAtomic } from '../../core/fsutil.js';
 import { LazyError } from '../../core/errors.js';
 import { foldTask, type TaskView } from '../../model/fold.js';
@@ -25,16 +24,15 @@ import {
   statusOf,
   tipOf,
   unchanged,
-  VERSION,
   type DeltaFile,
   type StatusTest,
 } from './files.js';
 import { parseRefTips } from '../refs.js';
 import { firstRows, patch, plainOfBase, plainRows, type Few, type PlainItem, type PlainLines } from './plain.js';
-import { refChanges, refsLikelyMoved, refsNow, RefsNow, storedRefs, type StoredRefs } from './refs.js';
+import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './refs.js';
 import type { TaskReader } from '../read.js';
 import { spentOf, type Spent } from './spend.js';
-import { readSummaries, summaryRows, THIN, worthSummaries } from './summary.js';
+import { THIN, tipSummaries, worthSummaries } from './summary.js';
 import { compact, load, rmIndex, save, type Cache, type Changes } from './cache.js';
 
 export type { BadRow, LeanRow, Row } from './rows.js';
@@ -50,38 +48,8 @@ export { indexedIds } from './ids.js';
 // the plain file (plain.ts: the lines a piped list prints) and the for-each-ref text
 // the delta is current for (refs.ts: after one comment, only the refs between the first
 // and last line that differ are read). Many rows to read and no detail wanted (a clone's first list): the rows come
-// from each tip commit's summary trailer (summary.ts), one for-each-ref, and only tasks without one are folded.
-
-/**
- * The refs now. A clone's first index (no base of this version written yet, no detail wanted) reads them with every
- * tip's summary, in the one for-each-ref: its refs text is the plain one's, byte for byte.
- */
-async function refsFor(cwd: string, lazyDir: string, detail: boolean): Promise<RefsNow> {
-  if (detail || baseIsCurrent(lazyDir)) return refsNow(cwd, lazyDir);
-  try {
-    mkdirSync(lazyDir, { recursive: true });
-  } catch {
-    /* a read-only .git still lists */
-  }
-  const pass = await readSummaries(cwd);
-  return Object.assign(new RefsNow(Buffer.from(pass.refs), undefined), { summaries: pass });
-}
-
-/** Whether a base of this version is written: its first bytes name the version (the header's first key). */
-function baseIsCurrent(lazyDir: string): boolean {
-  const want = Buffer.from(JSON.stringify({ version: VERSION }).slice(0, -1));
-  const got = Buffer.alloc(want.length);
-  try {
-    const fd = openSync(indexPath(lazyDir), 'r');
-    try {
-      return readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return false;
-  }
-}
+// from each tip commit's summary trailer (summary.ts: one cat-file of the tip commits), and only tasks without one
+// are folded.
 
 export interface Refreshed<R> {
   rows: R[];
@@ -126,7 +94,7 @@ export async function refreshIndex(
   /** Only the first rows kept in creation order are wanted (a --limit with nothing else to filter). */
   first?: number,
 ): Promise<Refreshed<LeanRow | Row>> {
-  const now = await refsFor(cwd, lazyDir, detail);
+  const now = await refsNow(cwd, lazyDir);
   try {
     const few = await catchUpFew(lazyDir, reader, now);
     let reread = few ? few.rows.length + few.bad.length : 0;
@@ -222,7 +190,7 @@ export async function refreshPlain(
   keep: StatusTest,
   piped: PlainLines,
 ) {
-  const pending = refsFor(cwd, lazyDir, false);
+  const pending = refsNow(cwd, lazyDir);
   const overlay = (fingerprint?: string) => {
     const d = readJson<DeltaFile>(deltaPath(lazyDir));
     if (!d || (fingerprint !== undefined && d.refs !== fingerprint)) return undefined;
@@ -282,7 +250,7 @@ async function catchUp(
   };
   // A few tasks fold as fast, and leave their detail too.
   const worth = !cache.detail && worthSummaries(stale.length, tips.length);
-  const summed = worth ? summaryRows(now.summaries ?? (await readSummaries(cwd)), stale) : undefined;
+  const summed = worth ? await tipSummaries(cwd, stale) : undefined;
   if (summed) {
     for (const [id, row] of summed) (cache.lean.set(id, row), cache.bad.delete(id), ch.fresh.set(id, THIN));
     stale = stale.filter((r) => !summed.has(r.id));

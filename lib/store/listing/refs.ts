@@ -6,7 +6,6 @@ import { deltaPath } from './files.js';
 import { parseRefTips, taskRefsText, taskRefsToFile, type RefTip } from '../refs.js';
 import { fileSystemNow } from '../../core/clock.js';
 import { TASKS_NS } from '../../core/names.js';
-import type { Summaries } from './summary.js';
 
 // The task refs as one for-each-ref lists them, and the copy of that text the listing index was last made
 // current for. After one comment a list compares the two texts (a common prefix and suffix, at memory speed) and
@@ -25,8 +24,6 @@ export class RefsNow {
   private text_: string | undefined;
   /** Fingerprints whose stored text was compared and found different. */
   private readonly differs = new Set<string>();
-  /** Every tip's summary, when the same for-each-ref read them (a first index: index.ts refsFor). */
-  summaries?: Summaries;
   constructor(
     readonly bytes: Buffer,
     private file: string | undefined,
