@@ -6,11 +6,12 @@ import { VERSION } from './files.js';
 import { fromTuple, toTuple, type LeanRow, type Tuple } from './rows.js';
 
 // The summary a task commit carries in its message: the listing index's row for the task as it reads after that
-// commit, so the first index of a clone is one for-each-ref, not a fold of every task. Invariant: the YAML documents
-// stay the truth. A summary is only ever the fold of the commit's own tree, written by the writer that folded it, and
-// read only under the key it was written with: another key (another store format, another index version or
-// transition table), no summary, or one that does not parse, and the task is folded as before.
-// Other readers (an archived task's tip) use summaryTrailer/rowFromSummary; docs/storage.md says what the lines are.
+// commit, so the first index of a clone is one read of the tip commits, not a fold of every task. Invariant: the YAML
+// documents stay the truth. A summary is only ever the fold of the commit's own tree, written by the writer that
+// folded it, and read only under the key it was written with: another key (another store format, another index
+// version or transition table), no summary, or one that does not parse, and the task is folded as before.
+// Other readers (an archived task's tip): summaryValueOf (a raw message) or readSummaries (refs under a namespace),
+// then rowFromSummary; summaryLines writes them. docs/storage.md says what the lines are.
 
 /** The store's format: 2 since task commits carry the summary trailers (1: the releases before, none). */
 export const STORE_FORMAT = 2;
