@@ -211,5 +211,5 @@ t.test('a summary under another key, or none, is not used: the task is folded', 
   rmSync(lazyDir(sb.dir), { recursive: true, force: true });
   const again = await refreshIndex(sb.dir, lazyDir(sb.dir), reader);
   t.same([again.summarized, again.reread], [60, 1], 'the task is folded');
-  t.equal((await readSummaries(sb.dir)).found.get(id)?.value, '', 'as git reads no such trailer there either');
+  t.equal((await readSummaries(sb.dir)).get(id)?.value, '', 'as git reads no such trailer there either');
 });

@@ -24,7 +24,7 @@ const SUMMARIZER = { name: 'lazy', email: 'lazy@summary.invalid' };
 const NAMED = 20;
 
 export async function repairSummaries(p: Pass, views: TaskView[]): Promise<void> {
-  const { found } = await readSummaries(p.app.repo.cwd);
+  const found = await readSummaries(p.app.repo.cwd);
   const missing: TaskView[] = [];
   const wrong: TaskView[] = [];
   for (const v of views) {

@@ -77,7 +77,8 @@ const oneLine = (s: string, max: number) => {
     .split('\n', 1)[0]!
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, ' ')
     .trim();
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+  // Cut by code points: half a surrogate pair is no character.
+  return line.length > max ? `${[...line].slice(0, max - 1).join('')}…` : line;
 };
 
 /**
@@ -97,77 +98,23 @@ export function summaryLines(view: LeanRow): string[] {
   return lines;
 }
 
-/** One ref as a summary pass read it: its tip, its tip commit's `Lazy-Summary` value ('' when none), and its row. */
-export interface Found {
-  tip: string;
-  value: string;
-  /** The row the value gives (parsed as git wrote, while it wrote the rest); undefined when it gives none. */
-  row: LeanRow | undefined;
-}
-
-/** What one summary pass read. */
-export interface Summaries {
-  /** The refs as `for-each-ref --format='%(objectname) %(refname)'` prints them, byte for byte (the index keys on it). */
-  refs: string;
-  /** Each ref by the name after `ns`. */
-  found: Map<string, Found>;
-}
-
 /**
- * One for-each-ref over `ns` (the task refs; an archive's namespace for another reader): each tip, its summary and
- * the row it gives. Its output is taken as git writes it, so the rows are parsed on one core while git reads commits
- * on the other.
+ * One for-each-ref over `ns` (the task refs; an archive's namespace for another reader): each ref's tip and its tip
+ * commit's `Lazy-Summary` value as git reads its trailers ('' when none), by the name after `ns`. rowFromSummary
+ * gives a value's row.
  */
-export async function readSummaries(cwd: string, ns = TASKS_NS): Promise<Summaries> {
+export async function readSummaries(cwd: string, ns = TASKS_NS): Promise<Map<string, { tip: string; value: string }>> {
   const fmt = `--format=%(objectname) %(refname)%09%(trailers:key=${SUMMARY_TRAILER},valueonly,unfold,separator=%x1f)`;
-  const found = new Map<string, Found>();
-  const refs: string[] = [];
-  let rest: Buffer | undefined;
-  const take = (chunk: Buffer) => {
-    const buf = rest ? Buffer.concat([rest, chunk]) : chunk;
-    // Cut at the last line break, in bytes: a character split between two chunks is decoded whole, with its line.
-    const nl = buf.lastIndexOf(10);
-    rest = nl < buf.length - 1 ? buf.subarray(nl + 1) : undefined;
-    if (nl >= 0) lines(buf.toString('utf8', 0, nl), ns, found, refs);
-  };
-  await git(['for-each-ref', fmt, ns], { cwd, onStdout: take });
-  if (rest) lines(rest.toString('utf8'), ns, found, refs);
-  return { refs: refs.length ? `${refs.join('\n')}\n` : '', found };
-}
-
-/** Whole lines of the pass's output: each ref's tip, summary and row, its refs line kept. */
-function lines(text: string, ns: string, found: Map<string, Found>, refs: string[]): void {
-  const k = summaryKey();
-  const got: { id: string; f: Found; json: string }[] = [];
+  const { stdout } = await git(['for-each-ref', fmt, ns], { cwd });
+  const found = new Map<string, { tip: string; value: string }>();
   // A ref name holds no control character, so the tab ends it; a summary holds no newline.
-  for (let at = 0; at < text.length;) {
-    let end = text.indexOf('\n', at);
-    if (end < 0) end = text.length;
-    const sp = text.indexOf(' ', at);
-    const tab = text.indexOf('\t', sp);
-    if (sp > at && tab > sp && tab < end) {
-      const f: Found = { tip: text.slice(at, sp), value: text.slice(tab + 1, end), row: undefined };
-      const id = text.slice(sp + 1 + ns.length, tab);
-      found.set(id, f);
-      refs.push(text.slice(at, tab));
-      if (f.value.length > k.length + 1 && f.value.startsWith(k) && f.value[k.length] === ' ')
-        got.push({ id, f, json: f.value.slice(k.length + 1) });
-    }
-    at = end + 1;
+  for (const line of stdout.split('\n')) {
+    const sp = line.indexOf(' ');
+    const tab = line.indexOf('\t', sp);
+    if (sp > 0 && tab > sp)
+      found.set(line.slice(sp + 1 + ns.length, tab), { tip: line.slice(0, sp), value: line.slice(tab + 1) });
   }
-  // One parse of a chunk's summaries is several times faster than one each; a value that does not parse spoils it,
-  // and then each is parsed alone.
-  let all: unknown[] | undefined;
-  try {
-    all = JSON.parse(`[${got.map((g) => g.json).join(',')}]`) as unknown[];
-  } catch {
-    /* one by one below */
-  }
-  if (all?.length !== got.length) all = undefined;
-  for (let i = 0; i < got.length; i++) {
-    const { id, f } = got[i]!;
-    f.row = all ? fromSummary(id, f.tip, all[i]) : rowFromSummary(id, f.tip, f.value);
-  }
+  return found;
 }
 
 /** A fresh row taken from its commit's summary: it has no detail until a read that wants it folds the task. */
@@ -241,6 +188,7 @@ function parseAll(got: { r: RefTip; json: string }[], out: Map<string, LeanRow>)
   } catch {
     /* one by one below */
   }
+  // A value holding a comma-joined pair would shift the rest: then too, each alone (each row still names its task).
   if (all?.length !== got.length) all = undefined;
   for (let i = 0; i < got.length; i++) {
     const { r, json } = got[i]!;
