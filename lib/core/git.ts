@@ -20,6 +20,8 @@ export interface GitOptions {
    * synchronous work runs meanwhile, on another core. When the file cannot be opened the output comes as stdout.
    */
   stdoutFile?: string;
+  /** Each chunk of git's output as it comes (stdout is then ''): the caller works while git still writes. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface GitResult {
@@ -57,7 +59,7 @@ export function git(args: string[], opts: GitOptions): Promise<GitResult> {
     if (fd !== undefined) closeSync(fd);
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout?.on('data', (d: Buffer) => out.push(d));
+    child.stdout?.on('data', opts.onStdout ?? ((d: Buffer) => out.push(d)));
     child.stderr?.on('data', (d: Buffer) => err.push(d));
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (spill) rmSync(spill, { force: true });

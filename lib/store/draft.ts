@@ -15,6 +15,7 @@ import { foldTask, maxClock, type TaskView } from '../model/fold.js';
 import { canTransition, statusActions, type Trigger } from '../model/table.js';
 import type { Status } from '../model/status.js';
 import { type ChangeDetailsOf, type TurnDetailsOf } from '../model/details.js';
+import { summaryLines } from './listing/summary.js';
 
 // A draft collects one mutation: the entries it appends and the records it rewrites.
 // Clocks are handed out in call order, so a mutation's own entries keep their order.
@@ -180,7 +181,8 @@ export class Draft {
     });
   }
 
-  commitMessage(): string {
+  /** The commit's message; `after`, the task as this draft leaves it (preview()), gives its summary trailers. */
+  commitMessage(after: TaskView = this.preview()): string {
     const id = this.docs.id;
     const first = `lazy: ${this.op} ${id} (${this.ctx.actor})`;
     const body = this.summary ? `\n\n${this.summary}` : '';
@@ -192,7 +194,7 @@ export class Draft {
     ];
     if (this.changes.length)
       trailers.push(`Lazy-Status: ${this.changes.map((c) => `${c.from ?? 'new'} -> ${c.to}`).join(', ')}`);
-    trailers.push(`Lazy-Clock: ${this.clock}`);
+    trailers.push(`Lazy-Clock: ${this.clock}`, ...summaryLines(after));
     return `${first}${body}\n\n${trailers.join('\n')}\n`;
   }
 }

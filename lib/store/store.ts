@@ -148,9 +148,9 @@ export class Store {
       const { ctx, sig } = await this.ctx();
       const draft = creationDraft(id, fields, ctx);
       if (plan) await plan(draft);
-      const tip = await this.writeCommit(draft, undefined, sig, true);
+      const { tip, after } = await this.writeCommit(draft, undefined, sig, true);
       if ((await casRef(this.repo.cwd, taskRef(id), tip, null, `lazy: create ${id}`)) === 'ok') {
-        return { view: { ...draft.preview(), tip }, tip, draft };
+        return { view: { ...after, tip }, tip, draft };
       }
       // Id collision with an existing task: draw a new id.
     }
@@ -174,23 +174,26 @@ export class Store {
       await plan(draft);
       if (draft.empty && !opts.allowEmpty) return { view, tip: read.docs.tip, draft };
       checkEntryLimit(op, read, draft);
-      const tip = await this.writeCommit(draft, read, sig, false);
+      const { tip, after } = await this.writeCommit(draft, read, sig, false);
       // An archived task comes back live: its ref is created at the new commit, whose parent is the archived tip.
       const old = read.archived ? null : read.docs.tip;
       if ((await casRef(this.repo.cwd, taskRef(id), tip, old, `lazy: ${op} ${id}`)) === 'ok') {
-        return { view: { ...draft.preview(), tip }, tip, draft };
+        return { view: { ...after, tip }, tip, draft };
       }
     }
     throw contention(`task ${id} kept changing under this write; try again`, { id });
   }
 
-  /** Objects first: new blobs, then the trees that hold them, then the commit. */
+  /**
+   * Objects first: new blobs, then the trees that hold them, then the commit, whose summary trailers are the task as
+   * the draft leaves it (`after`, folded once, which the caller returns).
+   */
   private async writeCommit(
     draft: Draft,
     read: TaskRead | undefined,
     sig: Signature,
     creating: boolean,
-  ): Promise<string> {
+  ): Promise<{ tip: string; after: TaskView }> {
     const ref = taskRef(draft.docs.id);
     const w = this.writer;
     const blob = (kind: DocKind, file: string, doc: object) => w.blob(writeDoc(kind, doc, { ref, file }));
@@ -228,10 +231,12 @@ export class Store {
       root.set(dir, merged);
     }
     if (taskOid) root.set(TASK_FILE, { blob: await taskOid });
-    return w.writeTreeCommit(root, {
+    const after = draft.preview();
+    const tip = await w.writeTreeCommit(root, {
       parents: read ? [read.docs.tip] : [],
-      message: draft.commitMessage(),
+      message: draft.commitMessage(after),
       author: sig,
     });
+    return { tip, after };
   }
 }

@@ -75,6 +75,11 @@ export class ObjectWriter {
     return this.commit({ ...c, tree: await this.tree(root) });
   }
 
+  /** A commit of a tree already written (a status-neutral commit that keeps its parent's tree). */
+  writeCommit(tree: string, c: CommitFields): Promise<string> {
+    return this.commit({ ...c, tree });
+  }
+
   private async tree(entries: Entries): Promise<string> {
     const items = await Promise.all(
       [...entries].map(async ([path, e]): Promise<TreeItem | null> => {

@@ -9,6 +9,7 @@ import { parseCommit } from '../store/objects.js';
 import { SESSIONS_DIR } from '../store/layout.js';
 import type { TreePlan } from './merge-docs.js';
 import { taskRef } from '../core/names.js';
+import { summaryLines } from '../store/listing/summary.js';
 
 // The merge commit: both tips as parents (sorted), a fixed author, the later parent's
 // date, and a message derived from the content only, so every clone that merges the
@@ -71,6 +72,8 @@ export async function writeMergeCommit(
     'Lazy-Op: merge',
     'Lazy-Actor: system',
     `Lazy-Status: ${view.status}`,
+    // Derived from the merged documents alone, like the rest: every clone writes the same summary.
+    ...summaryLines(view),
     '',
   ].join('\n');
   const tip = await w.writeTreeCommit(root, { parents, message, author: sig, committer: sig });

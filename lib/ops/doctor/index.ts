@@ -25,6 +25,7 @@ import type { Finding, Pass } from './pass.js';
 import { fileSystemNow } from '../../core/clock.js';
 import { TASKS_NS } from '../../core/names.js';
 import { probeAgents, reportAgents } from './agents.js';
+import { repairSummaries } from './summaries.js';
 import type { AgentFound } from '../../agents/inventory.js';
 
 export interface DoctorReport {
@@ -54,6 +55,7 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   await reportAcceptStashes(pass);
   await reportLostBranches(pass, views);
   await repairDeadMarkers(pass, views, new Set(bad.keys()));
+  await repairSummaries(pass, views);
 
   reportLocks(pass);
   removeStrayTemps(pass);

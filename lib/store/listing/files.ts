@@ -13,8 +13,9 @@ export type StatusTest = (status: string, line?: string) => boolean;
 // available_actions are stored as a bit mask derived under this table: another table, another index (its signature
 // is data, so every bundle keys alike). The plain file adds the piped line's version (plain.ts plainKey).
 // 12: a row's schedule carries `held` (why no worker will pick a queued task). 14: a detail row carries `spend`, each
-// agent turn's usage record for `lazy usage`.
-export const VERSION = `14.${tableSignature()}`;
+// agent turn's usage record for `lazy usage`. 15: rows read from their commit's summary (summary.ts) have no detail
+// until a read folds them (`thin`).
+export const VERSION = `15.${tableSignature()}`;
 
 /** The base file's first line; each further line is one row's Tuple, in creation order. */
 export interface Header {
@@ -37,6 +38,8 @@ export interface DeltaFile {
   detail: Record<string, Detail>;
   bad: BadRow[];
   gone: string[];
+  /** Rows here read from their commit's summary: their detail is not known yet (the detail file's is another tip's). */
+  thin: string[];
 }
 
 export const indexPath = (lazyDir: string) => join(lazyDir, 'index.ndjson');
@@ -117,6 +120,7 @@ export const emptyDelta = (gen: string): DeltaFile => ({
   detail: {},
   bad: [],
   gone: [],
+  thin: [],
 });
 
 /**

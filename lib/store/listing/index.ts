@@ -1,5 +1,3 @@
-import { rm } from 'node:fs/promises';
-import { nodeCrypto } from '../../core/crypto.js';
 import { writeFileAtomic } from '../../core/fsutil.js';
 import { LazyError } from '../../core/errors.js';
 import { foldTask, type TaskView } from '../../model/fold.js';
@@ -19,40 +17,23 @@ import {
   byCreation,
   CHUNK,
   DELTA_MAX,
-  deltaOver,
   deltaPath,
-  detailPath,
-  emptyDelta,
   indexPath,
-  keyOf,
-  readBase,
   readJson,
   rowOf,
   statusOf,
   tipOf,
   unchanged,
-  VERSION,
   type DeltaFile,
-  type DetailFile,
-  type Header,
   type StatusTest,
-  type Stored,
 } from './files.js';
 import { parseRefTips } from '../refs.js';
-import {
-  firstRows,
-  patch,
-  plainOfBase,
-  plainRows,
-  plainText,
-  writePlain,
-  type Few,
-  type PlainItem,
-  type PlainLines,
-} from './plain.js';
+import { firstRows, patch, plainOfBase, plainRows, type Few, type PlainItem, type PlainLines } from './plain.js';
 import { refChanges, refsLikelyMoved, refsNow, storedRefs, type RefsNow, type StoredRefs } from './refs.js';
 import type { TaskReader } from '../read.js';
-import { spendPath, spentOf, writeDetail, type Spent } from './spend.js';
+import { spentOf, type Spent } from './spend.js';
+import { THIN, tipSummaries, worthSummaries } from './summary.js';
+import { compact, load, rmIndex, save, type Cache, type Changes } from './cache.js';
 
 export type { BadRow, LeanRow, Row } from './rows.js';
 export { byCreation, firstRows, indexPath, type PlainItem, type PlainLines, type StatusTest };
@@ -66,101 +47,16 @@ export { indexedIds } from './ids.js';
 // comment rewrites kilobytes), the remaining fields, read only for --json, inbox and watch,
 // the plain file (plain.ts: the lines a piped list prints) and the for-each-ref text
 // the delta is current for (refs.ts: after one comment, only the refs between the first
-// and last line that differ are read).
-
-interface Cache {
-  gen: string;
-  /** The base's rows with the delta applied: in the base's creation order, rows new since then after. */
-  lean: Map<string, Stored>;
-  bad: Map<string, BadRow>;
-  delta: DeltaFile;
-  detail?: Record<string, Detail>;
-  /** Rows load dropped because their detail was for another tip: the fingerprint no longer vouches. */
-  dropped: boolean;
-}
-
-function load(lazyDir: string, withDetail: boolean): Cache {
-  const base = readBase(lazyDir);
-  const delta = deltaOver(lazyDir, base.gen) ?? emptyDelta(base.gen);
-  const { lean, bad } = base;
-  for (const t of delta.rows) (lean.set(t[0], fromTuple(t)), bad.delete(t[0]));
-  for (const b of delta.bad) (lean.delete(b.id), bad.set(b.id, b));
-  for (const id of delta.gone) (lean.delete(id), bad.delete(id));
-  const cache: Cache = { ...base, delta, dropped: false };
-  if (!withDetail) return cache;
-  const detail = Object.assign(readJson<DetailFile>(detailPath(lazyDir))?.rows ?? {}, delta.detail);
-  // A detail row for another tip is stale: forget the lean row too, so it is re-read.
-  for (const [id, row] of lean)
-    if (detail[id]?.tip !== tipOf(row)) {
-      lean.delete(id);
-      cache.dropped = true;
-    }
-  cache.detail = detail;
-  return cache;
-}
-
-/** What one refresh changed: rows re-read (with their detail), rows whose ref is gone. */
-interface Changes {
-  fresh: Map<string, Detail | null>;
-  gone: string[];
-}
-
-/**
- * Small changes go to the delta; past DELTA_MAX (or with no base yet) the base is rewritten, with the plain file when
- * the caller has its lines (`piped`).
- */
-async function save(lazyDir: string, cache: Cache, ch: Changes, refs: string, piped?: PlainLines): Promise<void> {
-  const d = cache.delta;
-  const rows = new Map(d.rows.map((t) => [t[0], t]));
-  const bad = new Map(d.bad.map((b) => [b.id, b]));
-  const gone = new Set(d.gone);
-  for (const [id, det] of ch.fresh) {
-    (rows.delete(id), bad.delete(id), gone.delete(id), delete d.detail[id]);
-    const row = cache.lean.get(id);
-    if (det && row) (rows.set(id, toTuple(rowOf(row))), (d.detail[id] = det));
-    else if (cache.bad.has(id)) bad.set(id, cache.bad.get(id)!);
-  }
-  for (const id of ch.gone) (rows.delete(id), bad.delete(id), gone.add(id), delete d.detail[id]);
-  if (cache.gen && rows.size + bad.size + gone.size <= DELTA_MAX) {
-    const next: DeltaFile = { ...d, refs, rows: [...rows.values()], bad: [...bad.values()], gone: [...gone] };
-    return writeFileAtomic(deltaPath(lazyDir), JSON.stringify(next));
-  }
-  await compact(lazyDir, cache, ch, refs, piped);
-}
-
-async function compact(lazyDir: string, cache: Cache, ch: Changes, refs: string, piped?: PlainLines): Promise<void> {
-  const all = cache.detail ?? Object.assign(readJson<DetailFile>(detailPath(lazyDir))?.rows ?? {}, cache.delta.detail);
-  const detail: Record<string, Detail> = {};
-  for (const id of cache.lean.keys()) {
-    const det = ch.fresh.get(id) ?? all[id];
-    if (det) detail[id] = det;
-  }
-  const gen = nodeCrypto().randomUUID();
-  // Detail first, then the base, then an empty delta naming it: a crash between leaves rows the next list re-reads.
-  await writeDetail(lazyDir, gen, detail);
-  const keyed = [...cache.lean.values()].map((v) => ({ v, k: keyOf(v) }));
-  keyed.sort((a, b) => byCreation(a.k, b.k));
-  const header: Header = { version: VERSION, gen, bad: [...cache.bad.values()] };
-  const lines = keyed.map(({ v }) => (typeof v === 'string' ? v : JSON.stringify(toTuple(v))));
-  if (piped)
-    await writePlain(
-      lazyDir,
-      plainText(
-        gen,
-        keyed.map(({ v }) => rowOf(v)),
-        header.bad,
-        piped,
-      ),
-    );
-  // After the header the file is one JSON array, a row per line: parsed whole, or line by line.
-  await writeFileAtomic(indexPath(lazyDir), `${JSON.stringify(header)}\n[\n${lines.join(',\n')}\n]\n`);
-  await writeFileAtomic(deltaPath(lazyDir), JSON.stringify({ ...emptyDelta(gen), refs }));
-}
+// and last line that differ are read). Many rows to read and no detail wanted (a clone's first list): the rows come
+// from each tip commit's summary trailer (summary.ts: one cat-file of the tip commits), and only tasks without one
+// are folded.
 
 export interface Refreshed<R> {
   rows: R[];
   bad: BadRow[];
+  /** Tasks read and folded; `summarized`, rows taken from their tip commit's summary instead. */
   reread: number;
+  summarized?: number;
   /** A task's prompt, when the detail rows were read; the tasks agents worked on (spend.ts), when at hand. */
   prompt?: (id: string) => string | null;
   spent?: (lazyDir: string) => Spent[] | undefined;
@@ -205,15 +101,16 @@ export async function refreshIndex(
     const quick = detail || selective ? undefined : unchanged(lazyDir, now.fingerprint, keep, first);
     if (quick) return { ...quick, reread };
     let cache = load(lazyDir, detail);
-    if (cache.delta.refs !== now.fingerprint || cache.dropped) reread += await catchUp(lazyDir, cache, reader, now);
+    let got = { read: 0, summarized: 0 };
+    if (cache.delta.refs !== now.fingerprint || cache.dropped) got = await catchUp(cwd, lazyDir, cache, reader, now);
     try {
-      return { ...rowsOf(cache, detail, keep, selective), reread };
+      return { ...rowsOf(cache, detail, keep, selective), reread: reread + got.read, summarized: got.summarized };
     } catch {
       // A damaged line: the cache is only a cache. Start it again from the refs.
       await rmIndex(lazyDir);
       cache = load(lazyDir, detail);
-      reread = await catchUp(lazyDir, cache, reader, now);
-      return { ...rowsOf(cache, detail, keep, selective), reread };
+      got = await catchUp(cwd, lazyDir, cache, reader, now);
+      return { ...rowsOf(cache, detail, keep, selective), reread: got.read, summarized: got.summarized };
     }
   } finally {
     now.discard();
@@ -240,7 +137,14 @@ async function catchUpFew(
   const bad = new Map(d.bad.map((b) => [b.id, b]));
   const gone = new Set(d.gone);
   const few: Few = { from: d.refs, rows: [], bad: [], gone: ch.gone };
-  const forget = (id: string) => (rows.delete(id), bad.delete(id), gone.delete(id), delete d.detail[id]);
+  const thin = new Set(d.thin);
+  const forget = (id: string) => (
+    rows.delete(id),
+    bad.delete(id),
+    gone.delete(id),
+    thin.delete(id),
+    delete d.detail[id]
+  );
   const reading = reader.readMany(ch.moved);
   void now.fingerprint; // hashed while git reads the tasks
   const read = await reading;
@@ -264,6 +168,7 @@ async function catchUpFew(
     rows: [...rows.values()],
     bad: [...bad.values()],
     gone: [...gone],
+    thin: [...thin],
   };
   try {
     await writeFileAtomic(deltaPath(lazyDir), JSON.stringify(next));
@@ -310,7 +215,7 @@ export async function refreshPlain(
     // lazy or another line wrote it, a crash came between the base and it): write it from the base. Still a row it
     // cannot place: write the base whole, which writes it.
     let cache = load(lazyDir, false);
-    if (cache.delta.refs !== now.fingerprint || cache.dropped) await catchUp(lazyDir, cache, reader, now, piped);
+    if (cache.delta.refs !== now.fingerprint || cache.dropped) await catchUp(cwd, lazyDir, cache, reader, now, piped);
     if ((got = overlay(now.fingerprint))) return got;
     if ((await plainOfBase(lazyDir, piped)) && (got = overlay(now.fingerprint))) return got;
     cache = load(lazyDir, false);
@@ -323,19 +228,33 @@ export async function refreshPlain(
   }
 }
 
-const rmIndex = (lazyDir: string) =>
-  Promise.all([indexPath, deltaPath, detailPath, spendPath].map((p) => rm(p(lazyDir), { force: true })));
-
-/** Re-reads the tasks whose tip differs from the cache's, forgets vanished ones, saves; how many were read. */
-async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: RefsNow, piped?: PlainLines) {
+/**
+ * Re-reads the tasks whose tip differs from the cache's, forgets vanished ones, saves; how many were folded, and how
+ * many rows came from their commit's summary (many stale rows and no detail wanted: one for-each-ref reads them).
+ */
+async function catchUp(
+  cwd: string,
+  lazyDir: string,
+  cache: Cache,
+  reader: TaskReader,
+  now: RefsNow,
+  piped?: PlainLines,
+) {
   const refs = now.fingerprint;
   const tips = parseRefTips(now.text);
-  const stale = tips.filter((r) => (tipOf(cache.lean.get(r.id)) ?? cache.bad.get(r.id)?.tip) !== r.tip);
+  let stale = tips.filter((r) => (tipOf(cache.lean.get(r.id)) ?? cache.bad.get(r.id)?.tip) !== r.tip);
   const live = new Set(tips.map((r) => r.id));
   const ch: Changes = {
     fresh: new Map(),
     gone: [...cache.lean.keys(), ...cache.bad.keys()].filter((id) => !live.has(id)),
   };
+  // A few tasks fold as fast, and leave their detail too.
+  const worth = !cache.detail && worthSummaries(stale.length, tips.length);
+  const summed = worth ? await tipSummaries(cwd, stale) : undefined;
+  if (summed) {
+    for (const [id, row] of summed) (cache.lean.set(id, row), cache.bad.delete(id), ch.fresh.set(id, THIN));
+    stale = stale.filter((r) => !summed.has(r.id));
+  }
   for (let i = 0; i < stale.length; i += CHUNK) {
     const part = stale.slice(i, i + CHUNK);
     const read = await reader.readMany(part);
@@ -351,7 +270,7 @@ async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: R
       const v = foldTask(res.docs);
       cache.lean.set(r.id, leanOf(v));
       ch.fresh.set(r.id, toDetail(v));
-      if (cache.detail) cache.detail[r.id] = ch.fresh.get(r.id)!;
+      if (cache.detail) cache.detail[r.id] = ch.fresh.get(r.id) as Detail;
     }
   }
   for (const id of ch.gone) (cache.lean.delete(id), cache.bad.delete(id));
@@ -360,7 +279,7 @@ async function catchUp(lazyDir: string, cache: Cache, reader: TaskReader, now: R
     .catch(() => {
       /* a read-only .git still lists */
     });
-  return stale.length;
+  return { read: stale.length, summarized: summed?.size ?? 0 };
 }
 
 function rowsOf(cache: Cache, detail: boolean, keep?: StatusTest, selective = false) {

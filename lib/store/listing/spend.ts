@@ -16,13 +16,20 @@ interface SpendFile {
   /** The base written with it. */
   gen: string;
   rows: Record<string, TurnSpend[]>;
+  /** The base's rows whose detail was not known (read from their summary): their turns are not here. */
+  thin: string[];
 }
 
 /** A compaction's detail rows for the base `gen`: the spend file (the tasks with agent turns), then the detail file. */
-export async function writeDetail(lazyDir: string, gen: string, detail: Record<string, Detail>): Promise<void> {
+export async function writeDetail(
+  lazyDir: string,
+  gen: string,
+  detail: Record<string, Detail>,
+  thin: string[],
+): Promise<void> {
   const rows: Record<string, TurnSpend[]> = {};
   for (const [id, d] of Object.entries(detail)) if (d.spend?.length) rows[id] = d.spend;
-  await writeFileAtomic(spendPath(lazyDir), JSON.stringify({ version: VERSION, gen, rows } satisfies SpendFile));
+  await writeFileAtomic(spendPath(lazyDir), JSON.stringify({ version: VERSION, gen, rows, thin } satisfies SpendFile));
   await writeFileAtomic(detailPath(lazyDir), JSON.stringify({ version: VERSION, rows: detail } satisfies DetailFile));
 }
 
@@ -35,7 +42,8 @@ export interface Spent {
 
 /**
  * The tasks an agent worked on, in creation order, with their turns. From the detail
- * rows when the read loaded them, else the spend file over the delta; undefined when neither is at hand.
+ * rows when the read loaded them, else the spend file over the delta; undefined when neither is at hand, or a row's
+ * turns are not known (read from its summary): the detail read then folds those tasks.
  */
 export function spentOf(
   lazyDir: string,
@@ -44,7 +52,8 @@ export function spentOf(
   let of = (id: string) => c.detail?.[id]?.spend;
   if (!c.detail) {
     const f = readJson<SpendFile>(spendPath(lazyDir));
-    if (!c.gen || f?.gen !== c.gen) return undefined;
+    if (!c.gen || f?.gen !== c.gen || c.delta.thin.length) return undefined;
+    if (f.thin.some((id) => c.lean.has(id) && !c.delta.detail[id])) return undefined;
     of = (id) => c.delta.detail[id]?.spend ?? f.rows[id];
   }
   const out: Spent[] = [];
