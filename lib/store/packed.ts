@@ -99,7 +99,7 @@ export async function createPacked(commonDir: string, creates: PackedCreate[]): 
     fd = null;
     renameSync(lock, file);
     renamed = true;
-    for (const ref of fresh) if (occupied(commonDir, ref, true)) lost.add(ref);
+    for (const ref of await shadowed(commonDir, fresh)) lost.add(ref);
     return { lost: [...lost] };
   } finally {
     if (fd !== null) closeSync(fd);
@@ -132,10 +132,25 @@ function readPacked(file: string): { header: string | null; records: Map<string,
   return { header, records };
 }
 
-/** A loose ref (or a directory: a ref below it) at that name; with `locked`, also a writer's `<ref>.lock`. */
-function occupied(commonDir: string, ref: string, locked = false): boolean {
-  const names = locked ? [ref, `${ref}.lock`] : [ref];
-  return names.some((n) => lstatSync(join(commonDir, n), { throwIfNoEntry: false }) !== undefined);
+/** A loose ref (or a directory: a ref below it) at that name. */
+const occupied = (commonDir: string, ref: string): boolean =>
+  lstatSync(join(commonDir, ref), { throwIfNoEntry: false }) !== undefined;
+
+/**
+ * The refs just packed that a loose ref overrides: one there now, or one a writer holding `<ref>.lock` at the
+ * rename then wrote (it may have read packed-refs before the rename). Such a writer holds its lock for
+ * milliseconds; one that holds it past git's own wait counts as a writer that won.
+ */
+async function shadowed(commonDir: string, refs: string[]): Promise<string[]> {
+  const out = new Set(refs.filter((ref) => occupied(commonDir, ref)));
+  let held = refs.filter((ref) => !out.has(ref) && occupied(commonDir, `${ref}.lock`));
+  for (let waited = 0; held.length && waited < LOCK_WAIT_MS; waited += 10) {
+    await poll(10);
+    for (const ref of held) if (occupied(commonDir, ref)) out.add(ref);
+    held = held.filter((ref) => !out.has(ref) && occupied(commonDir, `${ref}.lock`));
+  }
+  for (const ref of held) out.add(ref);
+  return [...out];
 }
 
 /** A packed ref that would be a directory of this one (git refuses a ref below another). */
