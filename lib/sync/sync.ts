@@ -65,7 +65,7 @@ export interface SyncDeps {
    * Runs after every pull's merge and branch step (ops fills it: the upstream settlement of submitted tasks,
    * lib/reconcile/upstream/index.ts settleSubmitted, which reads only the tracking refs this pull just wrote).
    */
-  afterPull?: () => Promise<Settled[]>;
+  afterPull?: (known: { id: string; status: string }[]) => Promise<Settled[]>;
 }
 
 const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.length) : ref);
@@ -93,7 +93,10 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   }
   const settle = { repo: d.repo, reader: d.reader, remote, tips, targets, moved: report.views, known: local };
   const branches = await settleBranches(settle);
-  const upstream = (await d.afterPull?.()) ?? [];
+  // Every task's status now: the index's, or what the merge made of it.
+  const statuses = new Map(listed.refs.map((r) => [r.id, r.status]));
+  for (const [id, v] of report.views) statuses.set(id, v.status);
+  const upstream = (await d.afterPull?.([...statuses].map(([id, status]) => ({ id, status })))) ?? [];
   // A pull that wrote refs loose (fewer creations than are written packed, updates, merges) packs them once many.
   await packWhenLoose(d.repo);
   const { views: _v, ...rest } = report;
