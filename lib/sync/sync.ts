@@ -75,8 +75,15 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   const localTips = new Map(listed.refs.map((r) => [r.id, r.tip]));
   const local = new Set(localTips.keys());
   let { targets } = listed;
-  let tips = await remoteTips(d.repo, remote, targets);
-  await fetchMissing(d, remote, tips, localTips, targets);
+  // An empty clone wants every object: its fetch starts with the ls-remote, not after it (one round trip fewer);
+  // whatever the remote gained between the two is fetched below.
+  const first = local.size === 0;
+  if (first) d.progress?.(`fetching refs/lazy/* from ${remote}`);
+  let [tips] = await Promise.all([
+    remoteTips(d.repo, remote, targets),
+    first ? fetchObjects(d.repo, remote, !!d.progress) : null,
+  ]);
+  await fetchMissing(d, remote, tips, localTips, targets, first);
   const report = await mergeRemote(d.repo, d.reader, remote, tips, d.progress, listed.refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
@@ -127,6 +134,8 @@ async function fetchMissing(
   tips: Map<string, string>,
   local: Map<string, string>,
   targets: string[],
+  /** refs/lazy/* was fetched just now: every tip is looked up, most are here. */
+  fetched = false,
 ): Promise<void> {
   const known = new Set(local.keys());
   for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
@@ -134,7 +143,7 @@ async function fetchMissing(
   const lazyTips = [...tips].filter(([ref, oid]) => ref.startsWith(LAZY_NS) && local.get(idOf(ref)) !== oid);
   const oids = [...new Set([...lazyTips.map(([, oid]) => oid), ...extra.values()])];
   if (oids.length === 0) return;
-  const have = oids.length > CHECK_MAX ? [] : await d.reader.objects.readMany(oids);
+  const have = oids.length > CHECK_MAX && !fetched ? [] : await d.reader.objects.exist(oids);
   const missing = new Set(oids.filter((_, i) => !have[i]));
   if (missing.size === 0) return;
   d.progress?.(`fetching refs/lazy/* and task branches from ${remote}`);
