@@ -22,10 +22,10 @@ export function syncDeps(app: App, progress: boolean): SyncDeps {
     progress: progress ? (m) => app.io.err(`lazy: ${m}\n`) : undefined,
     onViews: (r) => primeIndex(app.repo.lazyDir, r.views.values()),
     // After each pull's merge and branch step, when the tracking refs it reads are fresh.
-    afterPull: async () => {
+    afterPull: async (known) => {
       const { settleSubmitted } = await import('../reconcile/upstream/index.js');
       const actions: ReconcileAction[] = [];
-      await settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions);
+      await settleSubmitted({ repo: app.repo, store: app.store, config: app.config }, actions, known);
       return actions.map(({ task, action, detail }) => ({ task, action, detail }));
     },
     // push and sync archive what is due first, so the remote sheds those refs in the same push.

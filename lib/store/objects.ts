@@ -190,6 +190,12 @@ export class ObjectReader {
     return (await this.readMany([name]))[0]!;
   }
 
+  /** Whether each object is here, whatever its type, in one round trip (its header only, not its contents). */
+  async exist(oids: readonly string[]): Promise<boolean[]> {
+    const answers = await this.round(oids, (o) => (/\s/.test(o) ? null : `info ${o}\n`), true);
+    return answers.map((o) => o !== null);
+  }
+
   /**
    * The commits many revisions name (refs, `<rev>^{commit}`…), in one round trip to the same git: null where
    * one names nothing. What `git rev-parse --verify` answers, without a process each.

@@ -10,6 +10,7 @@ import { Draft, creationDraft, type Ctx } from './draft.js';
 import { TaskReader, type TaskRead, type TreeSnapshot } from './read.js';
 import { ObjectWriter, type Entries } from './writer.js';
 import { casRef } from './refs.js';
+import { packWhenLoose } from './packed.js';
 import { withLock } from '../core/lock.js';
 import { ENTRY_DIRS, entryName, sessionName, SESSIONS_DIR, TASK_ENTRY_LIMIT, TASK_FILE } from './layout.js';
 import { ENTRY_SCHEMA, writeDoc, type DocKind } from './validate.js';
@@ -150,6 +151,7 @@ export class Store {
       if (plan) await plan(draft);
       const { tip, after } = await this.writeCommit(draft, undefined, sig, true);
       if ((await casRef(this.repo.cwd, taskRef(id), tip, null, `lazy: create ${id}`)) === 'ok') {
+        await packWhenLoose(this.repo); // a create adds a loose ref: pack them once they are many
         return { view: { ...after, tip }, tip, draft };
       }
       // Id collision with an existing task: draw a new id.

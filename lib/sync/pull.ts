@@ -76,7 +76,7 @@ export async function mergeRemote(
   for (let i = 0; i < todo.length; i += BATCH) {
     const batch = todo.slice(i, i + BATCH);
     const moves = await validateBatch(repo, reader, batch, report);
-    if (moves.length) writes.push(moveRefs(repo.cwd, moves, `lazy: pull from ${remote}`));
+    if (moves.length) writes.push(moveRefs(repo.cwd, moves, `lazy: pull from ${remote}`, repo.commonDir));
   }
   const lost = (await Promise.all(writes)).flatMap((w) => w.lost);
   for (const m of lost) {

@@ -19,7 +19,8 @@ import { listTaskRefs } from '../store/refs.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
 import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
 import { readConfigAt } from '../store/config/index.js';
-import { ARCHIVE_NS, archiveRef, CONFIG_REF, HEADS_NS, LAZY_NS, TASKS_NS } from '../core/names.js';
+import { packWhenLoose } from '../store/packed.js';
+import { ARCHIVE_NS, archiveRef, CONFIG_REF, HEADS_NS, LAZY_NS, TASKS_NS, taskRef } from '../core/names.js';
 
 // pull = fetch + validated merge; push = fast-forward-only push of refs/lazy/* that a
 // pull would take; sync = pull then push, again while someone pushed meanwhile.
@@ -71,7 +72,7 @@ export interface SyncDeps {
    * Runs after every pull's merge and branch step (ops fills it: the upstream settlement of submitted tasks,
    * lib/reconcile/upstream/index.ts settleSubmitted, which reads only the tracking refs this pull just wrote).
    */
-  afterPull?: () => Promise<Settled[]>;
+  afterPull?: (known: { id: string; status: string }[]) => Promise<Settled[]>;
   /** Runs before every push (ops fills it: lazy archive of what is due); the ids it archived. */
   beforePush?: () => Promise<string[]>;
 }
@@ -80,29 +81,44 @@ const idOf = (ref: string) => (ref.startsWith(TASKS_NS) ? ref.slice(TASKS_NS.len
 
 export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { tips: Map<string, string> }> {
   const listed = await localTasks(d.repo, d.reader);
-  const local = new Set(listed.refs.map((r) => r.id));
+  const localTips = new Map(listed.refs.map((r) => [r.id, r.tip]));
+  const local = new Set(localTips.keys());
   let { targets } = listed;
-  let tips = await remoteTips(d.repo, remote, targets);
-  await fetchMissing(d, remote, tips, local, targets);
+  // An empty clone wants every object: its fetch starts with the ls-remote, not after it (one round trip fewer);
+  // whatever the remote gained between the two is fetched below.
+  const first = local.size === 0;
+  if (first) d.progress?.(`fetching refs/lazy/* from ${remote}`);
+  let [tips] = await Promise.all([
+    remoteTips(d.repo, remote, targets),
+    first ? fetchObjects(d.repo, remote, !!d.progress) : null,
+  ]);
+  await fetchMissing(d, remote, tips, localTips, targets, first);
   // The archive first: it decides which remote task refs are already held, and which live refs the remote archived.
-  const settled = await pullArchive(d.repo, d.reader, tips, new Map(listed.refs.map((r) => [r.id, r.tip])));
+  const settled = await pullArchive(d.repo, d.reader, tips, new Map(localTips));
   const archive = settled.report;
   const refs = archive.dropped.length || archive.revived.length ? await listTaskRefs(d.repo.cwd) : listed.refs;
   const report = await mergeRemote(d.repo, d.reader, remote, settled.tips, d.progress, refs);
   const config = await mergeConfig(d.repo, d.reader.objects, remote, tips.get(CONFIG_REF) ?? null);
   await d.onViews?.(report);
   for (const id of report.new) local.add(id);
+  // What the merge took is here: a second round trip need not look those tips up again.
+  for (const id of [...report.new, ...report.updated]) localTips.set(id, tips.get(taskRef(id))!);
   // A task this pull brought in submitted has a target nobody asked for yet: one more round
   // trip, only then, so its merge upstream is seen by this pull, not the next.
   const late = submittedTargets(report.views.values()).filter((x) => !targets.includes(x));
   if (late.length) {
     targets = [...targets, ...late];
     tips = await remoteTips(d.repo, remote, targets);
-    await fetchMissing(d, remote, tips, local, targets);
+    await fetchMissing(d, remote, tips, localTips, targets);
   }
   const settle = { repo: d.repo, reader: d.reader, remote, tips, targets, moved: report.views, known: local };
   const branches = await settleBranches(settle);
-  const upstream = (await d.afterPull?.()) ?? [];
+  // Every task's status now: the index's, or what the merge made of it.
+  const statuses = new Map(listed.refs.map((r) => [r.id, r.status]));
+  for (const [id, v] of report.views) statuses.set(id, v.status);
+  const upstream = (await d.afterPull?.([...statuses].map(([id, status]) => ({ id, status })))) ?? [];
+  // A pull that wrote refs loose (fewer creations than are written packed, updates, merges) packs them once many.
+  await packWhenLoose(d.repo);
   const { views: _v, ...rest } = report;
   return {
     remote,
@@ -117,26 +133,34 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   };
 }
 
+/** Above this many remote tips this clone lacks the ref of, a pull fetches without asking which objects it has. */
+const CHECK_MAX = 1000;
+
 /**
  * Fetches only when some remote tip a pull would take is not here yet (a no-op pull is one round trip): refs/lazy/*,
- * and the branches of tasks known on either side and the submitted targets, in one fetch.
+ * and the branches of tasks known on either side and the submitted targets, in one fetch. A tip a local task ref
+ * holds is here; the others are looked up, unless there are many (a first pull), when the fetch's own negotiation
+ * costs less than the lookup.
  */
 async function fetchMissing(
   d: SyncDeps,
   remote: string,
   tips: Map<string, string>,
-  local: Set<string>,
+  local: Map<string, string>,
   targets: string[],
+  /** refs/lazy/* was fetched just now: every tip is looked up, most are here. */
+  fetched = false,
 ): Promise<void> {
-  const known = new Set(local);
+  const known = new Set(local.keys());
   for (const ref of tips.keys()) if (ref.startsWith(TASKS_NS)) known.add(ref.slice(TASKS_NS.length));
   const extra = wantedRefs(tips, known, targets);
-  const lazyTips = [...tips].filter(([ref]) => ref.startsWith(LAZY_NS)).map(([, oid]) => oid);
-  const oids = [...new Set([...lazyTips, ...extra.values()])];
-  const have = await d.reader.objects.readMany(oids);
-  if (!have.some((o) => !o)) return;
-  d.progress?.(`fetching refs/lazy/* and task branches from ${remote}`);
+  const lazyTips = [...tips].filter(([ref, oid]) => ref.startsWith(LAZY_NS) && local.get(idOf(ref)) !== oid);
+  const oids = [...new Set([...lazyTips.map(([, oid]) => oid), ...extra.values()])];
+  if (oids.length === 0) return;
+  const have = oids.length > CHECK_MAX && !fetched ? [] : await d.reader.objects.exist(oids);
   const missing = new Set(oids.filter((_, i) => !have[i]));
+  if (missing.size === 0) return;
+  d.progress?.(`fetching refs/lazy/* and task branches from ${remote}`);
   const refs = [...extra].filter(([, oid]) => missing.has(oid)).map(([ref]) => ref);
   await fetchObjects(d.repo, remote, !!d.progress, refs);
 }

@@ -16,9 +16,13 @@ import { submissionOf } from '../workspace/submission.js';
 export async function localTasks(
   repo: Repo,
   reader: TaskReader,
-): Promise<{ refs: { id: string; tip: string }[]; targets: string[] }> {
+): Promise<{ refs: { id: string; tip: string; status: string }[]; targets: string[] }> {
   const { rows, bad } = await refreshIndex(repo.cwd, repo.lazyDir, reader);
-  const all = [...rows, ...bad].map((r) => ({ id: r.id, tip: r.tip }));
+  // A task the index cannot read has no status to settle by: '' (never submitted).
+  const all = [
+    ...rows.map((r) => ({ id: r.id, tip: r.tip, status: r.status as string })),
+    ...bad.map((r) => ({ id: r.id, tip: r.tip, status: '' })),
+  ];
   const ids = rows.filter((r) => r.status === 'submitted').map((r) => r.id);
   if (ids.length === 0) return { refs: all, targets: [] };
   return { refs: all, targets: submittedTargets((await viewsOf(reader, ids)).values()) };

@@ -68,3 +68,19 @@ t.test(
     });
   },
 );
+
+t.test('exist says which objects are here, of any type, by their headers alone', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const git = (...a: string[]) => gitSync(sb.dir, sb.env, a).trim();
+  const reader = new ObjectReader(sb.dir);
+  t.teardown(() => reader.close());
+  const oids = [
+    git('rev-parse', 'HEAD'),
+    git('rev-parse', 'HEAD^{tree}'),
+    git('rev-parse', 'HEAD:README.md'),
+    'f'.repeat(40),
+    'a b',
+  ];
+  t.same(await withEnv(sb.env, () => reader.exist(oids)), [true, true, true, false, false]);
+});

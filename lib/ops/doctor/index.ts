@@ -23,7 +23,7 @@ import {
 } from './repair.js';
 import type { Finding, Pass } from './pass.js';
 import { fileSystemNow } from '../../core/clock.js';
-import { TASKS_NS } from '../../core/names.js';
+import { LOOSE_REFS_MAX, looseTaskRefs, packWhenLoose } from '../../store/packed.js';
 import { probeAgents, reportAgents } from './agents.js';
 import { repairSummaries } from './summaries.js';
 import type { AgentFound } from '../../agents/inventory.js';
@@ -179,13 +179,12 @@ function removeStrayTemps({ app, fix, findings, fixed }: Pass): void {
   }
 }
 
-/** Many loose task refs slow listing down (packed with fix). */
+/** Many loose task refs slow listing down (packed with fix, by the code writing commands pack with). */
 async function packLooseRefs({ app, fix, findings, fixed }: Pass): Promise<void> {
   const loose = looseTaskRefs(app.repo.commonDir);
-  if (loose > 256) {
+  if (loose > LOOSE_REFS_MAX) {
     if (fix) {
-      await git(['pack-refs', '--all'], { cwd: app.repo.cwd });
-      fixed.push(`packed ${loose} loose refs`);
+      if (await packWhenLoose(app.repo)) fixed.push(`packed ${loose} loose refs`);
     } else
       findings.push({
         level: 'info',
@@ -240,12 +239,4 @@ function strayObjectTemps(commonDir: string): string[] {
     }
   }
   return out;
-}
-
-function looseTaskRefs(commonDir: string): number {
-  try {
-    return readdirSync(join(commonDir, TASKS_NS)).length;
-  } catch {
-    return 0;
-  }
 }

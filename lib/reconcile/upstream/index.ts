@@ -30,12 +30,20 @@ interface Merged {
   head: string;
 }
 
-export async function settleSubmitted(deps: SweepDeps, actions: ReconcileAction[]): Promise<void> {
+/**
+ * `known`: every task's status as the caller knows it right now (a pull: the index it refreshed, and what its merge
+ * moved), so the index is not refreshed a second time.
+ */
+export async function settleSubmitted(
+  deps: SweepDeps,
+  actions: ReconcileAction[],
+  known?: { id: string; status: string }[],
+): Promise<void> {
   const { repo } = deps;
   const stamps = currentStamps(repo);
   const old = readStamp(repo.lazyDir);
   const next: UpstreamStamp = { ...stamps, seen: {} };
-  const { rows } = await refreshIndex(repo.cwd, repo.lazyDir, deps.store.reader);
+  const rows = known ?? (await refreshIndex(repo.cwd, repo.lazyDir, deps.store.reader)).rows;
   // merging too: an aborted accept returns its task to submitted without a settle.
   next.watching = rows.filter((r) => r.status === 'submitted' || r.status === 'merging').length;
   for (const row of rows) {
