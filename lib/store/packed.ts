@@ -33,13 +33,13 @@ export function looseTaskRefs(commonDir: string): number {
 }
 
 /**
- * Packs every ref when more than `max` task refs are loose, under lazy's `refs` lock (counted again under it); how
+ * Packs every ref when more than `max` task refs are loose, under lazy's `packing` lock (counted again under it); how
  * many were loose when it packed, else 0. A pack git cannot do now (packed-refs.lock held past git's wait) is left
  * for the next command.
  */
 export async function packWhenLoose(repo: Repo, max = LOOSE_REFS_MAX): Promise<number> {
   if (looseTaskRefs(repo.commonDir) <= max) return 0;
-  return withLock(repo.lazyDir, 'refs', async () => {
+  return withLock(repo.lazyDir, 'packing', async () => {
     const loose = looseTaskRefs(repo.commonDir);
     if (loose <= max) return 0;
     const r = await git(['pack-refs', '--all'], { cwd: repo.cwd, allowFail: true });

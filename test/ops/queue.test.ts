@@ -246,7 +246,7 @@ test('list: --queued in queue order, --paused, combined filters, labels and the 
 
   const [first, ...lines] = readFileSync(join(sb.dir, '.git', 'lazy', 'index.ndjson'), 'utf8').split('\n');
   const index = JSON.parse(first!);
-  t.match(index.version, /^14\./, 'the index format carrying the schedule (and why it is held) has its own version');
+  t.match(index.version, /^15\./, 'the index format carrying the schedule (and why it is held) has its own version');
   // A cache is rebuildable: one from before the schedule was carried (or any other version) is ignored.
   const old = [JSON.stringify({ ...index, version: '5.old' }), ...lines].join('\n');
   writeFileSync(join(sb.dir, '.git', 'lazy', 'index.ndjson'), old);

@@ -7,7 +7,7 @@ import { openRepo } from '../../lib/core/repo.js';
 import { createPacked, looseTaskRefs, packWhenLoose, LOOSE_REFS_MAX } from '../../lib/store/packed.js';
 
 // Packed refs: many new refs written straight into packed-refs (a first pull), and loose task refs packed once
-// there are more than LOOSE_REFS_MAX, under lazy's refs lock, never losing a compare-and-swap that races the pack.
+// there are more than LOOSE_REFS_MAX, under lazy's packing lock, never losing a compare-and-swap that races the pack.
 
 const git = (sb: Sandbox, ...args: string[]) => gitSync(sb.dir, sb.env, args).trim();
 const head = (sb: Sandbox) => git(sb, 'rev-parse', 'HEAD');
