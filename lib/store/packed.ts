@@ -39,12 +39,14 @@ export function looseTaskRefs(commonDir: string): number {
  */
 export async function packWhenLoose(repo: Repo, max = LOOSE_REFS_MAX): Promise<number> {
   if (looseTaskRefs(repo.commonDir) <= max) return 0;
+  // Best effort: it runs after a write landed (a create, a pull), which must not report a failure it did not have;
+  // a busy lock means another command is packing these refs now.
   return withLock(repo.lazyDir, 'packing', async () => {
     const loose = looseTaskRefs(repo.commonDir);
     if (loose <= max) return 0;
     const r = await git(['pack-refs', '--all'], { cwd: repo.cwd, allowFail: true });
     return r.code === 0 ? loose : 0;
-  });
+  }).catch(() => 0);
 }
 
 /** Create-only refs written into packed-refs in one go: those that lost (some value was there) are returned. */
@@ -96,7 +98,12 @@ export async function createPacked(commonDir: string, creates: PackedCreate[]): 
     if (fresh.length === 0) return { lost: [...lost] };
     // latin1 keeps every byte as one character: names sort by their bytes, as git wants, and are written unchanged.
     const names = [...old.records.keys()].sort();
-    writeSync(fd, (old.header ?? HEADER) + names.map((n) => old.records.get(n)!).join(''), null, 'latin1');
+    writeSync(
+      fd,
+      (old.existed ? (old.header ?? '') : HEADER) + names.map((n) => old.records.get(n)!).join(''),
+      null,
+      'latin1',
+    );
     closeSync(fd);
     fd = null;
     renameSync(lock, file);
@@ -110,12 +117,12 @@ export async function createPacked(commonDir: string, creates: PackedCreate[]): 
 }
 
 /** packed-refs as its header and one record per ref (its line and any peeled `^` line after it). */
-function readPacked(file: string): { header: string | null; records: Map<string, string> } {
+function readPacked(file: string): { header: string | null; records: Map<string, string>; existed: boolean } {
   let text = '';
   try {
     text = readFileSync(file, 'latin1');
   } catch {
-    return { header: null, records: new Map() };
+    return { header: null, records: new Map(), existed: false };
   }
   const records = new Map<string, string>();
   let header: string | null = null;
@@ -130,8 +137,9 @@ function readPacked(file: string): { header: string | null; records: Map<string,
     }
   }
   // Records are written back sorted: say so, whatever the file said (a header without `sorted` is read as unsorted).
+  // A file with no header stays without one: its traits (peeled, fully-peeled) must not be claimed for refs it held.
   if (header && !/ sorted /.test(header)) header = `${header.trimEnd()} sorted \n`;
-  return { header, records };
+  return { header, records, existed: true };
 }
 
 /**

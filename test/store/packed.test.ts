@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandbox, cli, gitSync, LAZY, type Sandbox } from '../helpers/env.js';
 import { openRepo } from '../../lib/core/repo.js';
+import { withLock } from '../../lib/core/lock.js';
 import { createPacked, looseTaskRefs, packWhenLoose, LOOSE_REFS_MAX } from '../../lib/store/packed.js';
 
 // Packed refs: many new refs written straight into packed-refs (a first pull), and loose task refs packed once
@@ -95,6 +96,38 @@ t.test(
     t.equal(git(sb, 'for-each-ref', '--format=%(refname)', 'refs/lazy/tasks/').split('\n').length, LOOSE_REFS_MAX + 1);
   },
 );
+
+t.test('a create whose pack cannot take the packing lock still succeeds: the pack is best effort', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const repo = await openRepo(sb.dir);
+  looseRefs(sb, LOOSE_REFS_MAX + 1, head(sb));
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let holding!: () => void;
+  const taken = new Promise<void>((r) => (holding = r));
+  const holder = withLock(repo.lazyDir, 'packing', async () => (holding(), held));
+  await taken;
+  const r = await cli(sb, { LAZY_LOCK_TIMEOUT_MS: '300' }).spawn('create', 'while another packs', '--json');
+  release();
+  await holder;
+  t.equal(r.code, 0, `the task was created, so the command says so (${r.stderr})`);
+  t.match(JSON.parse(r.stdout), { task: { goal: 'while another packs' } });
+  t.ok(looseTaskRefs(repo.commonDir) > LOOSE_REFS_MAX, 'the pack was left to a later command');
+});
+
+t.test('createPacked keeps a packed-refs file that had no header without one', async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  const oid = head(sb);
+  const file = join(sb.dir, '.git', 'packed-refs');
+  writeFileSync(file, `${oid} refs/heads/old\n`);
+  t.same((await createPacked(join(sb.dir, '.git'), [{ ref: 'refs/lazy/tasks/a0000001', next: oid }]))?.lost, []);
+  const text = readFileSync(file, 'utf8');
+  t.notOk(text.startsWith('#'), 'no traits claimed for refs this file held before (a tag there may have no peel line)');
+  t.equal(git(sb, 'rev-parse', 'refs/lazy/tasks/a0000001'), oid);
+  t.equal(git(sb, 'rev-parse', 'refs/heads/old'), oid);
+});
 
 /** Runs the CLI in its own process; resolves with its exit code and stderr. */
 function lazyProc(sb: Sandbox, args: string[]): Promise<{ code: number; err: string }> {
