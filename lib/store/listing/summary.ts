@@ -2,14 +2,14 @@ import { nodeCrypto } from '../../core/crypto.js';
 import { git } from '../../core/git.js';
 import { TASKS_NS } from '../../core/names.js';
 import type { RefTip } from '../refs.js';
-import { VERSION } from './files.js';
+import { tableSignature } from '../../model/table.js';
 import { fromTuple, toTuple, type LeanRow, type Tuple } from './rows.js';
 
 // The summary a task commit carries in its message: the listing index's row for the task as it reads after that
 // commit, so the first index of a clone is one read of the tip commits, not a fold of every task. Invariant: the YAML
 // documents stay the truth. A summary is only ever the fold of the commit's own tree, written by the writer that
-// folded it, and read only under the key it was written with: another key (another store format, another index
-// version or transition table), no summary, or one that does not parse, and the task is folded as before.
+// folded it, and read only under the key it was written with: another key (another store format, row version or
+// transition table), no summary, or one that does not parse, and the task is folded as before.
 // Other readers (an archived task's tip): summaryValueOf (a raw message) or readSummaries (refs under a namespace),
 // then rowFromSummary; summaryLines writes them. docs/storage.md says what the lines are.
 
@@ -20,10 +20,22 @@ export const SUMMARY_TRAILER = 'Lazy-Summary';
 /** Past this many bytes (a long goal, an attention with a long question) a commit carries no summary: it is folded. */
 export const SUMMARY_MAX = 4096;
 
+/**
+ * The row's own version: bumped when the tuple's fields or what they mean change (the index's VERSION is bumped with
+ * it), and only then. The index's VERSION also moves for its files' layout, which no commit message should follow:
+ * every summary on record would read as missing, a first list would fold everything again, and two releases would
+ * write different merge commits of the same pair.
+ */
+export const SUMMARY_ROW = 1;
+
 let key: string | undefined;
-/** The format key a summary is written and read under: the store's format and the index's version (its table's). */
+/** The key a summary is written and read under: the store's format, the row's version and the transition table's. */
 export const summaryKey = () =>
-  (key ??= `${STORE_FORMAT}.${nodeCrypto().createHash('sha1').update(VERSION).digest('hex').slice(0, 10)}`);
+  (key ??= `${STORE_FORMAT}.${nodeCrypto()
+    .createHash('sha1')
+    .update(`${SUMMARY_ROW}.${tableSignature()}`)
+    .digest('hex')
+    .slice(0, 10)}`);
 
 /** The row without its tip (a commit cannot name itself): the index's tuple from the id on. */
 type Summary = [string, ...(Tuple extends [string, string, ...infer R] ? R : never)];
