@@ -37,6 +37,7 @@ const DEFAULTS: Record<string, Json> = {
   usage_limit_max_wait_ms: DEFAULT_RETRY.usageMaxWaitMs,
   'work.lease_seconds': DEFAULT_LEASE_SECONDS,
   'archive.after_days': DEFAULT_ARCHIVE_DAYS,
+  'archive.on_push': true,
   'budget.auto_resumes_per_day': AUTO_RESUMES_PER_DAY,
 };
 

@@ -29,7 +29,9 @@ export function syncDeps(app: App, progress: boolean): SyncDeps {
       return actions.map(({ task, action, detail }) => ({ task, action, detail }));
     },
     // push and sync archive what is due first, so the remote sheds those refs in the same push.
+    // archive.on_push false leaves it to `lazy archive` (a team with clones on a release that knows no archive).
     beforePush: async () => {
+      if ((await app.config()).archive?.on_push === false) return [];
       const { archiveOp } = await import('./archive.js');
       return (await archiveOp(app)).archived;
     },

@@ -31,7 +31,7 @@ export type Config = {
   /** The hand-off to a forge: pr_command is run by lazy submit (a command line, like an agent's). */
   forge?: { pr_command?: string };
   /** lazy archive (and push, sync): finished tasks last changed more than after_days ago leave refs/lazy/tasks/*. */
-  archive?: { after_days?: number };
+  archive?: { after_days?: number; on_push?: boolean };
   /** The fleet worker (lazy work): how long a claim's lease lasts before another worker may take it over. */
   work?: { lease_seconds?: number };
   /** What a task may spend before it launches another turn, and the repository's daily cap on auto-resumes. */

@@ -44,7 +44,7 @@ const INT_KEYS = new Set([
 /** Keys that take a decimal number (dollars). */
 const NUM_KEYS = new Set(['budget.task_cost_usd']);
 const LIST_KEYS = new Set(['protected']);
-const BOOL_KEYS = new Set(['mcp']);
+const BOOL_KEYS = new Set(['mcp', 'archive.on_push']);
 const AGENT_FIELDS = new Set(['command', 'adapter', 'args', 'permission_mode', 'interactive', 'model']);
 /** pricing.<model>.<kind>: US dollars per million tokens, a decimal. */
 const PRICE_FIELDS = new Set(['input', 'output', 'cache_read', 'cache_write']);
@@ -53,6 +53,7 @@ const NESTED_KEYS = new Set([
   'forge.pr_command',
   'work.lease_seconds',
   'archive.after_days',
+  'archive.on_push',
   'budget.task_tokens',
   'budget.task_cost_usd',
   'budget.auto_resumes_per_day',
