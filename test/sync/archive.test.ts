@@ -1,4 +1,6 @@
-import { cli, gitSync, type Sandbox } from '../helpers/env.js';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { cli, lazySpawn, gitSync, type Sandbox } from '../helpers/env.js';
 import { team } from '../helpers/team.js';
 import { concurrent } from '../helpers/concurrent.js';
 
@@ -126,4 +128,56 @@ test('a sync after a local archive neither brings the tasks back nor leaves them
   const open = all.filter((x) => !gone.includes(x.id)).map((x) => x.id);
   t.same(ids(A.dir), open.sort());
   t.same(ids(tm.remote), open.sort());
+});
+
+/** Rewrites task `id`'s tip in `dir` into a commit of the same tree whose Lazy-Summary says `status`, updated in 2000. */
+function forgeSummary(dir: string, id: string, status: string): string {
+  const ref = `refs/lazy/tasks/${id}`;
+  const msg = gitSync(dir, process.env, ['log', '-1', '--format=%B', ref]);
+  const forged = msg.replace(/^Lazy-Summary: (\S+) (.*)$/m, (_l, key: string, json: string) => {
+    const s = JSON.parse(json);
+    s[1] = status;
+    s[3] = '2000-01-01T00:00:00.000Z';
+    return `Lazy-Summary: ${key} ${JSON.stringify(s)}`;
+  });
+  if (forged === msg) throw new Error('no summary to forge');
+  const tree = gitSync(dir, process.env, ['rev-parse', `${ref}^{tree}`]).trim();
+  const tip = gitSync(dir, process.env, ['rev-parse', ref]).trim();
+  const c = gitSync(dir, process.env, ['commit-tree', tree, '-p', tip, '-m', forged.trimEnd()]).trim();
+  gitSync(dir, process.env, ['update-ref', ref, c, tip]);
+  return c;
+}
+
+test('a summary that says complete and old does not archive a task whose documents say backlog', async (t) => {
+  const tm = team(1);
+  t.teardown(tm.cleanup);
+  const A = tm.clones[0]!;
+  const a = cli(A);
+  await a('config', 'set', 'archive.after_days', '1000', '--local');
+  await a('__bench-seed', '60', '--complete', '4', '--days-ago', '40');
+  await a('push');
+  const all = (await a.json('list', '--all')).value as { id: string; status: string }[];
+  const finished = all.filter((x) => x.status === 'complete' || x.status === 'abandoned');
+  const open = all.find((x) => !finished.includes(x))!;
+  forgeSummary(A.dir, open.id, 'complete');
+  // Without its index, the clone reads every row from the tips' summaries (as a fresh clone's first list does).
+  await a('config', 'unset', 'archive.after_days', '--local');
+  const lazyDir = join(A.dir, '.git/lazy');
+  for (const f of readdirSync(lazyDir)) if (f.startsWith('index')) rmSync(join(lazyDir, f), { force: true });
+  // A process of its own: no rows held in memory from the commands before.
+  const run = await lazySpawn(['push', '--json'], { cwd: A.dir, env: A.env });
+  t.equal(run.code, 0);
+  const pushed = { value: JSON.parse(run.stdout) };
+  t.notOk(pushed.value.archived.includes(open.id), 'the fold of its documents says backlog: not archived');
+  t.same(pushed.value.archived.sort(), finished.map((x) => x.id).sort(), 'the truly finished ones are');
+  t.ok(ids(tm.remote).includes(open.id), 'and its ref stays on the remote');
+  t.equal((await a.json('show', open.id)).value.status, open.status);
+  const map = gitSync(A.dir, process.env, ['for-each-ref', '--format=%(objectname)', 'refs/lazy/archive/']);
+  for (const oid of map.split('\n').filter(Boolean)) {
+    const text = gitSync(A.dir, process.env, ['cat-file', 'blob', `${oid}:tasks`]);
+    for (const line of text.split('\n').filter(Boolean)) {
+      const [id, , status] = line.split(' ');
+      t.equal(status, finished.find((f) => f.id === id)?.status, `the map's status of ${id} is its fold's`);
+    }
+  }
 });

@@ -1,6 +1,7 @@
 import { git } from '../../core/git.js';
 import { now } from '../../core/clock.js';
-import { contention } from '../../core/errors.js';
+import { contention, LazyError } from '../../core/errors.js';
+import { foldTask } from '../../model/fold.js';
 import { isTerminal, type Status } from '../../model/status.js';
 import { refreshIndex } from '../listing/index.js';
 import { listTaskRefs } from '../refs.js';
@@ -8,7 +9,7 @@ import type { Store } from '../store.js';
 import { ObjectWriter } from '../writer.js';
 import { archivedIdsFile, saveArchivedIds } from './ids.js';
 import { cacheArchivedRows } from './rows.js';
-import type { LeanRow } from '../listing/rows.js';
+import { fromTuple, toTuple, type LeanRow } from '../listing/rows.js';
 import { archiveTips, readMapAt, shardOf, type ArchiveMap } from './map.js';
 import { archiveRef } from '../../core/names.js';
 import { commitTransaction, writeShardCommit, type ShardWrite } from './write.js';
@@ -19,8 +20,8 @@ export { commitTransaction, writeShardCommit, type ShardWrite, type Transaction 
 
 // lazy archive: finished tasks (complete, abandoned) whose last change is older than archive.after_days move out of
 // refs/lazy/tasks/* into refs/lazy/archive/<shard>, so every fetch advertises what is open, not what is past. Which
-// tasks are due comes from the listing index (kept current against the refs); the transaction's expected old
-// values are what keeps a task that changed meanwhile live.
+// tasks may be due comes from the listing index (kept current against the refs); the documents of those candidates,
+// folded, decide; the transaction's expected old values are what keeps a task that changed meanwhile live.
 
 export const DEFAULT_ARCHIVE_DAYS = 30;
 const ATTEMPTS = 5;
@@ -63,7 +64,7 @@ export async function archiveDue(store: Store, days: number): Promise<ArchiveOut
 
 interface Plan {
   due: { id: string; tip: string; status: string }[];
-  /** The index's rows of the due tasks: list --all shows them without folding them again. */
+  /** The folded rows of the due tasks: list --all shows them without folding them again. */
   rows: LeanRow[];
   dropped: string[];
   writes: ShardWrite[];
@@ -77,8 +78,11 @@ async function planArchive(store: Store, days: number): Promise<Plan> {
     listTaskRefs(cwd),
     archiveTips(cwd),
   ]);
-  const dueRows = rows.filter((r) => isTerminal(r.status) && r.updated_at < cutoff);
-  const due = dueRows.map((r) => ({ id: r.id, tip: r.tip, status: r.status }));
+  const { due, rows: dueRows } = await foldDue(
+    store,
+    rows.filter((r) => isTerminal(r.status) && r.updated_at < cutoff),
+    cutoff,
+  );
   const liveTip = new Map(live.map((r) => [r.id, r.tip]));
   // Only shards that may hold a live id (the archived-ids file says which; without it, all) or take a due one are
   // read: a push with nothing due reads no map. A stale file only delays forgetting an entry a live ref shadows.
@@ -107,6 +111,35 @@ async function planArchive(store: Store, days: number): Promise<Plan> {
   }
   return { due, rows: dueRows, dropped, writes };
 }
+
+/**
+ * The index's rows come from each tip's Lazy-Summary trailer, a cache anyone can forge: what is archived, and the
+ * status its map entry says, are decided by folding the candidates' documents at their tips. A fold that says not
+ * due (or a tip that does not read) keeps the task live. Only the rows that call a task due are folded.
+ */
+async function foldDue(
+  store: Store,
+  candidates: LeanRow[],
+  cutoff: string,
+): Promise<{ due: Plan['due']; rows: LeanRow[] }> {
+  const due: Plan['due'] = [];
+  const rows: LeanRow[] = [];
+  for (let i = 0; i < candidates.length; i += FOLD_CHUNK) {
+    const part = candidates.slice(i, i + FOLD_CHUNK);
+    const read = await store.reader.readMany(part.map((r) => ({ id: r.id, tip: r.tip })));
+    for (const r of part) {
+      const got = read.get(r.id);
+      if (!got || got instanceof LazyError) continue;
+      const v = foldTask(got.docs);
+      if (!isTerminal(v.status) || !(v.updated_at < cutoff)) continue;
+      due.push({ id: r.id, tip: r.tip, status: v.status });
+      rows.push(fromTuple(toTuple(v)));
+    }
+  }
+  return { due, rows };
+}
+
+const FOLD_CHUNK = 2000;
 
 /**
  * Archived ids that have a live ref again whose history holds the archived tip (reopened, or changed by a clone that
