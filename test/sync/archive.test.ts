@@ -181,3 +181,55 @@ test('a summary that says complete and old does not archive a task whose documen
     }
   }
 });
+
+/** On clone `dir`, an archive commit of `id`'s shard whose map names `id` at a child of its tip with a task.yaml `yaml`. */
+function badArchive(dir: string, id: string, yaml: string, line?: string): string {
+  const env = process.env;
+  const tip = gitSync(dir, env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
+  const blob = gitSync(dir, env, ['hash-object', '-w', '--stdin'], yaml).trim();
+  const entries = gitSync(dir, env, ['ls-tree', tip])
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (l.endsWith('\ttask.yaml') ? `100644 blob ${blob}\ttask.yaml` : l));
+  const tree = gitSync(dir, env, ['mktree'], entries.join('\n') + '\n').trim();
+  const child = gitSync(dir, env, ['commit-tree', tree, '-p', tip, '-m', `forged\n\nLazy-Task: ${id}`]).trim();
+  const map = gitSync(dir, env, ['hash-object', '-w', '--stdin'], line ?? `${id} ${child} complete\n`).trim();
+  const mapTree = gitSync(dir, env, ['mktree'], `100644 blob ${map}\ttasks\n`).trim();
+  return gitSync(dir, env, ['commit-tree', mapTree, '-p', child, '-m', 'forged archive']).trim();
+}
+
+test('a remote archive ref naming a task at an invalid commit is refused whole; the live ref stays', async (t) => {
+  const { tm, A, B, a, b, all, finished } = await twoClones();
+  t.teardown(tm.cleanup);
+  const open = all.find((x) => !finished.includes(x))!;
+  const ref = `refs/lazy/archive/${open.id[0]}`;
+  const forged = badArchive(A.dir, open.id, 'id: nope\n');
+  gitSync(A.dir, process.env, ['push', '-q', 'origin', `${forged}:${ref}`]);
+  const pulled = await b.json('pull');
+  t.same(pulled.value.archive.dropped, [], 'nothing is dropped for it');
+  t.ok(
+    pulled.value.rejected.some((r: any) => r.id === ref && r.details.task === open.id),
+    "the shard is in the pull's rejected",
+  );
+  t.ok(ids(B.dir).includes(open.id), 'the live ref stays');
+  t.equal(refsOf(B.dir, 'refs/lazy/archive/'), '', 'and the archive ref is not taken');
+  t.equal((await b.json('show', open.id)).value.id, open.id);
+  // A map line that is no entry (an id with a space) is refused too, and no pull fails for it.
+  const odd = badArchive(A.dir, open.id, 'id: nope\n', `a b ${'0'.repeat(40)} complete\n`);
+  gitSync(A.dir, process.env, ['push', '-q', '-f', 'origin', `${odd}:${ref}`]);
+  const again = await b.json('pull');
+  t.equal(again.run.code, 0);
+  t.ok(
+    again.value.rejected.some((r: any) => r.id === ref && /malformed/.test(r.reason)),
+    'a malformed map is refused',
+  );
+  // And a clone never pushes such a ref.
+  gitSync(A.dir, process.env, ['update-ref', ref, forged]);
+  gitSync(tm.remote, process.env, ['update-ref', '-d', ref]);
+  const pushed = await a.json('push');
+  t.ok(
+    pushed.value.skipped.some((r: any) => r.id === ref),
+    'push skips it',
+  );
+  t.equal(refsOf(tm.remote, 'refs/lazy/archive/'), '', 'and the remote has no archive ref');
+});
