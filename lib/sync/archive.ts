@@ -33,6 +33,8 @@ export interface ArchivePull {
   dropped: string[];
   /** Archived tasks made live again: the remote changed them since. */
   revived: string[];
+  /** Why the archive was left to the next pull (another git process was writing packed refs). */
+  note?: string;
 }
 
 const MERGER = { name: 'lazy', email: 'lazy@merge.invalid' };
@@ -104,10 +106,14 @@ export async function pullArchive(
   if (!t.shards.length && !t.creates!.length) return done();
   out.revived = t.creates!.map((c) => c.id);
   // A local writer that moved a task meanwhile fails the transaction: nothing moves, the next pull settles it.
-  if (await commitTransaction(repo.cwd, t, 'lazy: pull the archive')) {
+  const moved = await commitTransaction(repo.cwd, t, 'lazy: pull the archive');
+  if (moved === 'done') {
     out.shards = t.shards.map((s) => s.shard);
     if (out.shards.length) await saveArchivedIds(repo.lazyDir, reader.objects);
-  } else out.dropped = out.revived = [];
+  } else {
+    out.dropped = out.revived = [];
+    if (moved === 'locked') out.note = 'another git process held packed-refs.lock: the next pull takes the archive';
+  }
   return done();
 }
 

@@ -1,4 +1,4 @@
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, lazySpawn, gitSync, type Sandbox } from '../helpers/env.js';
 import { team } from '../helpers/team.js';
@@ -232,4 +232,21 @@ test('a remote archive ref naming a task at an invalid commit is refused whole; 
     'push skips it',
   );
   t.equal(refsOf(tm.remote, 'refs/lazy/archive/'), '', 'and the remote has no archive ref');
+});
+
+test('a pull that meets packed-refs.lock leaves the archive to the next pull and says so', async (t) => {
+  const { tm, B, a, b, finished } = await twoClones();
+  t.teardown(tm.cleanup);
+  await a('config', 'unset', 'archive.after_days', '--local');
+  t.equal((await a.json('push')).value.archived.length, finished.length);
+  gitSync(B.dir, process.env, ['pack-refs', '--all']);
+  const lock = join(B.dir, '.git', 'packed-refs.lock');
+  writeFileSync(lock, '');
+  const held = await b.json('pull');
+  t.equal(held.run.code, 0, 'the pull still succeeds');
+  t.same(held.value.archive.dropped, [], 'nothing dropped');
+  t.match(held.value.archive.note, /packed-refs\.lock/, 'the report says why');
+  rmSync(lock);
+  const next = await b.json('pull');
+  t.same(next.value.archive.dropped.sort(), finished.map((x) => x.id).sort(), 'the next pull takes the archive');
 });
