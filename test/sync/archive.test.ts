@@ -250,3 +250,18 @@ test('a pull that meets packed-refs.lock leaves the archive to the next pull and
   const next = await b.json('pull');
   t.same(next.value.archive.dropped.sort(), finished.map((x) => x.id).sort(), 'the next pull takes the archive');
 });
+
+test('an archive ref the remote refuses (not a fast-forward) is reported as rejected, and push exits as for a task', async (t) => {
+  const { tm, a, b, finished } = await twoClones();
+  t.teardown(tm.cleanup);
+  t.equal((await a.json('archive', '--older-than', '0')).value.archived.length, finished.length);
+  t.equal((await b.json('archive', '--older-than', '0')).value.archived.length, finished.length);
+  t.equal((await a.json('push')).run.code, 0);
+  const pushed = await b.json('push');
+  const shards = [...new Set(finished.map((x) => `refs/lazy/archive/${x.id[0]}`))].sort();
+  const refused = pushed.value.rejected.map((r: any) => r.details.ref).sort();
+  t.same(refused, shards, "every archive ref A's push got there first is in push's rejected");
+  t.equal(pushed.run.code, 5, 'the remote moved on: exit 5, as for a task ref');
+  t.same(pushed.value.archived_on_remote, [], 'and nothing is retired on the remote for them');
+  t.equal((await b.json('sync')).run.code, 0, 'a sync merges the two archives and pushes');
+});
