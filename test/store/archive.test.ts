@@ -175,3 +175,36 @@ test('packed-refs.lock held by another git process is contention, never a git fa
   rmSync(lock);
   t.same((await l.json('archive')).value.archived, finished.map((x) => x.id).sort(), 'the next archive does it');
 });
+
+test('doctor folds each archive entry; --fix brings one whose documents are not finished back live', async (t) => {
+  const { sb, l, all, finished } = await seeded(3, 2);
+  t.teardown(sb.cleanup);
+  const open = all.find((x) => !finished.includes(x))!;
+  // An archive commit that names the open task as complete (as a trusted forged summary once made), its ref gone.
+  const ref = `refs/lazy/archive/${open.id[0]}`;
+  const old = gitSync(sb.dir, sb.env, ['for-each-ref', '--format=%(objectname)', ref]).trim();
+  const before = old ? gitSync(sb.dir, sb.env, ['cat-file', 'blob', `${old}:tasks`]) : '';
+  const text = [...before.split('\n').filter(Boolean), `${open.id} ${open.tip} complete`].sort().join('\n') + '\n';
+  const blob = gitSync(sb.dir, sb.env, ['hash-object', '-w', '--stdin'], text).trim();
+  const tree = gitSync(sb.dir, sb.env, ['mktree'], `100644 blob ${blob}\ttasks\n`).trim();
+  const parents = [...(old ? ['-p', old] : []), '-p', open.tip];
+  const commit = gitSync(sb.dir, sb.env, ['commit-tree', tree, ...parents, '-m', 'forged']).trim();
+  gitSync(sb.dir, sb.env, ['update-ref', ref, commit]);
+  gitSync(sb.dir, sb.env, ['update-ref', '-d', `refs/lazy/tasks/${open.id}`]);
+  const found = (await l.json('doctor')).value.findings.filter((f: any) => f.code === 'archive_entry_wrong');
+  t.same(
+    found.map((f: any) => [f.details.task, f.details.ref, f.details.tip]),
+    [[open.id, ref, open.tip]],
+    'doctor reports the entry whose documents are not finished, and only it',
+  );
+  const fixed = await l.json('doctor', '--fix');
+  t.notOk(
+    fixed.value.findings.some((f: any) => f.code === 'archive_entry_wrong'),
+    '--fix leaves no finding',
+  );
+  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${open.id}`]).trim(), open.tip, 'live at the tip');
+  t.ok(
+    (await l.json('list')).value.some((x: any) => x.id === open.id),
+    'and listed again',
+  );
+});
