@@ -1,5 +1,6 @@
 import { LazyError } from '../core/errors.js';
 import { isTaskId } from '../core/ids.js';
+import { parseCommit } from '../store/objects.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
 import { ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT } from '../store/layout.js';
 import { foldTask, maxClock } from '../model/fold.js';
@@ -96,9 +97,14 @@ export async function checkShard(
     reader,
     changed.map((a) => ({ id: a.id, tip: a.tip, ref })),
   );
-  for (const a of changed) {
+  const commits = await reader.objects.readMany(changed.map((a) => a.tip));
+  for (const [i, a] of changed.entries()) {
     const r = checked.get(a.id)!;
     if (isRejected(r)) return refuse(`archived task ${a.id}: ${r.reason}`, { task: a.id, tip: a.tip });
+    const c = commits[i];
+    const named = c ? /^Lazy-Task: (\S+)$/m.exec(parseCommit(c.data).message)?.[1] : undefined;
+    if (named !== a.id)
+      return refuse(`archived task ${a.id}: its tip's Lazy-Task is ${named ?? 'missing'}`, { task: a.id, tip: a.tip });
     const status = foldTask(r.docs).status;
     if (status !== a.status || !isTerminal(status))
       return refuse(`archived task ${a.id} folds to ${status}, the map says ${a.status}`, { task: a.id, tip: a.tip });

@@ -183,7 +183,7 @@ test('a summary that says complete and old does not archive a task whose documen
 });
 
 /** On clone `dir`, an archive commit of `id`'s shard whose map names `id` at a child of its tip with a task.yaml `yaml`. */
-function badArchive(dir: string, id: string, yaml: string, line?: string): string {
+function badArchive(dir: string, id: string, yaml: string, line?: string, trailer = id): string {
   const env = process.env;
   const tip = gitSync(dir, env, ['rev-parse', `refs/lazy/tasks/${id}`]).trim();
   const blob = gitSync(dir, env, ['hash-object', '-w', '--stdin'], yaml).trim();
@@ -192,7 +192,7 @@ function badArchive(dir: string, id: string, yaml: string, line?: string): strin
     .filter(Boolean)
     .map((l) => (l.endsWith('\ttask.yaml') ? `100644 blob ${blob}\ttask.yaml` : l));
   const tree = gitSync(dir, env, ['mktree'], entries.join('\n') + '\n').trim();
-  const child = gitSync(dir, env, ['commit-tree', tree, '-p', tip, '-m', `forged\n\nLazy-Task: ${id}`]).trim();
+  const child = gitSync(dir, env, ['commit-tree', tree, '-p', tip, '-m', `forged\n\nLazy-Task: ${trailer}`]).trim();
   const map = gitSync(dir, env, ['hash-object', '-w', '--stdin'], line ?? `${id} ${child} complete\n`).trim();
   const mapTree = gitSync(dir, env, ['mktree'], `100644 blob ${map}\ttasks\n`).trim();
   return gitSync(dir, env, ['commit-tree', mapTree, '-p', child, '-m', 'forged archive']).trim();
@@ -223,6 +223,17 @@ test('a remote archive ref naming a task at an invalid commit is refused whole; 
     again.value.rejected.some((r: any) => r.id === ref && /malformed/.test(r.reason)),
     'a malformed map is refused',
   );
+  // A valid tree whose commit's Lazy-Task names another task is refused too.
+  const yaml = gitSync(A.dir, process.env, ['cat-file', 'blob', `refs/lazy/tasks/${open.id}:task.yaml`]);
+  const other = all.find((x) => x.id !== open.id)!.id;
+  const named = badArchive(A.dir, open.id, yaml, undefined, other);
+  gitSync(A.dir, process.env, ['push', '-q', '-f', 'origin', `${named}:${ref}`]);
+  const third = await b.json('pull');
+  t.ok(
+    third.value.rejected.some((r: any) => r.id === ref && /Lazy-Task/.test(r.reason)),
+    "a tip whose Lazy-Task is another task's is refused",
+  );
+  t.ok(ids(B.dir).includes(open.id), 'the live ref still stays');
   // And a clone never pushes such a ref.
   gitSync(A.dir, process.env, ['update-ref', ref, forged]);
   gitSync(tm.remote, process.env, ['update-ref', '-d', ref]);
