@@ -17,6 +17,7 @@ import { saveArchivedIds } from '../store/archive/ids.js';
 import { ARCHIVE_NS, leaseOption, pushOidSpec, taskRef, TASKS_NS } from '../core/names.js';
 import { git } from '../core/git.js';
 import { pushLines } from './remote.js';
+import { checkShard, type Rejected } from './check.js';
 
 // The archive across clones (see lib/store/archive/). A pull takes the remote's archive refs: a fast-forward, or,
 // when both clones archived, a merge commit of the two with the union of their maps (a task in both at different
@@ -32,6 +33,8 @@ export interface ArchivePull {
   dropped: string[];
   /** Archived tasks made live again: the remote changed them since. */
   revived: string[];
+  /** Why the archive was left to the next pull (another git process was writing packed refs). */
+  note?: string;
 }
 
 const MERGER = { name: 'lazy', email: 'lazy@merge.invalid' };
@@ -46,10 +49,11 @@ export async function pullArchive(
   reader: TaskReader,
   remote: Map<string, string>,
   local: Map<string, string>,
-): Promise<{ report: ArchivePull; tips: Map<string, string> }> {
+): Promise<{ report: ArchivePull; tips: Map<string, string>; rejected: Rejected[] }> {
   const out: ArchivePull = { shards: [], dropped: [], revived: [] };
   const tips = new Map(remote);
-  const done = () => ({ report: out, tips });
+  const rejected: Rejected[] = [];
+  const done = () => ({ report: out, tips, rejected });
   const remoteShards = new Map(
     [...tips].filter(([ref]) => ref.startsWith(ARCHIVE_NS)).map(([ref, oid]) => [ref.slice(ARCHIVE_NS.length), oid]),
   );
@@ -59,12 +63,23 @@ export async function pullArchive(
   for (const [shard, theirs] of remoteShards) {
     const mine = localShards.get(shard) ?? null;
     if (mine === theirs || (mine && (await isAncestor(repo.cwd, theirs, mine)))) continue;
+    // What the remote's map adds or changes is checked as a pull checks task refs: a shard that fails is not taken.
+    const bad = await checkShard(
+      reader,
+      shard,
+      theirs,
+      mine ? await readMapAt(reader.objects, mine, shard) : new Map(),
+    );
+    if (bad) {
+      rejected.push(bad);
+      continue;
+    }
     const next =
       mine && !(await isAncestor(repo.cwd, mine, theirs))
         ? await mergeShards(repo, reader.objects, { shard, a: mine, b: theirs, local }, tips, t)
         : theirs;
     t.shards.push({ shard, old: mine, next });
-    maps.set(shard, await readMapAt(reader.objects, next));
+    maps.set(shard, await readMapAt(reader.objects, next, shard));
   }
   // Remote live refs of tasks archived here: only those the remote moved on from come back.
   const remoteLive = [...tips].filter(([ref]) => ref.startsWith(TASKS_NS));
@@ -91,10 +106,14 @@ export async function pullArchive(
   if (!t.shards.length && !t.creates!.length) return done();
   out.revived = t.creates!.map((c) => c.id);
   // A local writer that moved a task meanwhile fails the transaction: nothing moves, the next pull settles it.
-  if (await commitTransaction(repo.cwd, t, 'lazy: pull the archive')) {
+  const moved = await commitTransaction(repo.cwd, t, 'lazy: pull the archive');
+  if (moved === 'done') {
     out.shards = t.shards.map((s) => s.shard);
     if (out.shards.length) await saveArchivedIds(repo.lazyDir, reader.objects);
-  } else out.dropped = out.revived = [];
+  } else {
+    out.dropped = out.revived = [];
+    if (moved === 'locked') out.note = 'another git process held packed-refs.lock: the next pull takes the archive';
+  }
   return done();
 }
 
@@ -106,7 +125,7 @@ async function mergeShards(
   tips: Map<string, string>,
   t: Transaction,
 ): Promise<string> {
-  const [ma, mb] = await Promise.all([readMapAt(objects, a), readMapAt(objects, b)]);
+  const [ma, mb] = await Promise.all([readMapAt(objects, a, shard), readMapAt(objects, b, shard)]);
   const map: ArchiveMap = new Map(ma);
   const extra: string[] = [];
   for (const [id, y] of mb) {

@@ -1,9 +1,12 @@
 import { LazyError } from '../core/errors.js';
 import { isTaskId } from '../core/ids.js';
+import { parseCommit } from '../store/objects.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
 import { ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT } from '../store/layout.js';
-import { maxClock } from '../model/fold.js';
-import { CONFIG_REF, TASKS_NS, ARCHIVE_NS } from '../core/names.js';
+import { foldTask, maxClock } from '../model/fold.js';
+import { isTerminal } from '../model/status.js';
+import { readMapLines, SHARDS, type ArchiveMap } from '../store/archive/map.js';
+import { CONFIG_REF, TASKS_NS, ARCHIVE_NS, archiveRef } from '../core/names.js';
 
 // What may travel between clones, checked the same way in both directions: a pull
 // refuses what fails here, and a push never sends it. One piece of code for both.
@@ -66,3 +69,45 @@ export async function checkTasks(reader: TaskReader, list: Candidate[]): Promise
 }
 
 export const isRejected = (r: TaskRead | Rejected): r is Rejected => 'reason' in r;
+
+/**
+ * An archive commit of `shard` that may travel: every line of its map is an entry (a task id of the shard, a tip),
+ * and every entry new or changed against `known` (the map this clone holds, or the remote's) reads as a task at its
+ * tip, passes checkTasks, and folds to a finished status, the one the map says. Else the shard is refused whole.
+ */
+export async function checkShard(
+  reader: TaskReader,
+  shard: string,
+  commit: string,
+  known: ArchiveMap,
+): Promise<Rejected | null> {
+  const ref = archiveRef(shard);
+  const refuse = (reason: string, more: Record<string, unknown> = {}): Rejected => ({
+    id: ref,
+    reason,
+    details: { ref, commit, ...more },
+  });
+  if (!SHARDS.includes(shard)) return refuse('not an archive shard');
+  const { map, bad } = await readMapLines(reader.objects, commit, shard);
+  if (bad.length) return refuse(`its map has ${bad.length} malformed line(s)`, { lines: bad.slice(0, 5) });
+  const changed = [...map.values()].filter(
+    (a) => known.get(a.id)?.tip !== a.tip || known.get(a.id)?.status !== a.status,
+  );
+  const checked = await checkTasks(
+    reader,
+    changed.map((a) => ({ id: a.id, tip: a.tip, ref })),
+  );
+  const commits = await reader.objects.readMany(changed.map((a) => a.tip));
+  for (const [i, a] of changed.entries()) {
+    const r = checked.get(a.id)!;
+    if (isRejected(r)) return refuse(`archived task ${a.id}: ${r.reason}`, { task: a.id, tip: a.tip });
+    const c = commits[i];
+    const named = c ? /^Lazy-Task: (\S+)$/m.exec(parseCommit(c.data).message)?.[1] : undefined;
+    if (named !== a.id)
+      return refuse(`archived task ${a.id}: its tip's Lazy-Task is ${named ?? 'missing'}`, { task: a.id, tip: a.tip });
+    const status = foldTask(r.docs).status;
+    if (status !== a.status || !isTerminal(status))
+      return refuse(`archived task ${a.id} folds to ${status}, the map says ${a.status}`, { task: a.id, tip: a.tip });
+  }
+  return null;
+}

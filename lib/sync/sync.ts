@@ -17,7 +17,8 @@ import { mergeRemote, type MergeReport } from './pull.js';
 import { pullArchive, pushArchive, type ArchivePull } from './archive.js';
 import { listTaskRefs } from '../store/refs.js';
 import { mergeConfig, type ConfigOutcome } from './config-merge.js';
-import { checkTasks, isRejected, refusedName, type Rejected } from './check.js';
+import { checkShard, checkTasks, isRejected, refusedName, type Rejected } from './check.js';
+import { readMapAt } from '../store/archive/map.js';
 import { readConfigAt } from '../store/config/index.js';
 import { packWhenLoose } from '../store/packed.js';
 import { ARCHIVE_NS, archiveRef, CONFIG_REF, HEADS_NS, LAZY_NS, TASKS_NS, taskRef } from '../core/names.js';
@@ -123,6 +124,7 @@ export async function pull(d: SyncDeps, remote: string): Promise<PullResult & { 
   return {
     remote,
     ...rest,
+    rejected: [...rest.rejected, ...settled.rejected],
     config: config.outcome,
     ...(config.reason ? { config_rejected: { reason: config.reason, details: config.details ?? {} } } : {}),
     ...(config.held ? { config_held: config.held } : {}),
@@ -188,8 +190,15 @@ async function outgoing(
     }
     const refused = refusedName(ref);
     if (refused) out.skipped.push(refused);
-    else if (ref.startsWith(ARCHIVE_NS)) send.push(ref);
-    else if (ref === CONFIG_REF) {
+    else if (ref.startsWith(ARCHIVE_NS)) {
+      // Sent only as a pull would take it: its map's new or changed entries checked against the remote's map.
+      const shard = ref.slice(ARCHIVE_NS.length);
+      const theirs = tips.get(ref);
+      const known = theirs ? await readMapAt(d.reader.objects, theirs, shard) : new Map();
+      const bad = await checkShard(d.reader, shard, oid, known);
+      if (bad) out.skipped.push(bad);
+      else send.push(ref);
+    } else if (ref === CONFIG_REF) {
       const bad = await readConfigAt(d.reader.objects, oid, { ref, required: true }).then(
         () => null,
         (e: Error & { details?: Record<string, unknown> }) => ({
@@ -260,6 +269,7 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
   for (const l of lines) {
     if (l.ref.startsWith(HEADS_NS)) await classifyBranch(d.repo.cwd, plan, l, branches);
     else if (l.ref.startsWith(ARCHIVE_NS) && l.flag !== '!') ok.add(l.ref);
+    // A refused archive ref is reported (and its retirements wait) as a refused task ref is.
     else classify(out, l);
   }
   await retire();

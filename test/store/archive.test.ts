@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandbox, cli, gitSync, type Sandbox } from '../helpers/env.js';
 import { concurrent } from '../helpers/concurrent.js';
@@ -134,7 +134,77 @@ test('the ref transaction is all or nothing: a task that moved keeps its ref and
     },
     'test',
   );
-  t.equal(ok, false, 'one wrong expected value fails the whole transaction');
+  t.equal(ok, 'moved', 'one wrong expected value fails the whole transaction');
   t.equal(refs(sb, 'refs/lazy/tasks/').length, 2, 'no task ref was deleted');
   t.equal(refs(sb, 'refs/lazy/archive/').length, 0, 'no archive ref was made');
+});
+
+test('a live ref the transaction verifies that moved meanwhile fails it', async (t) => {
+  const { sb, finished } = await seeded(2, 2);
+  t.teardown(sb.cleanup);
+  const [a, b] = finished as [(typeof finished)[0], (typeof finished)[0]];
+  const stale = '0'.repeat(39) + '1';
+  const shard = { shard: a.id[0]!, old: null, next: a.tip };
+  const moved = await commitTransaction(
+    sb.dir,
+    { shards: [shard], deletes: [], verifies: [{ id: b.id, tip: stale }] },
+    'test',
+  );
+  t.equal(moved, 'moved', 'a verified ref not at its tip fails the transaction');
+  t.equal(refs(sb, 'refs/lazy/archive/').length, 0, 'no archive ref was made');
+  const done = await commitTransaction(
+    sb.dir,
+    { shards: [shard], deletes: [], verifies: [{ id: b.id, tip: b.tip }] },
+    'test',
+  );
+  t.equal(done, 'done', 'at its tip it passes');
+});
+
+test('packed-refs.lock held by another git process is contention, never a git failure', async (t) => {
+  const { sb, l, finished } = await seeded(3, 2);
+  t.teardown(sb.cleanup);
+  gitSync(sb.dir, sb.env, ['pack-refs', '--all']);
+  const lock = join(sb.dir, '.git', 'packed-refs.lock');
+  writeFileSync(lock, '');
+  const a = finished[0]!;
+  const r = await commitTransaction(sb.dir, { shards: [], deletes: [{ id: a.id, tip: a.tip }] }, 'test');
+  t.equal(r, 'locked', 'the transaction says the lock was held');
+  const out = await l.json('archive');
+  t.equal(out.value.error?.code, 'contention', 'lazy archive retried, then says contention');
+  t.equal(refs(sb, 'refs/lazy/tasks/').length, 3, 'nothing moved');
+  rmSync(lock);
+  t.same((await l.json('archive')).value.archived, finished.map((x) => x.id).sort(), 'the next archive does it');
+});
+
+test('doctor folds each archive entry; --fix brings one whose documents are not finished back live', async (t) => {
+  const { sb, l, all, finished } = await seeded(3, 2);
+  t.teardown(sb.cleanup);
+  const open = all.find((x) => !finished.includes(x))!;
+  // An archive commit that names the open task as complete (as a trusted forged summary once made), its ref gone.
+  const ref = `refs/lazy/archive/${open.id[0]}`;
+  const old = gitSync(sb.dir, sb.env, ['for-each-ref', '--format=%(objectname)', ref]).trim();
+  const before = old ? gitSync(sb.dir, sb.env, ['cat-file', 'blob', `${old}:tasks`]) : '';
+  const text = [...before.split('\n').filter(Boolean), `${open.id} ${open.tip} complete`].sort().join('\n') + '\n';
+  const blob = gitSync(sb.dir, sb.env, ['hash-object', '-w', '--stdin'], text).trim();
+  const tree = gitSync(sb.dir, sb.env, ['mktree'], `100644 blob ${blob}\ttasks\n`).trim();
+  const parents = [...(old ? ['-p', old] : []), '-p', open.tip];
+  const commit = gitSync(sb.dir, sb.env, ['commit-tree', tree, ...parents, '-m', 'forged']).trim();
+  gitSync(sb.dir, sb.env, ['update-ref', ref, commit]);
+  gitSync(sb.dir, sb.env, ['update-ref', '-d', `refs/lazy/tasks/${open.id}`]);
+  const found = (await l.json('doctor')).value.findings.filter((f: any) => f.code === 'archive_entry_wrong');
+  t.same(
+    found.map((f: any) => [f.details.task, f.details.ref, f.details.tip]),
+    [[open.id, ref, open.tip]],
+    'doctor reports the entry whose documents are not finished, and only it',
+  );
+  const fixed = await l.json('doctor', '--fix');
+  t.notOk(
+    fixed.value.findings.some((f: any) => f.code === 'archive_entry_wrong'),
+    '--fix leaves no finding',
+  );
+  t.equal(gitSync(sb.dir, sb.env, ['rev-parse', `refs/lazy/tasks/${open.id}`]).trim(), open.tip, 'live at the tip');
+  t.ok(
+    (await l.json('list')).value.some((x: any) => x.id === open.id),
+    'and listed again',
+  );
 });

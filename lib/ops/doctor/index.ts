@@ -26,6 +26,7 @@ import { fileSystemNow } from '../../core/clock.js';
 import { LOOSE_REFS_MAX, looseTaskRefs, packWhenLoose } from '../../store/packed.js';
 import { probeAgents, reportAgents } from './agents.js';
 import { repairSummaries } from './summaries.js';
+import { repairArchive } from './archived.js';
 import type { AgentFound } from '../../agents/inventory.js';
 
 export interface DoctorReport {
@@ -56,6 +57,7 @@ export async function doctor(app: App, opts: { fix?: boolean } = {}): Promise<Do
   await reportLostBranches(pass, views);
   await repairDeadMarkers(pass, views, new Set(bad.keys()));
   await repairSummaries(pass, views);
+  await repairArchive(pass, refs);
 
   reportLocks(pass);
   removeStrayTemps(pass);

@@ -1,6 +1,7 @@
 import { git } from '../../core/git.js';
 import { ARCHIVE_NS, archiveMapRev, archiveRef } from '../../core/names.js';
 import type { ObjectReader } from '../objects.js';
+import { isTaskId } from '../../core/ids.js';
 
 // The archive's map: each archive ref's tree holds one file, `tasks`, a line per archived task
 // (`<id> <tip> <status>`, sorted by id). The status is the one the task had when it was archived, so a
@@ -20,14 +21,24 @@ export type ArchiveMap = Map<string, Archived>;
 
 export const shardOf = (id: string) => id[0]!;
 
-export function parseMap(text: string): ArchiveMap {
+/**
+ * A map's entries, and its lines that are not one (`bad`): an entry's id is a task id of the shard (its first
+ * character), its tip an object id. Readers keep the good ones; a pull refuses a shard with any bad line.
+ */
+export function parseMapLines(text: string, shard?: string): { map: ArchiveMap; bad: string[] } {
   const map: ArchiveMap = new Map();
+  const bad: string[] = [];
   for (const line of text.split('\n')) {
-    const [id, tip, status] = line.split(' ');
-    if (id && tip && /^[0-9a-f]{40,64}$/.test(tip)) map.set(id, { id, tip, status: status ?? '' });
+    if (!line) continue;
+    const [id, tip, status, ...more] = line.split(' ');
+    const ok = id && isTaskId(id) && (!shard || shardOf(id) === shard) && tip && /^[0-9a-f]{40,64}$/.test(tip);
+    if (ok && !more.length) map.set(id, { id, tip, status: status ?? '' });
+    else bad.push(line);
   }
-  return map;
+  return { map, bad };
 }
+
+export const parseMap = (text: string, shard?: string): ArchiveMap => parseMapLines(text, shard).map;
 
 export function serializeMap(map: ArchiveMap): string {
   const ids = [...map.keys()].sort();
@@ -46,9 +57,18 @@ export async function archiveTips(cwd: string): Promise<Map<string, string>> {
 }
 
 /** The map in one archive commit (or ref): empty when there is none. */
-export async function readMapAt(objects: ObjectReader, commitOrRef: string): Promise<ArchiveMap> {
+export async function readMapAt(objects: ObjectReader, commitOrRef: string, shard?: string): Promise<ArchiveMap> {
+  return (await readMapLines(objects, commitOrRef, shard)).map;
+}
+
+/** The map in one archive commit with its malformed lines; a ref under refs/lazy/archive/ names its own shard. */
+export async function readMapLines(
+  objects: ObjectReader,
+  commitOrRef: string,
+  shard = commitOrRef.startsWith(ARCHIVE_NS) ? commitOrRef.slice(ARCHIVE_NS.length) : undefined,
+): Promise<{ map: ArchiveMap; bad: string[] }> {
   const blob = await objects.read(`${commitOrRef}:${MAP_FILE}`);
-  return blob && blob.type === 'blob' ? parseMap(blob.data.toString('utf8')) : new Map();
+  return blob && blob.type === 'blob' ? parseMapLines(blob.data.toString('utf8'), shard) : { map: new Map(), bad: [] };
 }
 
 /** Where an archived task's history ends (null: not archived), reading only its shard's map. */
@@ -61,8 +81,9 @@ export async function archivedOne(objects: ObjectReader, id: string): Promise<Ar
 export async function readAllArchived(objects: ObjectReader): Promise<ArchiveMap> {
   const blobs = await objects.readMany(SHARDS.map((s) => archiveMapRev(s, MAP_FILE)));
   const all: ArchiveMap = new Map();
-  for (const b of blobs)
-    if (b?.type === 'blob') for (const [id, a] of parseMap(b.data.toString('utf8'))) all.set(id, a);
+  blobs.forEach((b, i) => {
+    if (b?.type === 'blob') for (const [id, a] of parseMap(b.data.toString('utf8'), SHARDS[i])) all.set(id, a);
+  });
   return all;
 }
 
@@ -70,5 +91,5 @@ export async function readAllArchived(objects: ObjectReader): Promise<ArchiveMap
 export async function archivedByPrefix(cwd: string, prefix: string): Promise<string[]> {
   const r = await git(['cat-file', 'blob', archiveMapRev(shardOf(prefix), MAP_FILE)], { cwd, allowFail: true });
   if (r.code !== 0) return [];
-  return [...parseMap(r.stdout).keys()].filter((id) => id.startsWith(prefix));
+  return [...parseMap(r.stdout, shardOf(prefix)).keys()].filter((id) => id.startsWith(prefix));
 }

@@ -44,15 +44,23 @@ export interface Transaction {
   deletes: { id: string; tip: string }[];
   /** Task refs to create (a task a merge of two archives had to bring back live). */
   creates?: { id: string; tip: string }[];
+  /** Task refs that must still be at this tip (a live ref whose tip made the map forget the task). */
+  verifies?: { id: string; tip: string }[];
 }
 
-/** All or nothing: false when any ref was not at the value expected (nothing moved then). */
-export async function commitTransaction(cwd: string, t: Transaction, reason: string): Promise<boolean> {
+/**
+ * All or nothing: 'done', or nothing moved: 'moved' when a ref was not at the value expected (read again), 'locked'
+ * when another git process held packed-refs.lock (a `git pack-refs`, a pull writing packed refs: wait, or leave it).
+ */
+export type Committed = 'done' | 'moved' | 'locked';
+
+export async function commitTransaction(cwd: string, t: Transaction, reason: string): Promise<Committed> {
   const lines = ['start'];
   for (const s of t.shards)
     lines.push(s.old ? `update ${archiveRef(s.shard)} ${s.next} ${s.old}` : `create ${archiveRef(s.shard)} ${s.next}`);
   for (const d of t.deletes) lines.push(`delete ${taskRef(d.id)} ${d.tip}`);
   for (const c of t.creates ?? []) lines.push(`create ${taskRef(c.id)} ${c.tip}`);
+  for (const v of t.verifies ?? []) lines.push(`verify ${taskRef(v.id)} ${v.tip}`);
   lines.push('prepare', 'commit', '');
   const args = ['update-ref', '--create-reflog', '-m', reason, '--stdin'];
   const r = await git(args, {
@@ -60,8 +68,9 @@ export async function commitTransaction(cwd: string, t: Transaction, reason: str
     input: lines.join('\n'),
     allowFail: true,
   });
-  if (r.code === 0) return true;
+  if (r.code === 0) return 'done';
+  if (/packed-refs\.lock/.test(r.stderr)) return 'locked';
   if (/cannot lock ref|is at .* but expected|reference already exists|unable to resolve|but expected/i.test(r.stderr))
-    return false;
+    return 'moved';
   throw gitError(args, r);
 }
