@@ -69,6 +69,7 @@ export async function pullArchive(
       shard,
       theirs,
       mine ? await readMapAt(reader.objects, mine, shard) : new Map(),
+      (id) => local.has(id),
     );
     if (bad) {
       rejected.push(bad);

@@ -72,14 +72,19 @@ export const isRejected = (r: TaskRead | Rejected): r is Rejected => 'reason' in
 
 /**
  * An archive commit of `shard` that may travel: every line of its map is an entry (a task id of the shard, a tip),
- * and every entry new or changed against `known` (the map this clone holds, or the remote's) reads as a task at its
- * tip, passes checkTasks, and folds to a finished status, the one the map says. Else the shard is refused whole.
+ * and every entry new or changed against `known` (the map this clone holds, or the remote's) is a commit whose
+ * Lazy-Task names it. An entry that decides something here (`acts`: its id is live here, or archived here at another
+ * tip, so the pull drops or merges a ref for it; all when not given) also reads as a task at its tip, passes
+ * checkTasks, and folds to a finished status, the one the map says. Else the shard is refused whole. The others,
+ * tasks this clone never held, are checked as every stored document is, when read (show, log, list --all, doctor's
+ * archive_entry_wrong): a first pull of 99,000 archived tasks does not fold them all.
  */
 export async function checkShard(
   reader: TaskReader,
   shard: string,
   commit: string,
   known: ArchiveMap,
+  acts?: (id: string) => boolean,
 ): Promise<Rejected | null> {
   const ref = archiveRef(shard);
   const refuse = (reason: string, more: Record<string, unknown> = {}): Rejected => ({
@@ -93,18 +98,20 @@ export async function checkShard(
   const changed = [...map.values()].filter(
     (a) => known.get(a.id)?.tip !== a.tip || known.get(a.id)?.status !== a.status,
   );
+  const deciding = changed.filter((a) => !acts || acts(a.id) || known.has(a.id));
   const checked = await checkTasks(
     reader,
-    changed.map((a) => ({ id: a.id, tip: a.tip, ref })),
+    deciding.map((a) => ({ id: a.id, tip: a.tip, ref })),
   );
   const commits = await reader.objects.readMany(changed.map((a) => a.tip));
   for (const [i, a] of changed.entries()) {
-    const r = checked.get(a.id)!;
-    if (isRejected(r)) return refuse(`archived task ${a.id}: ${r.reason}`, { task: a.id, tip: a.tip });
     const c = commits[i];
-    const named = c ? /^Lazy-Task: (\S+)$/m.exec(parseCommit(c.data).message)?.[1] : undefined;
+    const named = c?.type === 'commit' ? /^Lazy-Task: (\S+)$/m.exec(parseCommit(c.data).message)?.[1] : undefined;
     if (named !== a.id)
       return refuse(`archived task ${a.id}: its tip's Lazy-Task is ${named ?? 'missing'}`, { task: a.id, tip: a.tip });
+    const r = checked.get(a.id);
+    if (!r) continue;
+    if (isRejected(r)) return refuse(`archived task ${a.id}: ${r.reason}`, { task: a.id, tip: a.tip });
     const status = foldTask(r.docs).status;
     if (status !== a.status || !isTerminal(status))
       return refuse(`archived task ${a.id} folds to ${status}, the map says ${a.status}`, { task: a.id, tip: a.tip });

@@ -276,3 +276,26 @@ test('an archive ref the remote refuses (not a fast-forward) is reported as reje
   t.same(pushed.value.archived_on_remote, [], 'and nothing is retired on the remote for them');
   t.equal((await b.json('sync')).run.code, 0, 'a sync merges the two archives and pushes');
 });
+
+test('an archived entry of a task this clone never held is taken at pull unfolded, and refused when it is read', async (t) => {
+  const tm = team(2);
+  t.teardown(tm.cleanup);
+  const [A, B] = tm.clones as [Sandbox, Sandbox];
+  const [a, b] = [cli(A), cli(B)];
+  await a('__bench-seed', '3');
+  await a('push');
+  const id = ids(A.dir)[0]!;
+  const ref = `refs/lazy/archive/${id[0]}`;
+  // The remote holds the task only through an archive entry whose tip's task.yaml breaks its schema.
+  gitSync(A.dir, process.env, ['push', '-q', 'origin', `${badArchive(A.dir, id, 'id: nope\n')}:${ref}`]);
+  gitSync(A.dir, process.env, ['push', '-q', 'origin', `:refs/lazy/tasks/${id}`]);
+  const pulled = await b.json('pull');
+  t.equal(pulled.run.code, 0);
+  t.same(pulled.value.rejected, [], 'the shard is taken: nothing here is dropped or merged for it');
+  t.notOk(ids(B.dir).includes(id), 'the task is not live here');
+  const shown = await b.json('show', id);
+  t.not(shown.run.code, 0, 'reading it refuses the document');
+  t.equal(shown.value.error.code, 'invalid_data');
+  const doctor = await b.json('doctor');
+  t.ok(JSON.stringify(doctor.value).includes('archive_entry_wrong'), 'doctor names the entry');
+});
