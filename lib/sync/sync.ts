@@ -226,6 +226,9 @@ async function outgoing(
 /** Pushes what differs from the remote's tips (asking for them unless given), with the task branches, fast-forward only. */
 export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, string>): Promise<PushResult> {
   const branches = emptyBranchPush();
+  // The remote's tips do not depend on this clone's archive step: asked while it runs, the round trip hides it.
+  const asked = knownTips ? Promise.resolve(knownTips) : remoteTips(d.repo, remote);
+  asked.catch(() => {}); // awaited below: a failure surfaces there, not as an unhandled rejection meanwhile
   const archived = (await d.beforePush?.()) ?? [];
   const out: PushResult = {
     remote,
@@ -238,9 +241,9 @@ export async function push(d: SyncDeps, remote: string, knownTips?: Map<string, 
     archived,
     archived_on_remote: [],
   };
-  // The remote's tips and the local refs are asked at once: the round trip hides the local reads.
+  // The local refs are read after the archive step moved them, while the remote's answer is on its way.
   const [tips, listing] = await Promise.all([
-    knownTips ?? remoteTips(d.repo, remote),
+    asked,
     git(['for-each-ref', '--format=%(objectname) %(refname)', LAZY_NS], { cwd: d.repo.cwd }),
   ]);
   const remoteIds = [...tips.keys()].map(branchIdOf).filter((id): id is string => id !== null);
