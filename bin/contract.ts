@@ -12,7 +12,7 @@ const word = (a: ArgContract) => {
 };
 
 /** What yargs is told of an argument: only the keys the contract sets (yargs' help reads their presence). */
-function yargsOptions(a: ArgContract): Options & PositionalOptions {
+export function yargsOptions(a: ArgContract): Options & PositionalOptions {
   const o: Options & PositionalOptions = {};
   if (a.alias !== undefined) o.alias = a.alias;
   if (a.type !== undefined) o.type = a.type;

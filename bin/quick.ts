@@ -8,12 +8,17 @@ import { COLOR_MODES, colorMode } from '../lib/output/color.js';
 // looks like an option, `--`, help, …) is left to yargs, so every error and every odd spelling stays yargs'.
 // test/cli/quick.test.ts holds both readers to the same arguments.
 
-/** The options every command takes, as bin/registry.ts declares them to yargs (help and version are yargs'). */
+/** The options every command takes: bin/registry.ts declares these to yargs (help and version are yargs' own). */
 export const GLOBALS: readonly ArgContract[] = [
-  { name: 'json', type: 'boolean', describe: '' },
-  { name: 'C', type: 'string', describe: '' },
-  { name: 'fields', type: 'string', describe: '' },
-  { name: 'color', type: 'string', choices: COLOR_MODES, describe: '' },
+  { name: 'json', type: 'boolean', describe: 'machine-readable output on stdout' },
+  { name: 'C', type: 'string', describe: 'run as if lazy was started in this directory' },
+  { name: 'fields', type: 'string', describe: 'print only these fields of the JSON output (a,b.c; implies --json)' },
+  {
+    name: 'color',
+    type: 'string',
+    choices: COLOR_MODES,
+    describe: 'colour text output: auto (on a terminal; NO_COLOR and FORCE_COLOR decide first), always, never',
+  },
 ];
 
 export type QuickArgs = Record<string, unknown> & { _: string[] };

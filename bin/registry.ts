@@ -1,4 +1,6 @@
-import { COLOR_MODES, colorMode } from '../lib/output/color.js';
+import { colorMode } from '../lib/output/color.js';
+import { GLOBALS } from './quick.js';
+import { yargsOptions } from './contract.js';
 import * as init from './commands/init.js';
 import * as create from './commands/create.js';
 import * as list from './commands/list.js';
@@ -104,20 +106,11 @@ let specs: ReturnType<typeof specOf>[] | undefined;
 export const commandSpecs = () => (specs ??= (COMMANDS as readonly CommandModule[]).map(specOf));
 
 /** The options every command takes (bin/cli.ts adds yargs' help and version, described here). */
-export const globalOptions = <T>(y: Argv<T>) =>
-  y
-    .option('json', { type: 'boolean', describe: 'machine-readable output on stdout' })
-    .option('C', { type: 'string', describe: 'run as if lazy was started in this directory' })
-    .option('fields', {
-      type: 'string',
-      describe: 'print only these fields of the JSON output (a,b.c; implies --json)',
-    })
-    .option('color', {
-      type: 'string',
-      describe: 'colour text output: auto (on a terminal; NO_COLOR and FORCE_COLOR decide first), always, never',
-      choices: COLOR_MODES,
-      coerce: colorMode,
-    });
+export const globalOptions = <T>(y: Argv<T>): Argv<T> =>
+  GLOBALS.reduce(
+    (y, a) => y.option(a.name, a.name === 'color' ? { ...yargsOptions(a), coerce: colorMode } : yargsOptions(a)),
+    y,
+  );
 export const HELP_DESCRIBE = 'show help (lazy help <command> for one command)';
 export const VERSION_DESCRIBE = "show lazy's version";
 

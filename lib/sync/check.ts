@@ -1,6 +1,7 @@
 import { LazyError } from '../core/errors.js';
 import { isTaskId } from '../core/ids.js';
 import { parseCommit } from '../store/objects.js';
+import { trailerOf } from '../store/listing/summary.js';
 import type { TaskReader, TaskRead } from '../store/read.js';
 import { ENTRY_DIRS, TASK_ENTRY_HARD_LIMIT } from '../store/layout.js';
 import { foldTask, maxClock } from '../model/fold.js';
@@ -106,7 +107,7 @@ export async function checkShard(
   const commits = await reader.objects.readMany(changed.map((a) => a.tip));
   for (const [i, a] of changed.entries()) {
     const c = commits[i];
-    const named = c?.type === 'commit' ? /^Lazy-Task: (\S+)$/m.exec(parseCommit(c.data).message)?.[1] : undefined;
+    const named = c?.type === 'commit' ? trailerOf(parseCommit(c.data).message, 'Lazy-Task') : undefined;
     if (named !== a.id)
       return refuse(`archived task ${a.id}: its tip's Lazy-Task is ${named ?? 'missing'}`, { task: a.id, tip: a.tip });
     const r = checked.get(a.id);

@@ -6,8 +6,9 @@ import { VERSION } from '../listing/files.js';
 import { foldTask } from '../../model/fold.js';
 import type { TaskReader } from '../read.js';
 import {
+  asRow,
+  leanOf,
   badRow,
-  FACTS,
   fromTuple,
   toDetail,
   toTuple,
@@ -84,13 +85,9 @@ export async function archivedRows(
       }
       const v = foldTask(r.docs);
       if (!keep(v.status)) continue;
-      const lean = fromTuple(toTuple(v));
+      const lean = leanOf(v);
       fresh.push(lean);
-      if (!detail) rows.push(lean);
-      else {
-        const { tip: _t, prompt: _p, spend: _s, facts, ...rest } = toDetail(v);
-        rows.push(Object.assign({ ...lean, ...rest }, { [FACTS]: facts }));
-      }
+      rows.push(detail ? { ...lean, ...asRow(toDetail(v)) } : lean);
     }
   }
   await cacheArchivedRows(lazyDir, fresh);

@@ -2,8 +2,9 @@ import { writeFileAtomic } from '../../core/fsutil.js';
 import { LazyError } from '../../core/errors.js';
 import { foldTask, type TaskView } from '../../model/fold.js';
 import {
+  asRow,
   badRow,
-  FACTS,
+  leanOf,
   fromTuple,
   toDetail,
   toTuple,
@@ -299,10 +300,6 @@ function rowsOf(cache: Cache, detail: boolean, keep?: StatusTest, selective = fa
 }
 
 const parseLines = (lines: string[]) => (JSON.parse(`[${lines.join(',')}]`) as Tuple[]).map(fromTuple);
-
-const leanOf = (v: LeanRow): LeanRow => fromTuple(toTuple(v));
-// The facts ride under a symbol: JSON.stringify leaves it out, so list --json prints the row as documented.
-const asRow = ({ tip: _t, prompt: _p, spend: _s, facts, ...rest }: Detail) => Object.assign(rest, { [FACTS]: facts });
 
 /** Writes fresh rows for tasks a caller already read (a pull), so the next list skips them. */
 export async function primeIndex(lazyDir: string, views: Iterable<TaskView>): Promise<void> {

@@ -139,6 +139,12 @@ export const toDetail = (v: TaskView): Detail => ({
   facts: factsOf(v),
 });
 
+/** A row as its tuple stores it (the index keeps no more than this of a fold). */
+export const leanOf = (v: LeanRow): LeanRow => fromTuple(toTuple(v));
+// The facts ride under a symbol: JSON.stringify leaves it out, so list --json prints the row as documented.
+export const asRow = ({ tip: _t, prompt: _p, spend: _s, facts, ...rest }: Detail) =>
+  Object.assign(rest, { [FACTS]: facts });
+
 /** Rows whose status cell depends on the moment or on this machine (a running turn, a place in the queue). */
 export const isLive = (r: LeanRow) => r.status === 'working' || !isPlain(r.schedule);
 

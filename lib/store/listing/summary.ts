@@ -77,10 +77,13 @@ function fromSummary(id: string, tip: string, s: unknown): LeanRow | undefined {
  * The `Lazy-Summary` value in a raw commit message (its last paragraph, where the trailers are), or undefined: for a
  * reader holding a commit rather than a ref (an archived task's tip). rowFromSummary then checks it.
  */
-export function summaryValueOf(message: string): string | undefined {
+export const summaryValueOf = (message: string): string | undefined => trailerOf(message, SUMMARY_TRAILER);
+
+/** A trailer's value, read only from the message's last paragraph (text earlier in it, a goal, cannot pose as one). */
+export function trailerOf(message: string, key: string): string | undefined {
   const trailers = message.trimEnd();
   const block = trailers.slice(trailers.lastIndexOf('\n\n') + 1);
-  const m = new RegExp(`^${SUMMARY_TRAILER}: (.+)$`, 'm').exec(block);
+  const m = new RegExp(`^${key}: (.+)$`, 'm').exec(block);
   return m?.[1]?.trim();
 }
 
