@@ -5,8 +5,10 @@
 // then `# { total, pass, fail }` and the slowest files. --coverage runs the TypeScript sources through tsx
 // under c8 instead (slower; the line numbers are lib/'s own).
 //
-//   node scripts/test.mjs [--coverage] [file.test.ts…]   (no files: every test/**/*.test.ts)
+//   node scripts/test.mjs [--coverage] [--checks] [file.test.ts…]   (no files: every test/**/*.test.ts)
 //   JOBS (default 4), TEST_TIMEOUT_S (default 300): processes at once, and one file's limit.
+// --checks (npm test) runs the type-checks and the format check in the same pool, first: each is one
+// single-threaded process of about 20 s of CPU, which run one after another would leave a core idle.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -16,6 +18,7 @@ import { build } from 'esbuild';
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const coverage = args.includes('--coverage');
+const checks = args.includes('--checks');
 const named = args.filter((a) => !a.startsWith('--')).map((a) => resolve(a));
 // A run of named files bundles into a folder of its own (removed after), so it never pulls the bundles out from
 // under a whole-suite run beside it; the whole suite keeps build/test/.
@@ -65,8 +68,18 @@ export function counts(text) {
 
 /** Runs one test file: a bundle as plain JavaScript, or (for coverage) a TypeScript source through tsx. */
 export function runFile(file, env) {
+  return runNode(file.endsWith('.ts') ? ['--import', 'tsx', file] : ['--enable-source-maps', file], env);
+}
+
+/** npm test's checks besides the tests, each one node process: [name, arguments]. */
+const CHECKS = [
+  ['typecheck', [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']],
+  ['typecheck lib/ui/page', [join(root, 'node_modules/typescript/bin/tsc'), '-p', 'lib/ui/page/tsconfig.json']],
+  ['format check', [join(root, 'node_modules/prettier/bin/prettier.cjs'), '--check', '--log-level', 'warn', '.']],
+];
+
+function runNode(args, env) {
   const started = performance.now();
-  const args = file.endsWith('.ts') ? ['--import', 'tsx', file] : ['--enable-source-maps', file];
   const child = spawn(process.execPath, args, {
     cwd: root,
     env,
@@ -147,7 +160,9 @@ async function main() {
   const total = { total: 0, pass: 0, fail: 0, skip: 0, todo: 0 };
   const times = [];
   let n = 0;
-  await pool(chosen, async (f) => {
+  const items = [...(checks ? CHECKS : []), ...chosen];
+  await pool(items, async (f) => {
+    if (Array.isArray(f)) return void process.stdout.write(checkReport(++n, f[0], await runNode(f[1], env), times));
     const name = relative(root, f);
     const r = await runFile(coverage ? f : bundled(f), { ...env, TEST_FILE: name });
     const { c, failed } = verdict(r);
@@ -162,6 +177,7 @@ async function main() {
     const line = `${failed ? 'not ok' : 'ok'} ${++n} - ${name} # time=${r.ms.toFixed(3)}ms`;
     process.stdout.write(`# Subtest: ${name}\n${indent(r.text + why)}\n${line}\n\n`);
   });
+  total.fail += failedChecks;
   const fields = Object.entries(total).filter(([k, v]) => v > 0 || k === 'total' || k === 'pass');
   console.log(`# { ${fields.map(([k, v]) => `${k}: ${v}`).join(', ')} }`);
   console.log('# the slowest test files:');
@@ -170,6 +186,18 @@ async function main() {
   console.log(`# time=${(performance.now() - t0).toFixed(0)}ms`);
   if (coverage) await report(v8dir);
   process.exitCode = total.fail > 0 ? 1 : 0;
+}
+
+let failedChecks = 0;
+
+/** A check's entry in the report: its output only when it failed (the checks print nothing when all is well). */
+function checkReport(n, name, r, times) {
+  times.push([r.ms, name]);
+  const failed = r.code !== 0 || r.timedOut;
+  if (failed) failedChecks += 1;
+  const why = r.timedOut ? `\n# timed out after ${timeoutMs / 1000} s` : failed ? `\n# exit ${r.code ?? r.signal}` : '';
+  const line = `${failed ? 'not ok' : 'ok'} ${n} - ${name} # time=${r.ms.toFixed(3)}ms`;
+  return `# Subtest: ${name}\n${indent(r.text + why)}\n${line}\n\n`;
 }
 
 /** lib/'s coverage, every file of it counted (one no test loads reads as uncovered). */
