@@ -1,4 +1,5 @@
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { git } from '../core/git.js';
 import { poll } from '../core/clock.js';
@@ -104,6 +105,10 @@ export async function createPacked(commonDir: string, creates: PackedCreate[]): 
       null,
       'latin1',
     );
+    // As git keeps it: the mode of the file it replaces (core.sharedRepository's group bits), on disk before the
+    // rename, so a crash never leaves a short packed-refs in place of every ref it held.
+    if (old.existed) fchmodSync(fd, statSync(file).mode & 0o7777);
+    fsyncSync(fd);
     closeSync(fd);
     fd = null;
     renameSync(lock, file);

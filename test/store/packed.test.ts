@@ -1,6 +1,6 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandbox, cli, gitSync, LAZY, type Sandbox } from '../helpers/env.js';
 import { openRepo } from '../../lib/core/repo.js';
@@ -58,6 +58,19 @@ t.test(
     t.equal(git(sb, 'fsck', '--connectivity-only', '--no-progress'), '');
   },
 );
+
+t.test("createPacked keeps the mode of the packed-refs it replaces (a shared repository's group bits)", async (t) => {
+  const sb = sandbox();
+  t.teardown(sb.cleanup);
+  git(sb, 'branch', 'kept');
+  git(sb, 'pack-refs', '--all');
+  const file = join(sb.dir, '.git', 'packed-refs');
+  chmodSync(file, 0o664);
+  const r = await createPacked(join(sb.dir, '.git'), [{ ref: 'refs/lazy/tasks/a0000001', next: head(sb) }]);
+  t.same(r?.lost, []);
+  t.equal(statSync(file).mode & 0o777, 0o664, 'still group-writable after the rewrite');
+  t.equal(git(sb, 'rev-parse', 'refs/lazy/tasks/a0000001'), head(sb));
+});
 
 t.test('createPacked gives way while git holds packed-refs.lock, and leaves the lock alone', async (t) => {
   const sb = sandbox();
