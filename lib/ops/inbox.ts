@@ -1,10 +1,10 @@
-import { refreshIndex, type Row } from '../store/listing/index.js';
+import type { Row } from '../store/listing/index.js';
 import type { ActionCondition, Situated } from '../model/situation.js';
 import { situateRows } from './situated.js';
 import { liveness, type ProcIdentity } from '../core/proc.js';
 import type { App } from './app.js';
 import { acceptStashes, stashAdvice } from '../workspace/stash.js';
-import { rowFilter, type RowFilter } from './list.js';
+import { readListing, rowFilter, type RowFilter } from './list.js';
 
 export interface InboxItem {
   id: string;
@@ -33,19 +33,35 @@ const itemOf = (r: Row & Partial<Situated>, attention: InboxItem['attention']): 
  * with no live owner. Running turns, retries and automatic recovery never appear.
  */
 export async function inbox(app: App, input: RowFilter = {}): Promise<InboxItem[]> {
-  const { rows, prompt } = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
+  return inboxFrom(app, input, await readListing(app));
+}
+
+/**
+ * The inbox from a read of every task's detail row (readListing): the rows it shows are its own copies, so a read
+ * shared with lists (the board's) leaves their rows as it found them.
+ */
+export async function inboxFrom(
+  app: App,
+  input: RowFilter,
+  { rows, prompt }: { rows: Row[]; prompt?: (id: string) => string | null },
+): Promise<InboxItem[]> {
   const filter = rowFilter(input, prompt);
   const byId = new Map(rows.map((r) => [r.id, r]));
+  const own = new Map<string, Row>();
+  const mine = (r: Row): Row => own.get(r.id) ?? (own.set(r.id, { ...r }), own.get(r.id)!);
   const picked: { r: Row; attention: InboxItem['attention'] }[] = [];
   for (const r of rows) {
     if (!filter.keep(r)) continue;
     if (r.attention)
-      picked.push({ r, attention: { kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since } });
+      picked.push({
+        r: mine(r),
+        attention: { kind: r.attention.kind, reason: r.attention.reason, since: r.attention.since },
+      });
     else if (r.status === 'merging') {
       const owner = r.merging_owner as ProcIdentity | null;
       if (!owner || liveness(owner) === 'dead')
         picked.push({
-          r,
+          r: mine(r),
           attention: {
             kind: 'merging',
             reason: 'an accept stopped midway and nobody owns the merge',
@@ -60,14 +76,13 @@ export async function inbox(app: App, input: RowFilter = {}): Promise<InboxItem[
     const r = s.task ? byId.get(s.task) : undefined;
     if (filter.active && !(r && filter.keep(r))) continue;
     stashes.push({
-      r,
+      r: r && mine(r),
       task: s.task,
       attention: { kind: 'stash', reason: `your uncommitted work is kept in ${stashAdvice(s)}`, since: s.date },
     });
   }
   // The actions this clone can take (lib/ops/situated.ts); the rows hold every task, the open ones among them.
-  const shown = [...new Set([...picked.map((p) => p.r), ...stashes.flatMap((s) => (s.r ? [s.r] : []))])];
-  await situateRows(app, shown, rows);
+  await situateRows(app, [...own.values()], rows);
   const items: InboxItem[] = [
     ...picked.map(({ r, attention }) => itemOf(r, attention)),
     ...stashes.map(({ r, task, attention }) =>

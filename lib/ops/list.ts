@@ -9,6 +9,7 @@ import {
   refreshPlain,
   type LeanRow,
   type PlainLines,
+  type Refreshed,
   type Row,
 } from '../store/listing/index.js';
 import type { App } from './app.js';
@@ -88,36 +89,70 @@ function statusList(input: ListInput): string[] {
 
 export async function listTasks(app: App, input: ListInput): Promise<ListedTask[]> {
   const statuses = statusList(input);
-  let filter = rowFilter(input);
+  const filter = rowFilter(input);
   // The table needs only the compact rows; --json (and --search, which reads prompts and criteria) the full ones.
   // A --limit in creation order with no other filter reads only the first rows of the index.
   const first = isPlain(input, filter) ? filter.limit : undefined;
   const keep = statusTest(input, statuses);
-  const { rows, bad, prompt } =
+  const read =
     app.out.json || filter.needsDetail
       ? await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true, keep, statuses.length > 0)
       : await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, false, keep, statuses.length > 0, first);
-  if (prompt) filter = rowFilter(input, prompt);
+  return listFrom(app, input, { ...read, whole: false });
+}
+
+/**
+ * What a list selects from: one read of the listing index. `whole`: its rows are every task the index holds, one
+ * read several lists share (the board's, readListing), so each list copies the rows it keeps before giving them its
+ * fields (a row's actions are situated once, for one list); else the read is this list's own, its rows changed in
+ * place (at 100,000 rows a copy is time a list does not have).
+ */
+export type ListingRead = Pick<Refreshed<LeanRow | Row>, 'rows' | 'bad' | 'prompt'> & { whole: boolean };
+
+/** One read of every task's detail row, which inboxFrom and listFrom select from as inbox and list --json would. */
+export async function readListing(app: App): Promise<ListingRead & { rows: Row[] }> {
+  const read = await refreshIndex(app.repo.cwd, app.repo.lazyDir, app.store.reader, true);
+  return { rows: read.rows, bad: read.bad, prompt: read.prompt, whole: true };
+}
+
+/** A list from rows read already; `also`, a further test of a row, applied before the cut (the board's backlog). */
+export async function listFrom(
+  app: App,
+  input: ListInput,
+  read: ListingRead,
+  also?: (r: LeanRow) => boolean,
+): Promise<ListedTask[]> {
+  const statuses = statusList(input);
+  const filter = rowFilter(input, read.prompt);
+  const keep = statusTest(input, statuses);
+  let { rows, bad } = read;
   if (wantsArchive(input, statuses)) {
     const more = await archived(app, keep, app.out.json || filter.needsDetail);
-    rows.push(...more.rows);
-    bad.push(...more.bad);
+    if (read.whole)
+      [rows, bad] = [
+        [...rows, ...more.rows],
+        [...bad, ...more.bad],
+      ];
+    else (rows.push(...more.rows), bad.push(...more.bad));
   }
   warnBad(app, bad);
   const parent = input.parent ? await resolveTaskId(app.repo.cwd, input.parent) : undefined;
   let out: ListedTask[] = [];
   for (const r of rows) {
-    if (!filter.keep(r) || (parent && r.parent !== parent)) continue;
+    // A shared read holds every status; a list's own read only those it keeps.
+    if ((read.whole && !keep(r.status)) || !filter.keep(r) || (parent && r.parent !== parent)) continue;
     // --queued: what the workers will take, in their order; a queued task none will pick says why in the table.
     if ((input.queued && (!r.schedule.queued || r.schedule.held)) || (input.paused && !r.schedule.paused)) continue;
-    out.push(Object.assign(r, { category: categoryOf(r.status as Status), substate: null }));
+    if (also && !also(r)) continue;
+    out.push(Object.assign(read.whole ? { ...r } : r, { category: categoryOf(r.status as Status), substate: null }));
   }
   // The index keeps rows in creation order already, so that sort is a linear pass.
   out.sort(filter.order ?? (input.queued ? ORDER.priority : byCreation));
   if (filter.limit) out = out.slice(0, filter.limit);
   await withRuns(app, out);
-  // --json rows carry the actions this clone can take; without a status filter the rows hold every open task.
-  if (app.out.json) await situateRows(app, out, statuses.length ? undefined : rows);
+  // --json rows carry the actions this clone can take; without a status filter (or from a shared read) the rows hold
+  // every open task.
+  if (app.out.json) await situateRows(app, out, read.whole || !statuses.length ? rows : undefined);
   return out;
 }
 

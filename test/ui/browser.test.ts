@@ -1,8 +1,8 @@
 import t from 'tap';
 import { join } from 'node:path';
 import { statSync } from 'node:fs';
-import type { Browser, Page } from 'puppeteer-core';
-import { agentSandbox, reviewed } from '../helpers/agent.js';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import { agentSandbox, eventually, reviewed } from '../helpers/agent.js';
 import { gitSync, ROOT } from '../helpers/env.js';
 import { launchBrowser, startUi } from '../helpers/ui.js';
 
@@ -54,6 +54,44 @@ t.test('lazy ui in chromium', async (top) => {
     await page.waitForFunction((x) => document.body.innerText.includes(x), {}, XSS);
     t.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined, 'nothing ran');
     t.equal(await page.$$eval('img', (imgs) => imgs.length), 0, 'no element was made from it');
+  });
+
+  await top.test('a view ends its reads when it is left or refreshed again, and shows no error for them', async (t) => {
+    await page.goto(`${ui.origin}/`, { waitUntil: 'domcontentloaded' });
+    await page.waitForSelector(`[data-task="${review}"]`);
+    // The board's queries are held at the browser's network layer: only the page itself can end them.
+    const held: HTTPRequest[] = [];
+    const ended = new Set<HTTPRequest>();
+    const onRequest = (r: HTTPRequest) => {
+      if (new URL(r.url()).pathname === '/api/board') held.push(r);
+      else void r.continue();
+    };
+    const onFailed = (r: HTTPRequest) => {
+      if (r.failure()?.errorText === 'net::ERR_ABORTED') ended.add(r);
+    };
+    await page.setRequestInterception(true);
+    page.on('request', onRequest);
+    page.on('requestfailed', onFailed);
+    try {
+      await page.click('#filters button[type="submit"]');
+      await eventually(() => held.length >= 1, 10_000, 'the first query');
+      const first = held[0]!;
+      await page.click('#filters button[type="submit"]');
+      await eventually(() => ended.has(first), 10_000, 'the page to end the query a newer one replaced');
+      t.pass('a newer refresh ended the query before it');
+      const open = [...held];
+      await page.click(`[data-task="${review}"]`);
+      await page.waitForSelector('.diff-file');
+      await eventually(() => open.every((r) => ended.has(r)), 10_000, 'the page to end the board it left');
+      t.pass("leaving the board ended its query (the server's call ends with it)");
+      t.equal(await page.$$eval('.error[role=alert]', (e) => e.length), 0, 'an ended query is no error');
+      t.notMatch(await text(), /did not answer/, 'nor a server that did not answer');
+    } finally {
+      page.off('request', onRequest);
+      page.off('requestfailed', onFailed);
+      for (const r of held) if (!r.isInterceptResolutionHandled()) await r.continue().catch(() => {});
+      await page.setRequestInterception(false);
+    }
   });
 
   await top.test("a task's page shows its review and its diff, per file", async (t) => {

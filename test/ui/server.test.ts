@@ -166,6 +166,48 @@ t.test('lazy ui over HTTP', async (top) => {
     t.equal(route.status, 404);
   });
 
+  await top.test('the board is, byte for byte, what inbox and list answer for the same selection', async (t) => {
+    // One read of the index serves every section: each must still be the document its own command prints.
+    const queued = await box.l.create('queued notes', '--tag', 'docs', '--accept', 'notes queued');
+    t.equal((await box.l('queue', queued)).code, 0);
+    await box.l.create('more notes');
+    const closed = await box.l.create('dropped notes', '--tag', 'docs');
+    t.equal((await box.l('close', closed)).code, 0);
+    const get = async (path: string) => (await page.get(path)).json();
+    const same = (a: unknown, b: unknown, what: string) => t.equal(JSON.stringify(a), JSON.stringify(b), what);
+    for (const q of ['', 'tag=docs', 'search=NOTES']) {
+      const board = await get(`/api/board?${q}`);
+      const inbox = await get(`/api/inbox?${q}`);
+      const inInbox = new Set(inbox.map((i: { id: string }) => i.id));
+      const open = (rows: { id: string }[]) => rows.filter((r) => !inInbox.has(r.id));
+      const list = (more: string) => get(`/api/tasks?${q}&${more}`);
+      same(board.inbox, inbox, `${q || 'all'}: the inbox`);
+      same(board.working, open(await list('status=working,merging,conflict')), `${q || 'all'}: working`);
+      same(board.queued, open(await list('queued=true')), `${q || 'all'}: queued`);
+      const backlog = (await list('status=backlog&sort=updated')).filter(
+        (r: { schedule: { queued: boolean } }) => !r.schedule.queued,
+      );
+      same(board.backlog, backlog, `${q || 'all'}: the backlog, less what is queued`);
+      same(board.finished, await list('status=complete,abandoned&sort=updated&limit=20'), `${q || 'all'}: finished`);
+    }
+    const all = await get('/api/board');
+    t.same(
+      all.queued.map((r: { id: string }) => r.id),
+      [queued],
+      'a queued task is in the queue',
+    );
+    t.notOk(
+      all.backlog.some((r: { id: string }) => r.id === queued),
+      'and not in the backlog',
+    );
+    t.same(
+      all.finished.map((r: { id: string }) => r.id),
+      [closed],
+      'a closed one is finished',
+    );
+    t.ok(all.backlog.length >= 2 && all.inbox.length >= 1, 'every section the walk made has rows');
+  });
+
   await top.test('Ctrl-C stops the server and frees the repository for the next one', async (t) => {
     const record = join(box.sb.dir, '.git', 'lazy', 'ui.json');
     t.ok(existsSync(record));

@@ -35,7 +35,7 @@ async function failure(res: Response): Promise<ApiError> {
   return new ApiError(`http_${res.status}`, message, res.status);
 }
 
-async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json', 'X-Lazy-Token': token() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
@@ -45,8 +45,11 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
       headers,
       credentials: 'same-origin',
       body: body === undefined ? null : JSON.stringify(body),
+      signal: signal ?? null,
     });
   } catch (e) {
+    // Ended by its view (the person left it, or a newer refresh took over): no failure to show.
+    if (signal?.aborted) throw e;
     throw new ApiError(
       'network',
       `the lazy ui server did not answer (${(e as Error).message}); is it still running?`,
@@ -57,9 +60,33 @@ async function request<T>(method: 'GET' | 'POST', path: string, body?: unknown):
   return (await res.json()) as T;
 }
 
-export const get = <T>(path: string) => request<T>('GET', path);
+/** A read; `signal` is its view's (viewRequests), so a view the person left keeps no request running. */
+export const get = <T>(path: string, signal?: AbortSignal) => request<T>('GET', path, undefined, signal);
 
 export const post = <T>(path: string, body: unknown = {}) => request<T>('POST', path, body);
+
+/**
+ * A view's requests: each refresh takes the signal of a new round, which ends the round before it (its answer would
+ * be dropped anyway), and close() ends the last one, so the server stops work nobody will see (it ends a call whose
+ * client went away). A round's signal is aborted exactly when its answer must not be drawn. Only reads carry it: an
+ * action the person started (a POST) runs to its end wherever they go.
+ */
+export function viewRequests(): { round(): AbortSignal; close(): void } {
+  let current: AbortController | null = null;
+  let closed = false;
+  return {
+    round() {
+      current?.abort();
+      current = new AbortController();
+      if (closed) current.abort();
+      return current.signal;
+    },
+    close() {
+      closed = true;
+      current?.abort();
+    },
+  };
+}
 
 /** A query string from named values; arrays repeat the name, empty values are left out. */
 export function query(params: Record<string, string | string[] | number | boolean | null | undefined>): string {

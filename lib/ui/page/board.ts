@@ -1,4 +1,4 @@
-import { get, query } from './api.js';
+import { get, query, viewRequests } from './api.js';
 import { empty, errorBox, fill, h, section, when, type Child } from './dom.js';
 import { attentionText, scheduleText, statusBadge, substateText, tagList } from './labels.js';
 import type { Board, InboxItem, ListedTask } from './types.js';
@@ -118,21 +118,25 @@ function sections(b: Board): HTMLElement[] {
 
 export interface BoardView {
   refresh(): Promise<void>;
+  close(): void;
 }
 
-/** Mounts the board in `root` and loads it; refresh() re-queries with the current filter. */
+/**
+ * Mounts the board in `root` and loads it; refresh() re-queries with the current filter (ending a query still in
+ * flight), close() ends the one in flight.
+ */
 export function mountBoard(root: HTMLElement): BoardView {
   let filter = filterFromUrl();
-  let generation = 0;
+  const requests = viewRequests();
   const body = h('div', { id: 'board', class: 'board', 'aria-busy': 'true' });
   const refresh = async () => {
-    const mine = ++generation;
+    const signal = requests.round();
     try {
-      const b = await get<Board>(`/api/board${query({ tag: filter.tags, search: filter.search })}`);
-      if (mine !== generation) return;
+      const b = await get<Board>(`/api/board${query({ tag: filter.tags, search: filter.search })}`, signal);
+      if (signal.aborted) return;
       fill(body, sections(b));
     } catch (e) {
-      if (mine === generation) fill(body, errorBox((e as Error).message, (e as { code?: string }).code));
+      if (!signal.aborted) fill(body, errorBox((e as Error).message, (e as { code?: string }).code));
     } finally {
       body.removeAttribute('aria-busy');
     }
@@ -144,5 +148,5 @@ export function mountBoard(root: HTMLElement): BoardView {
   };
   fill(root, h('div', { class: 'page-head' }, h('h1', null, 'Board'), filterForm(filter, onChange)), body);
   void refresh();
-  return { refresh };
+  return { refresh, close: requests.close };
 }

@@ -1,4 +1,4 @@
-import { ApiError, get, query, taskPath } from './api.js';
+import { ApiError, get, query, taskPath, viewRequests } from './api.js';
 import { actionsPanel, type ActionsPanel } from './actions.js';
 import { renderDiff } from './diff.js';
 import { editForm } from './edit.js';
@@ -24,10 +24,10 @@ interface Loaded {
 const asApi = (e: unknown) =>
   e instanceof ApiError ? e : new ApiError('error', String((e as Error)?.message ?? e), 0);
 
-async function load(id: string): Promise<Loaded> {
+async function load(id: string, signal: AbortSignal): Promise<Loaded> {
   const [task, diff, log, children] = await Promise.all([
-    get<TaskView>(taskPath(id)),
-    get<DiffDoc>(taskPath(id, '/diff')).then(
+    get<TaskView>(taskPath(id), signal),
+    get<DiffDoc>(taskPath(id, '/diff'), signal).then(
       (d) => ({ text: d.text ?? '' }),
       (e: unknown) => {
         const err = asApi(e);
@@ -35,11 +35,11 @@ async function load(id: string): Promise<Loaded> {
         return err.status === 409 ? { none: 'No changes yet.' } : { error: err };
       },
     ),
-    get<LogEntry[]>(taskPath(id, '/log')).then(
+    get<LogEntry[]>(taskPath(id, '/log'), signal).then(
       (l) => ({ log: l, logError: null }),
       (e: unknown) => ({ log: null, logError: asApi(e).message }),
     ),
-    get<ListedTask[]>(`/api/tasks${query({ parent: id, all: true })}`).catch(() => [] as ListedTask[]),
+    get<ListedTask[]>(`/api/tasks${query({ parent: id, all: true })}`, signal).catch(() => [] as ListedTask[]),
   ]);
   return { task, diff, ...log, children };
 }
@@ -150,11 +150,14 @@ function makeSlots(root: HTMLElement): Slots {
   return s;
 }
 
-/** Mounts the page of task `id` in `root`; refresh() re-fetches it, close() ends its output stream. */
+/**
+ * Mounts the page of task `id` in `root`; refresh() re-fetches it (ending a load still in flight), close() ends its
+ * requests and its output stream.
+ */
 export function mountTask(root: HTMLElement, id: string): TaskPage {
   const slots = makeSlots(root);
   fill(slots.header, h('h1', { class: 'goal' }, id), h('p', { class: 'note', role: 'status' }, 'Loading…'));
-  let generation = 0;
+  const requests = viewRequests();
   let panel: ActionsPanel | undefined;
   let output: OutputPanel | null = null;
   let diffText: string | null = null;
@@ -162,16 +165,17 @@ export function mountTask(root: HTMLElement, id: string): TaskPage {
   let closed = false;
   const refresh = async (): Promise<void> => {
     if (closed) return;
-    const mine = ++generation;
+    // Aborted when a newer refresh starts or the person leaves: then this load draws nothing, not even an error.
+    const signal = requests.round();
     let data: Loaded;
     try {
-      data = await load(id);
+      data = await load(id, signal);
     } catch (e) {
-      if (mine === generation)
+      if (!signal.aborted)
         fill(slots.header, h('h1', { class: 'goal' }, id), errorBox(asApi(e).message, asApi(e).code));
       return;
     }
-    if (mine !== generation || closed) return;
+    if (signal.aborted || closed) return;
     const t = data.task;
     document.title = `${t.goal} · lazy`;
     fill(slots.header, headerOf(t));
@@ -194,6 +198,7 @@ export function mountTask(root: HTMLElement, id: string): TaskPage {
     refresh,
     close: () => {
       closed = true;
+      requests.close();
       output?.close();
     },
   };

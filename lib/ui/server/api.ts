@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { LazyError, usageError } from '../../core/errors.js';
+import { aborted, LazyError, usageError } from '../../core/errors.js';
 import { errorJson } from '../../output/emit.js';
 import { nearest } from '../../core/nearest.js';
 import { taskDiff } from '../../ops/diff.js';
 import { taskLog } from '../../ops/log.js';
-import { inbox } from '../../ops/inbox.js';
-import { listTasks, type ListedTask } from '../../ops/list.js';
+import { inboxFrom } from '../../ops/inbox.js';
+import { listFrom, readListing, type ListedTask, type ListInput } from '../../ops/list.js';
 import { builderTools } from '../../mcp/builder.js';
 import { asCommand, callTool, type CallSite } from '../../mcp/call.js';
 import { servedOnly } from '../../mcp/port.js';
@@ -66,8 +66,9 @@ const read = async (c: Call, name: string, args: Record<string, unknown>) =>
 const BACKLOG_SHOWN = 100;
 
 /**
- * The board in one pass of one app: the inbox, then working, queued (in the order a worker picks them), backlog and
- * recently finished tasks, each as `lazy list --json` rows, all narrowed by the same tags and text.
+ * The board in one pass of one app and one read of the listing index: the inbox, then working, queued (in the order
+ * a worker picks them), backlog and recently finished tasks, each as `lazy list --json` rows (what inbox and list
+ * would answer, each selecting from the read on its own copies), all narrowed by the same tags and text.
  */
 async function board(c: Call) {
   const q = c.url.searchParams;
@@ -78,18 +79,29 @@ async function board(c: Call) {
       .filter(Boolean),
     search: q.get('search') ?? undefined,
   };
+  // A page that went away (the person left the board, or a newer refresh replaced it) is shown nothing: the board
+  // stops at the next step instead of making the rest for a closed connection.
+  const wanted = () => {
+    if (c.signal.aborted) throw aborted('the page went away before its board was made');
+  };
   return asCommand(c.site, { actor: HUMAN, signal: c.signal }, async (app) => {
-    const needs = await inbox(app, filter);
+    wanted();
+    const read = await readListing(app);
+    wanted();
+    const needs = await inboxFrom(app, filter, read);
     const listed = new Set(needs.map((i) => i.id));
     const open = (rows: ListedTask[]) => rows.filter((r) => !listed.has(r.id));
+    const list = (input: ListInput, also?: Parameters<typeof listFrom>[3]) => {
+      wanted();
+      return listFrom(app, { ...filter, ...input }, read, also);
+    };
     return served({
       inbox: needs,
-      working: open(await listTasks(app, { ...filter, status: ['working', 'merging', 'conflict'] })),
-      queued: open(await listTasks(app, { ...filter, queued: true })),
-      backlog: (await listTasks(app, { ...filter, status: ['backlog'], sort: 'updated' }))
-        .filter((r) => !r.schedule.queued)
-        .slice(0, BACKLOG_SHOWN),
-      finished: await listTasks(app, { ...filter, status: ['complete', 'abandoned'], sort: 'updated', limit: 20 }),
+      working: open(await list({ status: ['working', 'merging', 'conflict'] })),
+      queued: open(await list({ queued: true })),
+      // Only the rows shown are situated and get their actions: the cut comes first.
+      backlog: await list({ status: ['backlog'], sort: 'updated', limit: BACKLOG_SHOWN }, (r) => !r.schedule.queued),
+      finished: await list({ status: ['complete', 'abandoned'], sort: 'updated', limit: 20 }),
     });
   });
 }
