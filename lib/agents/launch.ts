@@ -20,6 +20,7 @@ import { resolveAgent } from './adapters/registry.js';
 import type { AgentSpec } from './adapters/adapter.js';
 import {
   commentsBlock,
+  commandsBlock,
   freshSessionContext,
   upstreamSkippedNote,
   withEnvelope,
@@ -200,6 +201,7 @@ function planRun(l: Launching, d: Draft): void {
     l.skipped ? upstreamSkippedNote(l.skipped) : '',
     plan.prompt,
     commentsBlock(preview),
+    commandsBlock(preview),
   ]
     .filter(Boolean)
     .join('\n\n');

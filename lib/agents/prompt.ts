@@ -1,6 +1,8 @@
 import type { TaskView, TurnView } from '../model/fold.js';
 import { isReviewTurn } from '../model/review.js';
+import { commandRunOf } from '../model/details.js';
 import { sanitizeProse } from '../core/sanitize.js';
+import { TAIL_BYTES, TAIL_LINES } from '../core/tail.js';
 
 // Every prompt lazy sends an agent. Human text is delivered verbatim; lazy's own words
 // are framed around it so the agent can tell them apart.
@@ -60,27 +62,56 @@ export function feedbackBlock(pending: TurnView[], lead: string): string {
   return `${lead}\n\n${newest.content}${more}`;
 }
 
-/** Human comments made since the previous launch, verbatim: each reaches exactly one prompt. */
-export function commentsBlock(v: Pick<TaskView, 'turns' | 'changelog'>): string {
+/** The turns recorded between the previous launch and this one: what this prompt is the first to carry. */
+function sinceLastLaunch(v: Pick<TaskView, 'turns' | 'changelog'>, pick: (t: TurnView) => boolean): TurnView[] {
   const launches = v.changelog.filter((c) => !c.set_aside && c.status === 'working');
   const since = launches.at(-2)?.clock ?? 0;
   const upTo = launches.at(-1)?.clock ?? Infinity;
-  const comments = v.turns.filter(
-    (t) =>
-      t.kind === 'comment' &&
-      t.role === 'human' &&
-      t.actor !== 'agent' &&
-      t.actor !== 'system' &&
-      t.clock > since &&
-      t.clock < upTo,
+  return v.turns.filter((t) => t.clock > since && t.clock < upTo && pick(t));
+}
+
+const byWhom = (t: TurnView) =>
+  `${t.actor === 'human' ? 'human' : `${t.actor} (human channel)`}${t.person?.name ? ` ${t.person.name}` : ''}`;
+
+/** Human comments made since the previous launch, verbatim: each reaches exactly one prompt. */
+export function commentsBlock(v: Pick<TaskView, 'turns' | 'changelog'>): string {
+  const comments = sinceLastLaunch(
+    v,
+    (t) => t.kind === 'comment' && t.role === 'human' && t.actor !== 'agent' && t.actor !== 'system',
   );
   if (!comments.length) return '';
-  const who = (t: TurnView) =>
-    `${t.actor === 'human' ? 'human' : `${t.actor} (human channel)`}${t.person?.name ? ` ${t.person.name}` : ''}`;
   return [
     `Comments from the human since your last turn (${comments.length}), verbatim; they are for your information, ` +
       `take them into account:`,
-    ...comments.map((t) => `--- comment #${t.sequence} by ${who(t)} at ${t.timestamp}:\n${t.content}`),
+    ...comments.map((t) => `--- comment #${t.sequence} by ${byWhom(t)} at ${t.timestamp}:\n${t.content}`),
+  ].join('\n\n');
+}
+
+/** How many of the newest commands people ran carry their output's tail into a prompt (each tail ≤ 4 KiB). */
+export const COMMAND_TAILS_SHOWN = 5;
+
+/**
+ * The commands people ran on the task's worktree since the previous launch (lazy run), each once: what ran, on which
+ * head, how it ended, and the newest ones' output tails, so a reviewer's failing `npm test` reaches the agent as the
+ * reviewer saw it.
+ */
+export function commandsBlock(v: Pick<TaskView, 'turns' | 'changelog'>): string {
+  const runs = sinceLastLaunch(v, (t) => commandRunOf(t) !== null);
+  if (!runs.length) return '';
+  const tailFrom = runs.length - COMMAND_TAILS_SHOWN;
+  const one = (t: TurnView, i: number) => {
+    const c = commandRunOf(t)!;
+    const ended = c.exit_code !== null ? `exit code ${c.exit_code}` : `ended by ${c.signal ?? 'a signal'}`;
+    const head = `--- command #${t.sequence} by ${byWhom(t)} at ${t.timestamp}, on ${c.head.slice(0, 12) || 'an unknown head'}, ${ended}:\n$ ${c.command}`;
+    if (i < tailFrom) return `${head}\n(output not repeated here: ${COMMAND_TAILS_SHOWN} newer commands follow)`;
+    if (!c.output_tail) return `${head}\n(no output)`;
+    // The record keeps the last TAIL_LINES lines and TAIL_BYTES bytes (lib/core/tail.ts): at either bound, it may be cut.
+    const cut = c.output_bytes > TAIL_BYTES || c.output_tail.split('\n').length >= TAIL_LINES ? ' (the end of it)' : '';
+    return `${head}\noutput${cut}:\n${c.output_tail.trimEnd()}`;
+  };
+  return [
+    `Commands people ran in your worktree since your last turn (${runs.length}), with what they printed:`,
+    ...runs.map(one),
   ].join('\n\n');
 }
 

@@ -1,8 +1,15 @@
 import t from 'tap';
-import { commentsBlock, feedbackBlock, resumeContext, type PreviousEnd } from '../../lib/agents/prompt.js';
+import {
+  COMMAND_TAILS_SHOWN,
+  commandsBlock,
+  commentsBlock,
+  feedbackBlock,
+  resumeContext,
+  type PreviousEnd,
+} from '../../lib/agents/prompt.js';
 import type { TurnEntry } from '../../lib/model/docs.js';
 import { foldTask } from '../../lib/model/fold.js';
-import { docs, turn, view, walk } from '../helpers/docs.js';
+import { docs, turn, TS, view, walk } from '../helpers/docs.js';
 
 // The prompt blocks a resumed turn is built from: why the agent is resumed, truthfully (a
 // stop is never called a crash), and feedback re-delivered verbatim (reference
@@ -96,3 +103,51 @@ t.test('commentsBlock: human comments since the previous launch, each in exactly
     'verbatim, with who wrote it and when',
   );
 });
+
+t.test(
+  'commandsBlock: the commands people ran since the previous launch, each once, the newest with output',
+  async (t) => {
+    const launched = walk(['working', 'start'], ['blocked', 'turn_complete'], ['working', 'unblock']); // clocks 1..4
+    const run = (clock: number, n: number, more: Record<string, unknown> = {}) =>
+      turn(clock, 'human', 'command', {
+        id: `cmd${String(n).padStart(5, '0')}`,
+        content: `npm test ${n}`,
+        details: {
+          command: `npm test ${n}`,
+          exit_code: 1,
+          signal: null,
+          duration_ms: 1200,
+          head: 'a'.repeat(40),
+          output_tail: `FAIL ${n}\n`,
+          output_bytes: 9,
+          ...more,
+        },
+      });
+    const seqs = (turns: TurnEntry[]) =>
+      [...commandsBlock(view({ changelog: launched, turns })).matchAll(/--- command #(\d+)/g)].map((m) => Number(m[1]));
+    t.same(seqs([]), [], 'none run, nothing said');
+    t.same(seqs([run(3, 1)]), [1], 'a command between the two launches reaches this prompt');
+    t.same(seqs([run(1, 1)]), [], 'one before the previous launch reached that one');
+    t.same(seqs([run(5, 1)]), [], 'one after this launch waits for the next');
+    t.same(seqs([turn(3, 'human', 'comment')]), [], 'a comment is not a command');
+
+    const text = commandsBlock(view({ changelog: launched, turns: [run(3, 1, { output_bytes: 5000 }), run(3, 2)] }));
+    t.equal(
+      text,
+      `Commands people ran in your worktree since your last turn (2), with what they printed:\n\n` +
+        `--- command #1 by human at ${TS(3)}, on aaaaaaaaaaaa, exit code 1:\n$ npm test 1\noutput (the end of it):\nFAIL 1\n\n` +
+        `--- command #2 by human at ${TS(3)}, on aaaaaaaaaaaa, exit code 1:\n$ npm test 2\noutput:\nFAIL 2`,
+      'what ran, where, how it ended and its output (said to be its end when it was longer than the record keeps)',
+    );
+    const killed = commandsBlock(
+      view({ changelog: launched, turns: [run(3, 1, { exit_code: null, signal: 'SIGINT', output_tail: '' })] }),
+    );
+    t.match(killed, /ended by SIGINT:\n\$ npm test 1\n\(no output\)$/, 'a signal and no output said so');
+
+    const many = Array.from({ length: COMMAND_TAILS_SHOWN + 2 }, (_, i) => run(3, i + 1));
+    const all = commandsBlock(view({ changelog: launched, turns: many }));
+    t.same(seqs(many), [1, 2, 3, 4, 5, 6, 7], 'every command is named');
+    t.equal((all.match(/^FAIL /gm) ?? []).length, COMMAND_TAILS_SHOWN, 'only the newest carry their output');
+    t.notMatch(all, /FAIL 1\b|FAIL 2\b/, 'the oldest two without it');
+  },
+);

@@ -7,7 +7,7 @@ import type { Trigger } from '../../lib/model/table.js';
 // Builders for task documents held in memory, for the unit tests of pure policies: a
 // history is written as a list of short rows, folded exactly as the store folds it.
 
-const TS = (clock: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, clock)).toISOString();
+export const TS = (clock: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, clock)).toISOString();
 const id8 = (clock: number, salt = 'e') => `${salt}${String(clock).padStart(7, '0')}`;
 
 /** A status entry: `from → to` on `trigger` at `clock` (actor: system for zombie, else human). */

@@ -43,6 +43,14 @@ t.test('a run is a human command turn; show lists it under the review, apart fro
   await l('unblock', id, '-m', 'once more');
   await l('wait', id, '--timeout', '30');
   const after = (await l.json('show', id)).value;
+  // The next turn's prompt carries them once, as the person saw them: a failing test run reaches the agent.
+  const prompt = box.invocations().at(-1)!.prompt as string;
+  t.match(prompt, /Commands people ran in your worktree since your last turn \(2\)/);
+  t.match(
+    prompt,
+    /--- command #\d+ by human Ada Lovelace at [^,]+, on [0-9a-f]{12}, exit code 1:\n\$ sh -c 'echo broken >&2; exit 1'\noutput:\nbroken/,
+  );
+  t.ok(prompt.indexOf('once more') < prompt.indexOf('Commands people ran'), 'after the feedback it goes with');
   t.same(after.reviewer_commands, [], 'a newer review starts a new list');
   t.notOk((await l('show', id)).stdout.includes('commands run by people'));
   t.equal(after.turns.filter((x: any) => x.kind === 'command').length, 2, 'the turns stay in the history');
