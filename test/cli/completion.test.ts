@@ -28,7 +28,9 @@ function pathWithLazy(sb: Sandbox, withGit = true): string {
 function bashComplete(sb: Sandbox, words: string[], cwd = sb.dir): string[] {
   const script = join(sb.home, 'lazy.bash');
   const env = { ...sb.env, PATH: pathWithLazy(sb) };
-  writeFileSync(script, spawnSync(process.execPath, [LAZY, 'completion', 'bash'], { env, encoding: 'utf8' }).stdout);
+  // The script is the same for every line (a test of its own checks what prints it): made once per sandbox.
+  if (!existsSync(script))
+    writeFileSync(script, spawnSync(process.execPath, [LAZY, 'completion', 'bash'], { env, encoding: 'utf8' }).stdout);
   const quoted = words.map((w) => `'${w}'`).join(' ');
   const r = spawnSync(
     'bash',
@@ -193,7 +195,9 @@ t.test("git lazy completes through git's own bash completion (_git_lazy)", async
   t.equal((await cli(sb).spawn('list')).code, 0);
   const script = join(sb.home, 'lazy.bash');
   const env = { ...sb.env, PATH: pathWithLazy(sb) };
-  writeFileSync(script, spawnSync(process.execPath, [LAZY, 'completion', 'bash'], { env, encoding: 'utf8' }).stdout);
+  // The script is the same for every line (a test of its own checks what prints it): made once per sandbox.
+  if (!existsSync(script))
+    writeFileSync(script, spawnSync(process.execPath, [LAZY, 'completion', 'bash'], { env, encoding: 'utf8' }).stdout);
   const ask = (line: string) => {
     const words = line.split(' ');
     const r = spawnSync(
