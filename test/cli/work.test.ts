@@ -21,8 +21,8 @@ t.test(
     for (let i = 0; i < TASKS; i++) ids.push(await seed!.l.create(`task ${i}`, '--accept', 'done'));
     await queueTasks(seed!.sb, ids);
     t.equal((await seed!.l('push')).code, 0);
-    // Three turns each, with claims and pushes racing: every claim at first a race of all four, then of whoever
-    // is free (a loser has built its claim for nothing: 12 tasks race as 20 did, at three fifths of the cost).
+    // Three turns each, with claims and pushes racing: each claim a race of every worker free at the time (all four
+    // at first), whose losers built their claim for nothing; 20 tasks made more of the same races, at 5/3 the cost.
     const drain = (w: (typeof workers)[number]) => w.l.spawnWithin(240_000, 'work', 'origin', '--drain', '--json');
     const runs = await Promise.all(workers.map(drain));
     for (const r of runs)

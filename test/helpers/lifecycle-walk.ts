@@ -318,7 +318,7 @@ export async function copy(e: Env, id: string): Promise<string> {
     const [tip, head] = await withEnv(env, () =>
       reader.resolveMany([`refs/lazy/tasks/${id}`, `refs/heads/lazy/${id}`]),
     );
-    branch = head!;
+    branch = head ?? null;
     root = parseTree((await reader.read(parseCommit((await reader.read(tip!))!.data).tree))!.data);
     yaml = (await reader.read(root.find((x) => x.name === 'task.yaml')!.oid))!.data.toString('utf8');
   } finally {
