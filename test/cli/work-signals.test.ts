@@ -64,7 +64,7 @@ t.test('SIGTERM with --now: the running turn is stopped as lazy stop does, and t
 });
 
 t.test('a machine frozen past its lease (worker, supervisor, agent) loses its claim and stops that turn', async (t) => {
-  const { tm, boxes } = await machines(3);
+  const { tm, boxes, clock } = await machines(3);
   t.teardown(tm.cleanup);
   const [id] = await seeded(boxes, 1);
   const [, a, b] = boxes;
@@ -77,7 +77,9 @@ t.test('a machine frozen past its lease (worker, supervisor, agent) loses its cl
   const supervisorPid = readJson(join(runDirOf(a!.sb, run!), 'run.json')).supervisor.pid as number;
   const frozen = [worker.child.pid!, supervisorPid, -agentPid];
   for (const pid of frozen) process.kill(pid, 'SIGSTOP');
-  // Long enough for the lease (4 s) to run out with no renewal; B then takes the task over.
+  // The lease (4 s) runs out with no renewal: by B's clock (in-process), moved past any lease A set or had in flight
+  // when it froze. B then takes the task over.
+  clock.advance(5000);
   const taken = await drainUntilFinished(b!.l, 'B to take the task over');
   t.equal(taken.code, 0);
   for (const pid of frozen) process.kill(pid, 'SIGCONT');
@@ -137,7 +139,7 @@ t.test(
 t.test(
   'a killed worker: its supervisor keeps the lease while the agent runs (no second agent beside it), then releases it (issue 27)',
   async (t) => {
-    const { tm, boxes } = await machines(3);
+    const { tm, boxes, clock } = await machines(3);
     t.teardown(tm.cleanup);
     const [id] = await seeded(boxes, 1);
     const [seed, a, b] = boxes;
@@ -163,11 +165,14 @@ t.test(
 
     // A lease and a half of B looking for work while A's agent runs: the lease stays A's. (6 s: a renewal's
     // push must land within a third of a lease, or the supervisor stops its agent, and CI's machine is busy.)
+    // B looks in-process (its clock is not moved here: the system's), at a poll's pace: each look is a whole pull
+    // and pick, and what passes meanwhile is A's renewals in real time.
     const until = Date.now() + 9000;
     while (Date.now() < until) {
-      const r = await b!.l.spawn('work', 'origin', '--drain', '--json');
+      const r = await b!.l('work', 'origin', '--drain', '--json');
       t.equal(r.code, 0, r.stderr);
       if (JSON.parse(r.stdout).claimed.length) break;
+      await clock.poll(500);
     }
     t.same(runsPerTask([b!.log!]), new Map(), 'B started no agent while A ran one');
     t.ok(agentAlive(a!.sb), "A's agent still runs, under a lease its supervisor renews");
@@ -195,7 +200,7 @@ t.test(
       v.changelog.some((c: { trigger: string }) => c.trigger === 'turn_crashed'),
       'and no crash',
     );
-    const after = await b!.l.spawn('work', 'origin', '--drain', '--json');
+    const after = await b!.l('work', 'origin', '--drain', '--json');
     t.same(JSON.parse(after.stdout).claimed, [], 'nothing left for B');
     t.same(runsPerTask([b!.log!]), new Map(), 'B never ran an agent on it');
     // A worker started again in A's clone finds the claim released, and nothing to do.
@@ -206,7 +211,7 @@ t.test(
 );
 
 t.test('two clones on one machine under one host name: a takeover from the dead one runs (issue 27)', async (t) => {
-  const { tm, boxes } = await machines(3, { LAZY_HOST: 'same-box' });
+  const { tm, boxes, clock } = await machines(3, { LAZY_HOST: 'same-box' });
   t.teardown(tm.cleanup);
   const [id] = await seeded(boxes, 1);
   const [seed, a, b] = boxes;
@@ -214,6 +219,7 @@ t.test('two clones on one machine under one host name: a takeover from the dead 
   const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'hang' });
   await eventually(() => agentAlive(a!.sb), 120_000, 'the turn on A to start');
   await killMachine(a!.sb, worker);
+  clock.advance(5000); // past the lease (4 s) A last set, by B's clock
   const taken = await drainUntilFinished(b!.l, 'B to take the task over');
   t.notMatch(taken.stderr, /skipped/, 'not skipped as a branch deleted outside lazy');
   t.same(

@@ -8,6 +8,9 @@ import { eventually, shellScript, type AgentBox } from './agent.js';
 import { gitSync, lazy, lazyJson, type Run } from './env.js';
 import { withId } from './plant.js';
 import { systemClock } from '../../lib/core/clock.js';
+import { withEnv } from '../../lib/core/env.js';
+import { ObjectReader, parseCommit, parseTree, type TreeEntry } from '../../lib/store/objects.js';
+import { ObjectWriter, type Entries } from '../../lib/store/writer.js';
 
 // The available-actions walk (test/model/actions-*.test.ts): states built by real commands, actions on copies.
 
@@ -198,12 +201,12 @@ export const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
     return id;
   },
   paused: async (e) => {
-    const id = copy(e, await built(e, 'queued'));
+    const id = await copy(e, await built(e, 'queued'));
     await ok(e, ['pause', id]);
     return id;
   },
   'interrupted+paused': async (e) => {
-    const id = copy(e, await built(e, 'interrupted'));
+    const id = await copy(e, await built(e, 'interrupted'));
     await ok(e, ['pause', id]);
     return id;
   },
@@ -251,7 +254,7 @@ export const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
     // history does, so the state is planted the way that merge writes it: the interrupted
     // task's tree plus the violation entries a protected-file turn recorded.
     const donor = await built(e, 'conflict');
-    const id = copy(e, await built(e, 'interrupted'));
+    const id = await copy(e, await built(e, 'interrupted'));
     const ref = `refs/lazy/tasks/${id}`;
     const entries = e.git(['ls-tree', '-r', `refs/lazy/tasks/${donor}`, 'violations/']).trim();
     const index = join(e.box.sb.home, `plant-${id}.index`);
@@ -265,17 +268,17 @@ export const BUILD: Partial<Record<State, (e: Env) => Promise<string>>> = {
     return id;
   },
   submitted: async (e) => {
-    const id = copy(e, await built(e, 'blocked'));
+    const id = await copy(e, await built(e, 'blocked'));
     await ok(e, ['submit', id]);
     return id;
   },
   complete: async (e) => {
-    const id = copy(e, await built(e, 'blocked'));
+    const id = await copy(e, await built(e, 'blocked'));
     await ok(e, ['accept', id, '--yes']);
     return id;
   },
   abandoned: async (e) => {
-    const id = copy(e, await built(e, 'blocked'));
+    const id = await copy(e, await built(e, 'blocked'));
     const head = e.git(['rev-parse', `refs/heads/lazy/${id}`]).trim();
     await ok(e, ['reject', id, '-m', 'no']);
     // A reject keeps a branch whose work is merged nowhere, but deletes one whose patch an accept of another copy
@@ -299,19 +302,38 @@ export function built(e: Env, state: State): Promise<string> {
   return id;
 }
 
-/** A byte copy of the task under a new id (only task.yaml names the id), with a copy of its branch. */
-export function copy(e: Env, id: string): string {
+/**
+ * A byte copy of the task under a new id (only task.yaml names the id), with a copy of its branch: read through one
+ * cat-file and written in this process, so a copy costs two git processes (this process is large: each fork of it
+ * costs more than the git it starts).
+ */
+export async function copy(e: Env, id: string): Promise<string> {
   const to = 'w' + randomId(7);
-  const ref = `refs/lazy/tasks/${id}`;
-  const blob = e.git(['hash-object', '-w', '--stdin'], withId(e.git(['show', `${ref}:task.yaml`]), to)).trim();
-  const entries = e
-    .git(['ls-tree', ref])
-    .trim()
-    .split('\n')
-    .map((l) => (l.endsWith('\ttask.yaml') ? l.replace(/blob [0-9a-f]+/, `blob ${blob}`) : l));
-  const tree = e.git(['mktree'], entries.join('\n') + '\n').trim();
-  const commit = e.git(['commit-tree', tree, '-m', 'a copy'], '').trim();
-  const branch = e.git(['for-each-ref', '--format=%(objectname)', `refs/heads/lazy/${id}`]).trim();
+  const { dir, env } = e.box.sb;
+  const reader = new ObjectReader(dir);
+  let root: TreeEntry[];
+  let yaml: string;
+  let branch: string | null;
+  try {
+    const [tip, head] = await withEnv(env, () =>
+      reader.resolveMany([`refs/lazy/tasks/${id}`, `refs/heads/lazy/${id}`]),
+    );
+    branch = head ?? null;
+    root = parseTree((await reader.read(parseCommit((await reader.read(tip!))!.data).tree))!.data);
+    yaml = (await reader.read(root.find((x) => x.name === 'task.yaml')!.oid))!.data.toString('utf8');
+  } finally {
+    reader.close();
+  }
+  const w = new ObjectWriter(join(dir, '.git'));
+  const entries: Entries = new Map(root.map((x) => [x.name, x.mode === '40000' ? { tree: x.oid } : { blob: x.oid }]));
+  entries.set('task.yaml', { blob: await w.blob(withId(yaml, to)) });
+  const author = {
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    timestamp: Math.floor(Date.now() / 1000),
+    timezoneOffset: 0,
+  };
+  const commit = await w.writeTreeCommit(entries, { parents: [], message: 'a copy', author });
   e.git(
     ['update-ref', '--stdin'],
     `create refs/lazy/tasks/${to} ${commit}\n` + (branch ? `create refs/heads/lazy/${to} ${branch}\n` : ''),
@@ -356,7 +378,7 @@ export async function walkResting(t: Test, e: Env, state: State): Promise<void> 
   await Promise.all(
     ACTIONS.map(async (a) => {
       if (!EXPECT[state].includes(a)) return refused(t, await e.run(ARGS[a](id, pending)), a, state, STATUS[state]);
-      const c = copy(e, id);
+      const c = await copy(e, id);
       const r = await e.run(ARGS[a](c, pending));
       t.equal(r.code, 0, `${state}: listed ${a} succeeds (${r.stdout.slice(0, 300)}${r.stderr.slice(0, 300)})`);
       if (LAUNCHES.has(a)) launched.push(c);

@@ -86,12 +86,15 @@ async function killMachine(sb: Sandbox, worker: Worker) {
   }
 }
 
-/** `lazy work --drain` on a clone, again and again, until one run finished a turn (a takeover, once a lease lapsed). */
-export async function drainUntilFinished(l: { spawn(...args: string[]): Promise<Run> }, what: string): Promise<Run> {
+/**
+ * `lazy work --drain` on a clone (in-process: the test's clock judges the leases), again until one run finished a
+ * turn (a takeover: its pull may not have seen the lapsed lease's last push yet).
+ */
+export async function drainUntilFinished(l: (...args: string[]) => Promise<Run>, what: string): Promise<Run> {
   let taken: Run | undefined;
   await eventually(
     async () => {
-      taken = await l.spawn('work', 'origin', '--drain', '--json');
+      taken = await l('work', 'origin', '--drain', '--json');
       return (JSON.parse(taken.stdout) as { finished?: unknown[] }).finished?.length === 1;
     },
     120_000,

@@ -35,8 +35,8 @@ t.test(
     const blocked = await built(e, 'blocked');
     await Promise.all([
       hanging(e).then((id) => walkLive(t, e, 'working', id, 'stop')),
-      walkPairing(t, e, copy(e, blocked)),
-      walkMerging(t, e, copy(e, blocked)),
+      copy(e, blocked).then((c) => walkPairing(t, e, c)),
+      copy(e, blocked).then((c) => walkMerging(t, e, c)),
     ]);
     // zombie is never a resting status: recovery moves zombie → complete in one commit.
   },
