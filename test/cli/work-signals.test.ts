@@ -3,7 +3,15 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually, readJson, runDirOf } from '../helpers/agent.js';
 import { machines as fleetMachines, refs, runsPerTask } from '../helpers/fleet.js';
-import { agentAlive, drainUntilFinished, killMachine, procStat, seeded, startWorker } from '../helpers/workers.js';
+import {
+  agentAlive,
+  drainUntilFinished,
+  killMachine,
+  leaseStays,
+  procStat,
+  seeded,
+  startWorker,
+} from '../helpers/workers.js';
 
 // lazy work and signals: SIGTERM stops taking work and finishes (or with --now stops) the running
 // turn, pushes its outcome and releases the claim; a machine frozen past its lease finds its claim
@@ -219,6 +227,7 @@ t.test('two clones on one machine under one host name: a takeover from the dead 
   const worker = startWorker(a!.sb, ['origin', '--drain'], { FAKE_SCENARIO: 'hang' });
   await eventually(() => agentAlive(a!.sb), 120_000, 'the turn on A to start');
   await killMachine(a!.sb, worker);
+  t.ok(await leaseStays(tm.remote, id!, 4000), "A's lease is no longer renewed");
   clock.advance(5000); // past the lease (4 s) A last set, by B's clock
   const taken = await drainUntilFinished(b!.l, 'B to take the task over');
   t.notMatch(taken.stderr, /skipped/, 'not skipped as a branch deleted outside lazy');

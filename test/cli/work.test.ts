@@ -5,6 +5,7 @@ import { LAZY, cli, gitSync } from '../helpers/env.js';
 import { eventually, readJson, runDirOf } from '../helpers/agent.js';
 import { background, exited } from '../helpers/procs.js';
 import { machines, queueTasks, refs, runsPerTask } from '../helpers/fleet.js';
+import { leaseStays } from '../helpers/workers.js';
 
 // lazy work as a real process: N workers on N clones of one bare remote drain a queue, each
 // task run exactly once; a worker SIGKILLed mid-turn loses its task to another after its lease.
@@ -104,6 +105,8 @@ t.test(
         /* gone */
       }
     }
+    // Nothing of A renews the lease any more (else the clock's jump below would let B take a live claim).
+    t.ok(await leaseStays(tm.remote, id, LEASE_MS), "A's lease is no longer renewed");
     // After the lease, B takes it over and completes it. The lease runs out by the clock of the worker that judges
     // it: B's (in-process) moves a lease past now, later than any renewal A made (or had in flight) could reach.
     const until = leaseUntil(tm.remote, id)!;

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LAZY, type Run, type Sandbox } from './env.js';
+import { gitSync, LAZY, type Run, type Sandbox } from './env.js';
 import { eventually, readJson } from './agent.js';
 import { background, exited } from './procs.js';
 import { machines, queueTasks } from './fleet.js';
@@ -62,6 +62,19 @@ function agentAlive(sb: Sandbox): boolean {
       return false;
     }
   });
+}
+
+/**
+ * Whether a dead machine's lease stayed as it was for more than a renewal's interval (renewals come a third of a lease
+ * after the last): nothing of that machine renews it any more. Real time, on purpose: a renewal that does not come is
+ * seen only by waiting past when it would have; a takeover tested by moving the taker's clock alone would pass while
+ * the "dead" machine still renewed.
+ */
+export async function leaseStays(remote: string, id: string, leaseMs: number): Promise<boolean> {
+  const read = () => gitSync(remote, process.env, ['rev-parse', '--verify', `refs/lazy/leases/${id}`]).trim();
+  const before = read();
+  await new Promise((r) => setTimeout(r, leaseMs * 0.6));
+  return read() === before;
 }
 
 export /** Kills a worker's whole turn on a machine: the worker, then its run's supervisor and agent group. */

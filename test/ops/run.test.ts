@@ -48,7 +48,7 @@ t.test('a run is a human command turn; show lists it under the review, apart fro
   t.match(prompt, /Commands people ran in your worktree since your last turn \(2\)/);
   t.match(
     prompt,
-    /--- command #\d+ by human Ada Lovelace at [^,]+, on [0-9a-f]{12}, exit code 1:\n\$ sh -c 'echo broken >&2; exit 1'\noutput:\nbroken/,
+    /--- command #\d+ by human Ada Lovelace at [^,]+, on [0-9a-f]{12}, exit code 1:\n\$ sh -c 'echo broken >&2; exit 1'\noutput:\n\| broken/,
   );
   t.ok(prompt.indexOf('once more') < prompt.indexOf('Commands people ran'), 'after the feedback it goes with');
   t.same(after.reviewer_commands, [], 'a newer review starts a new list');

@@ -79,6 +79,15 @@ t.test('lazy ui in chromium', async (top) => {
       await page.click('#filters button[type="submit"]');
       await eventually(() => ended.has(first), 10_000, 'the page to end the query a newer one replaced');
       t.pass('a newer refresh ended the query before it');
+      // On the board itself, once the page has handled the ended query (its rejection settles in a task or two):
+      // no alert drawn for it.
+      await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+      t.equal(
+        await page.$$eval('.error[role=alert]', (e) => e.length),
+        0,
+        'the ended query drew no error on the board',
+      );
+      t.notMatch(await text(), /did not answer/, 'nor a server that did not answer');
       const open = [...held];
       await page.click(`[data-task="${review}"]`);
       await page.waitForSelector('.diff-file');
